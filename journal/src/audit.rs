@@ -1,0 +1,43 @@
+//! Audit records: what each run did. Kept beside the journal, not in it: they
+//! describe work, not repository state, and are never replayed.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::CommitId;
+
+/// One audit entry.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug)]
+pub struct AuditRecord {
+    /// Milliseconds since the epoch.
+    pub time_ms: u64,
+    pub entry: AuditEntry,
+}
+
+/// What an audit entry records.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug)]
+pub enum AuditEntry {
+    IndexRun(IndexRun),
+}
+
+/// The outcome of one indexing run.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug, Default)]
+pub struct IndexRun {
+    pub pid: u32,
+    pub started_ms: u64,
+    pub finished_ms: u64,
+    /// The commit the run brought the index to.
+    pub target: Option<CommitId>,
+    pub commits_indexed: u32,
+    pub files_parsed: u64,
+    /// Files the parser failed on, with the reason.
+    pub failures: Vec<(String, String)>,
+    pub skipped_binary: u64,
+    pub skipped_too_large: u64,
+    pub skipped_unsupported: u64,
+    pub skipped_ignored: u64,
+    /// Files never admitted because they hold secrets by their nature. Their
+    /// paths are not recorded.
+    pub excluded_secrets: u64,
+    /// `completed`, or the error that stopped the run.
+    pub outcome: String,
+}

@@ -1,0 +1,18 @@
+//! sno's journal: the append-only event log in redb and the views derived from it.
+//!
+//! Synchronous and free of actors, parsers and JSON: it stores the facts it is
+//! given and answers questions about them. The events are the ground truth;
+//! the `files` view is derived and can always be rebuilt by [`replay`].
+
+pub mod audit;
+pub mod delta;
+pub mod error;
+pub mod event;
+pub mod lock;
+pub mod model;
+pub mod replay;
+pub mod store;
+pub mod verify;
+
+pub use error::JournalError;
+pub use store::{IndexedHead, Journal};

@@ -1,0 +1,70 @@
+//! The writer lock: one process at a time writes a repository's journal.
+//!
+//! redb itself refuses a second open of the same file, but says nothing of who
+//! holds it. The lock file records the holder's pid so the refusal can name it.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::JournalError;
+
+/// Holds `.sno/lock` exclusively while alive.
+#[derive(Debug)]
+pub struct WriterLock {
+    _file: File,
+    path: PathBuf,
+}
+
+impl WriterLock {
+    /// Takes the lock in `dir` (created if missing), or says who holds it.
+    pub fn acquire(dir: &Path) -> Result<WriterLock, JournalError> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join("lock");
+        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(JournalError::Locked { pid: holder_pid(&path) });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e.into()),
+        }
+        file.set_len(0)?;
+        file.seek(SeekFrom::Start(0))?;
+        write!(file, "{}", std::process::id())?;
+        file.flush()?;
+        Ok(WriterLock { _file: file, path })
+    }
+
+    /// Where the lock file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// The pid recorded in a lock file, or `unknown`.
+pub fn holder_pid(lock_path: &Path) -> String {
+    let mut s = String::new();
+    match File::open(lock_path).and_then(|mut f| f.read_to_string(&mut s)) {
+        Ok(_) if !s.trim().is_empty() => s.trim().to_string(),
+        _ => "unknown".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_acquire_names_the_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = WriterLock::acquire(dir.path()).unwrap();
+        let err = WriterLock::acquire(dir.path()).unwrap_err();
+        match err {
+            JournalError::Locked { pid } => assert_eq!(pid, std::process::id().to_string()),
+            other => panic!("expected Locked, got {other:?}"),
+        }
+        drop(first);
+        WriterLock::acquire(dir.path()).expect("free again after drop");
+    }
+}

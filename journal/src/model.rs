@@ -1,0 +1,423 @@
+//! The facts sno stores: files, symbols, edges and diagnostics.
+//!
+//! These are plain structs and enums on purpose: they are encoded with bincode 2
+//! (through serde), which cannot decode `skip_serializing_if`, untagged enums or
+//! dynamic values.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A git object id (SHA-1) of a commit.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+pub struct CommitId(pub [u8; 20]);
+
+/// A git object id (SHA-1) of a blob.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+pub struct BlobId(pub [u8; 20]);
+
+macro_rules! hex_id {
+    ($t:ident) => {
+        impl $t {
+            /// Parses a full 40-digit hexadecimal id.
+            pub fn from_hex(s: &str) -> Option<Self> {
+                let bytes = hex::decode(s).ok()?;
+                let arr: [u8; 20] = bytes.try_into().ok()?;
+                Some(Self(arr))
+            }
+            /// The full 40-digit hexadecimal form.
+            pub fn to_hex(&self) -> String {
+                hex::encode(self.0)
+            }
+            /// The abbreviated (12 digit) form used in human output.
+            pub fn short(&self) -> String {
+                self.to_hex()[..12].to_string()
+            }
+        }
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.to_hex())
+            }
+        }
+        impl fmt::Debug for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}({})", stringify!($t), self.short())
+            }
+        }
+    };
+}
+hex_id!(CommitId);
+hex_id!(BlobId);
+
+/// A symbol's stable identity: a hash of its path, qualified name, kind and
+/// ordinal among same-named siblings. Stable across commits while those hold, so
+/// a delta can name a removed symbol by id alone.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
+pub struct SymbolId(pub u64);
+
+impl SymbolId {
+    /// Derives the id of a symbol from what identifies it.
+    pub fn derive(path: &str, qualified_name: &str, kind: SymbolKind, ordinal: u32) -> Self {
+        let mut buf = Vec::with_capacity(path.len() + qualified_name.len() + 8);
+        buf.extend_from_slice(path.as_bytes());
+        buf.push(0);
+        buf.extend_from_slice(qualified_name.as_bytes());
+        buf.push(0);
+        buf.push(kind as u8);
+        buf.extend_from_slice(&ordinal.to_le_bytes());
+        SymbolId(xxhash_rust::xxh3::xxh3_64(&buf))
+    }
+}
+
+impl fmt::Display for SymbolId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+/// A position in the journal: events are numbered from 0, without gaps.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
+pub struct Seq(pub u64);
+
+impl fmt::Display for Seq {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// The languages sno extracts structure from.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
+pub enum Language {
+    Python,
+    /// JavaScript including JSX.
+    JavaScript,
+    TypeScript,
+    Tsx,
+    Go,
+    Rust,
+    Java,
+    C,
+    Cpp,
+    Ruby,
+}
+
+impl Language {
+    /// All languages, in a stable order.
+    pub const ALL: [Language; 10] = [
+        Language::Python,
+        Language::JavaScript,
+        Language::TypeScript,
+        Language::Tsx,
+        Language::Go,
+        Language::Rust,
+        Language::Java,
+        Language::C,
+        Language::Cpp,
+        Language::Ruby,
+    ];
+
+    /// The language of a path, judged by its extension.
+    pub fn from_path(path: &str) -> Option<Language> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "py" | "pyi" => Language::Python,
+            "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
+            "ts" | "mts" | "cts" => Language::TypeScript,
+            "tsx" => Language::Tsx,
+            "go" => Language::Go,
+            "rs" => Language::Rust,
+            "java" => Language::Java,
+            "c" => Language::C,
+            // `.h` is shared by C and C++; the C++ grammar parses C headers too.
+            "h" | "hh" | "hpp" | "hxx" | "cc" | "cpp" | "cxx" | "c++" | "ipp" | "inl" => {
+                Language::Cpp
+            }
+            "rb" | "rake" | "gemspec" => Language::Ruby,
+            _ => return None,
+        })
+    }
+
+    /// A short lowercase name, as shown to users.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::JavaScript => "javascript",
+            Language::TypeScript => "typescript",
+            Language::Tsx => "tsx",
+            Language::Go => "go",
+            Language::Rust => "rust",
+            Language::Java => "java",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::Ruby => "ruby",
+        }
+    }
+}
+
+/// What kind of thing a symbol is. The discriminants are part of [`SymbolId`]
+/// derivation: append new kinds, never reorder.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
+#[repr(u8)]
+pub enum SymbolKind {
+    Module = 0,
+    Namespace = 1,
+    Class = 2,
+    Struct = 3,
+    Interface = 4,
+    Trait = 5,
+    Enum = 6,
+    Union = 7,
+    Function = 8,
+    Method = 9,
+    Constructor = 10,
+    Field = 11,
+    Constant = 12,
+    Variable = 13,
+    TypeAlias = 14,
+    Macro = 15,
+    Impl = 16,
+    EnumMember = 17,
+}
+
+impl SymbolKind {
+    /// A short lowercase name, as shown to users.
+    pub fn name(self) -> &'static str {
+        match self {
+            SymbolKind::Module => "module",
+            SymbolKind::Namespace => "namespace",
+            SymbolKind::Class => "class",
+            SymbolKind::Struct => "struct",
+            SymbolKind::Interface => "interface",
+            SymbolKind::Trait => "trait",
+            SymbolKind::Enum => "enum",
+            SymbolKind::Union => "union",
+            SymbolKind::Function => "function",
+            SymbolKind::Method => "method",
+            SymbolKind::Constructor => "constructor",
+            SymbolKind::Field => "field",
+            SymbolKind::Constant => "constant",
+            SymbolKind::Variable => "variable",
+            SymbolKind::TypeAlias => "type_alias",
+            SymbolKind::Macro => "macro",
+            SymbolKind::Impl => "impl",
+            SymbolKind::EnumMember => "enum_member",
+        }
+    }
+
+    /// Whether calls can land on a symbol of this kind.
+    pub fn is_callable(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Function
+                | SymbolKind::Method
+                | SymbolKind::Constructor
+                | SymbolKind::Macro
+                | SymbolKind::Class
+                | SymbolKind::Struct
+        )
+    }
+
+    /// Whether the kind can be inherited from or implemented.
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Class
+                | SymbolKind::Struct
+                | SymbolKind::Interface
+                | SymbolKind::Trait
+                | SymbolKind::Enum
+                | SymbolKind::Union
+                | SymbolKind::TypeAlias
+        )
+    }
+}
+
+/// A source range. Lines and columns are 1-based (columns count bytes); bytes are
+/// 0-based offsets into the file, end exclusive.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug, Default)]
+pub struct Span {
+    pub start_line: u32,
+    pub start_col: u32,
+    pub end_line: u32,
+    pub end_col: u32,
+    pub start_byte: u32,
+    pub end_byte: u32,
+}
+
+/// A stored symbol.
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Debug)]
+pub struct Symbol {
+    pub id: SymbolId,
+    pub name: String,
+    /// The name with its containers, joined by `.`: `Config.load`, `pkg.Server.Run`.
+    pub qualified_name: String,
+    pub kind: SymbolKind,
+    /// The enclosing symbol, if any.
+    pub parent: Option<SymbolId>,
+    pub span: Span,
+    /// The declaration's first line, trimmed (no body).
+    pub signature: String,
+    /// The doc comment or docstring, with comment markers removed; empty if none.
+    pub doc: String,
+    /// Hash of the symbol's source text: changes whenever its body changes.
+    pub content_hash: u64,
+}
+
+/// The relation an edge expresses.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
+pub enum EdgeKind {
+    Contains,
+    Imports,
+    Calls,
+    Inherits,
+}
+
+impl EdgeKind {
+    /// A short lowercase name, as shown to users.
+    pub fn name(self) -> &'static str {
+        match self {
+            EdgeKind::Contains => "contains",
+            EdgeKind::Imports => "imports",
+            EdgeKind::Calls => "calls",
+            EdgeKind::Inherits => "inherits",
+        }
+    }
+}
+
+/// Where an edge points.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
+pub enum EdgeTarget {
+    /// A symbol of the repository.
+    Symbol(SymbolId),
+    /// A file of the repository (imports).
+    File(String),
+    /// A directory/package of the repository (Go packages, Python packages).
+    Module(String),
+    /// A name the index could not resolve (external library or ambiguous).
+    Unresolved(String),
+}
+
+/// A directed fact between a file or symbol and what it refers to.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
+pub struct Edge {
+    pub kind: EdgeKind,
+    /// The source symbol; `None` means the file itself (top-level code).
+    pub from: Option<SymbolId>,
+    pub to: EdgeTarget,
+    /// The name as written at the site (callee, module path, base class).
+    pub name: String,
+    /// Line of the site (1-based).
+    pub line: u32,
+}
+
+/// A syntax problem tree-sitter reported. Parsing never fails: the symbols it
+/// recovered are kept beside these.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
+pub struct Diagnostic {
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+/// How a file fared in the index.
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Debug)]
+pub enum FileState {
+    /// Parsed without syntax errors.
+    Parsed,
+    /// Parsed with syntax errors; recovered symbols are kept.
+    ParsedWithErrors,
+    /// Tracked but not parsed.
+    Skipped(SkipReason),
+    /// The parser failed on it (for example a worker panicked).
+    Failed(String),
+}
+
+/// Why a file was not parsed.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
+pub enum SkipReason {
+    /// Contains NUL bytes or is not UTF-8.
+    Binary,
+    /// Larger than the configured limit.
+    TooLarge,
+    /// No grammar for its extension.
+    UnsupportedLanguage,
+}
+
+impl SkipReason {
+    /// A short lowercase name, as shown to users.
+    pub fn name(self) -> &'static str {
+        match self {
+            SkipReason::Binary => "binary",
+            SkipReason::TooLarge => "too_large",
+            SkipReason::UnsupportedLanguage => "unsupported_language",
+        }
+    }
+}
+
+/// Everything stored about one file at the indexed state.
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Debug)]
+pub struct FileRecord {
+    pub path: String,
+    pub blob: BlobId,
+    pub language: Option<Language>,
+    pub size: u64,
+    pub lines: u32,
+    pub state: FileState,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Sorted by span, then id.
+    pub symbols: Vec<Symbol>,
+    /// Sorted.
+    pub edges: Vec<Edge>,
+    /// The unresolved references found in the file, kept so edges can be
+    /// resolved again when other files change.
+    pub refs: FileRefs,
+}
+
+/// Unresolved references of one file, as extraction found them.
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Debug, Default)]
+pub struct FileRefs {
+    pub imports: Vec<RawImport>,
+    pub calls: Vec<RawCall>,
+    pub inherits: Vec<RawInherit>,
+}
+
+/// An import as written (see `sno_extract::Import`).
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Debug)]
+pub struct RawImport {
+    pub module: String,
+    pub names: Vec<String>,
+    pub alias: Option<String>,
+    pub is_relative: bool,
+    pub line: u32,
+}
+
+/// A call site as written.
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Debug)]
+pub struct RawCall {
+    pub caller: Option<SymbolId>,
+    pub callee: String,
+    pub receiver: Option<String>,
+    pub line: u32,
+}
+
+/// A base type as written.
+#[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Debug)]
+pub struct RawInherit {
+    pub symbol: SymbolId,
+    pub base: String,
+    pub line: u32,
+}
+
+impl FileRecord {
+    /// Puts symbols and edges in their canonical order, so that two records with
+    /// the same facts compare equal whatever order they were produced in.
+    pub fn canonicalize(&mut self) {
+        self.symbols.sort_by(|a, b| {
+            (a.span.start_byte, a.span.end_byte, a.id).cmp(&(b.span.start_byte, b.span.end_byte, b.id))
+        });
+        self.edges.sort();
+        self.edges.dedup();
+        self.diagnostics.sort();
+    }
+}

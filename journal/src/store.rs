@@ -1,0 +1,285 @@
+//! The redb store: the `events` table and the views that move with it.
+//!
+//! Every write is one redb write transaction: an event and the view changes it
+//! implies commit together or not at all, which is what makes kill -9 safe.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
+use serde::{Deserialize, Serialize};
+
+use crate::audit::AuditRecord;
+use crate::delta::{self, State};
+use crate::error::JournalError;
+use crate::event::{decode_value, encode_value, record_hash, CommitIndexed, Envelope, Event, FORMAT_VERSION};
+use crate::lock::holder_pid;
+use crate::model::{CommitId, FileRecord, Seq};
+
+const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
+const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
+const COMMITS: TableDefinition<&[u8], u64> = TableDefinition::new("commits");
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+const AUDIT: TableDefinition<u64, &[u8]> = TableDefinition::new("audit");
+
+const META_HEAD: &str = "head";
+
+/// The state the views reflect: the last indexed commit.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug)]
+pub struct IndexedHead {
+    pub commit: CommitId,
+    pub branch: Option<String>,
+    /// The journal position of the event that produced this state.
+    pub seq: Seq,
+}
+
+/// A repository's journal and views.
+pub struct Journal {
+    db: Database,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Journal").field("path", &self.path).finish()
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+impl Journal {
+    /// Opens the database at `path`, creating it (and its tables) if missing.
+    pub fn open_or_create(path: &Path) -> Result<Journal, JournalError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let db = Database::create(path).map_err(|e| map_db_error(path, e))?;
+        let j = Journal { db, path: path.to_path_buf() };
+        j.create_tables()?;
+        Ok(j)
+    }
+
+    /// Opens an existing database; a missing file is an error, not a new database.
+    pub fn open_existing(path: &Path) -> Result<Journal, JournalError> {
+        if !path.exists() {
+            return Err(JournalError::Missing(path.display().to_string()));
+        }
+        Self::open_or_create(path)
+    }
+
+    /// Where the database file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn create_tables(&self) -> Result<(), JournalError> {
+        let tx = self.db.begin_write()?;
+        {
+            tx.open_table(EVENTS)?;
+            tx.open_table(FILES)?;
+            tx.open_table(COMMITS)?;
+            tx.open_table(META)?;
+            tx.open_table(AUDIT)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Number of events in the journal.
+    pub fn len(&self) -> Result<u64, JournalError> {
+        let r = self.db.begin_read()?;
+        Ok(r.open_table(EVENTS)?.len()?)
+    }
+
+    /// Whether the journal holds no event.
+    pub fn is_empty(&self) -> Result<bool, JournalError> {
+        Ok(self.len()? == 0)
+    }
+
+    /// The state the views reflect, `None` before the first indexed commit.
+    pub fn head(&self) -> Result<Option<IndexedHead>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(META)?;
+        let Some(v) = t.get(META_HEAD)? else { return Ok(None) };
+        decode_value(v.value()).map(Some).map_err(|source| JournalError::Decode { seq: u64::MAX, source })
+    }
+
+    /// The journal position of the event that indexed `commit`, if any.
+    pub fn seq_of_commit(&self, commit: &CommitId) -> Result<Option<Seq>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(COMMITS)?;
+        Ok(t.get(commit.0.as_slice())?.map(|v| Seq(v.value())))
+    }
+
+    /// Every file record of the current views.
+    pub fn load_state(&self) -> Result<State, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(FILES)?;
+        let mut state = State::new();
+        for row in t.iter()? {
+            let (k, v) = row?;
+            let rec: FileRecord =
+                decode_value(v.value()).map_err(|source| JournalError::Decode { seq: u64::MAX, source })?;
+            state.insert(k.value().to_string(), rec);
+        }
+        Ok(state)
+    }
+
+    /// One file's record in the current views.
+    pub fn file(&self, path: &str) -> Result<Option<FileRecord>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(FILES)?;
+        let Some(v) = t.get(path)? else { return Ok(None) };
+        decode_value(v.value()).map(Some).map_err(|source| JournalError::Decode { seq: u64::MAX, source })
+    }
+
+    /// Appends a `CommitIndexed` event and moves the views by its deltas, in
+    /// one transaction. A delta that does not fit the views aborts the whole
+    /// transaction: nothing is written.
+    pub fn append_commit(&self, ev: CommitIndexed) -> Result<Seq, JournalError> {
+        let tx = self.db.begin_write()?;
+        let seq;
+        {
+            let mut files = tx.open_table(FILES)?;
+            for d in &ev.deltas {
+                let old = match files.get(d.path.as_str())? {
+                    Some(v) => Some(
+                        decode_value::<FileRecord>(v.value())
+                            .map_err(|source| JournalError::Decode { seq: u64::MAX, source })?,
+                    ),
+                    None => None,
+                };
+                match delta::apply(old, d)? {
+                    Some(new) => {
+                        files.insert(d.path.as_str(), encode_value(&new).as_slice())?;
+                    }
+                    None => {
+                        files.remove(d.path.as_str())?;
+                    }
+                }
+            }
+            let commit = ev.commit;
+            let branch = ev.branch.clone();
+            seq = append_event(&tx, Event::CommitIndexed(ev))?;
+            tx.open_table(COMMITS)?.insert(commit.0.as_slice(), seq.0)?;
+            let head = IndexedHead { commit, branch, seq };
+            tx.open_table(META)?.insert(META_HEAD, encode_value(&head).as_slice())?;
+        }
+        tx.commit()?;
+        Ok(seq)
+    }
+
+    /// Appends an event that does not move the views.
+    pub fn append(&self, ev: Event) -> Result<Seq, JournalError> {
+        assert!(ev.deltas().is_empty(), "events with deltas go through append_commit");
+        let tx = self.db.begin_write()?;
+        let seq = append_event(&tx, ev)?;
+        tx.commit()?;
+        Ok(seq)
+    }
+
+    /// Reads events with `from <= seq < to`, in order, as stored.
+    pub fn events(&self, from: Seq, to: Option<Seq>) -> Result<Vec<(Seq, Envelope)>, JournalError> {
+        let mut out = Vec::new();
+        self.for_each_raw(from, to, |seq, bytes| {
+            let env = Envelope::decode(bytes).map_err(|source| JournalError::Decode { seq: seq.0, source })?;
+            out.push((seq, env));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Visits raw stored records with `from <= seq < to`, in order.
+    pub fn for_each_raw(
+        &self,
+        from: Seq,
+        to: Option<Seq>,
+        mut f: impl FnMut(Seq, &[u8]) -> Result<(), JournalError>,
+    ) -> Result<(), JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(EVENTS)?;
+        let range = match to {
+            Some(to) => t.range(from.0..to.0)?,
+            None => t.range(from.0..)?,
+        };
+        for row in range {
+            let (k, v) = row?;
+            f(Seq(k.value()), v.value())?;
+        }
+        Ok(())
+    }
+
+    /// Replaces all views with `state` at `head`: the repair path, used only
+    /// with a state replayed from the journal itself.
+    pub fn replace_views(&self, state: &State, head: Option<&IndexedHead>) -> Result<(), JournalError> {
+        let tx = self.db.begin_write()?;
+        {
+            tx.delete_table(FILES)?;
+            let mut files = tx.open_table(FILES)?;
+            for (path, rec) in state {
+                files.insert(path.as_str(), encode_value(rec).as_slice())?;
+            }
+            let mut meta = tx.open_table(META)?;
+            match head {
+                Some(h) => {
+                    meta.insert(META_HEAD, encode_value(h).as_slice())?;
+                }
+                None => {
+                    meta.remove(META_HEAD)?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Records an audit entry (a separate table: audit is not replayed state).
+    pub fn record_audit(&self, rec: &AuditRecord) -> Result<u64, JournalError> {
+        let tx = self.db.begin_write()?;
+        let id;
+        {
+            let mut t = tx.open_table(AUDIT)?;
+            id = t.last()?.map(|(k, _)| k.value() + 1).unwrap_or(0);
+            t.insert(id, encode_value(rec).as_slice())?;
+        }
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// The last `n` audit entries, oldest first.
+    pub fn audit_tail(&self, n: usize) -> Result<Vec<AuditRecord>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(AUDIT)?;
+        let mut out = Vec::new();
+        for row in t.iter()?.rev().take(n) {
+            let (k, v) = row?;
+            out.push(decode_value(v.value()).map_err(|source| JournalError::Decode { seq: k.value(), source })?);
+        }
+        out.reverse();
+        Ok(out)
+    }
+}
+
+fn append_event(tx: &redb::WriteTransaction, event: Event) -> Result<Seq, JournalError> {
+    let mut events = tx.open_table(EVENTS)?;
+    let (seq, prev_hash) = match events.last()? {
+        Some((k, v)) => (k.value() + 1, record_hash(v.value())),
+        None => (0, 0),
+    };
+    let env = Envelope { version: FORMAT_VERSION, prev_hash, written_ms: now_ms(), event };
+    events.insert(seq, env.encode().as_slice())?;
+    Ok(Seq(seq))
+}
+
+fn map_db_error(path: &Path, e: redb::DatabaseError) -> JournalError {
+    match e {
+        redb::DatabaseError::DatabaseAlreadyOpen => {
+            let lock = path.with_file_name("lock");
+            JournalError::Locked { pid: holder_pid(&lock) }
+        }
+        redb::DatabaseError::Storage(redb::StorageError::Io(io)) => JournalError::Io(io),
+        other => JournalError::Corrupt { path: path.display().to_string(), detail: other.to_string() },
+    }
+}

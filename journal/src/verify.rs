@@ -1,0 +1,118 @@
+//! Integrity checks: the event chain, and the views against a replay.
+
+use serde::Serialize;
+
+use crate::delta::digest;
+use crate::event::{record_hash, Envelope};
+use crate::model::Seq;
+use crate::replay::replay_all;
+use crate::store::Journal;
+
+/// One thing found wrong.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// Stable code, e.g. `SNO-J-CHAIN`.
+    pub code: &'static str,
+    pub message: String,
+    /// What to do about it.
+    pub repair: &'static str,
+}
+
+/// What verification found.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Report {
+    pub events: u64,
+    pub files_in_views: u64,
+    pub views_digest: u64,
+    pub problems: Vec<Problem>,
+}
+
+const REBUILD_VIEWS: &str = "run `sno doctor --repair` to rebuild the views from the journal";
+const REINDEX: &str = "move .sno/ aside and run `sno init` to index again; the old journal is kept for inspection";
+
+/// Checks the chain of records and that the views equal a replay of the journal.
+pub fn verify(journal: &Journal) -> Report {
+    let mut report = Report::default();
+    let mut prev: Option<(Seq, u64)> = None;
+    let walked = journal.for_each_raw(Seq(0), None, |seq, bytes| {
+        report.events += 1;
+        let expected_seq = prev.map(|(s, _)| s.0 + 1).unwrap_or(0);
+        if seq.0 != expected_seq {
+            report.problems.push(Problem {
+                code: "SNO-J-GAP",
+                message: format!("event {expected_seq} is missing (next stored is {seq})"),
+                repair: REINDEX,
+            });
+        }
+        match Envelope::decode(bytes) {
+            Ok(env) => {
+                let expected_hash = prev.map(|(_, h)| h).unwrap_or(0);
+                if env.prev_hash != expected_hash {
+                    report.problems.push(Problem {
+                        code: "SNO-J-CHAIN",
+                        message: format!("event {seq} does not chain to the event before it: an event was changed"),
+                        repair: REINDEX,
+                    });
+                }
+            }
+            Err(e) => report.problems.push(Problem {
+                code: "SNO-J-DECODE",
+                message: format!("event {seq} does not decode: {e}"),
+                repair: REINDEX,
+            }),
+        }
+        prev = Some((seq, record_hash(bytes)));
+        Ok(())
+    });
+    if let Err(e) = walked {
+        report.problems.push(Problem { code: "SNO-J-READ", message: e.to_string(), repair: REINDEX });
+        return report;
+    }
+    if !report.problems.is_empty() {
+        return report;
+    }
+    let replayed = match replay_all(journal) {
+        Ok(r) => r,
+        Err(e) => {
+            report.problems.push(Problem { code: "SNO-J-REPLAY", message: e.to_string(), repair: REINDEX });
+            return report;
+        }
+    };
+    match journal.load_state() {
+        Ok(views) => {
+            report.files_in_views = views.len() as u64;
+            report.views_digest = digest(&views);
+            if report.views_digest != digest(&replayed.0) {
+                let differing = views
+                    .keys()
+                    .chain(replayed.0.keys())
+                    .filter(|p| views.get(*p) != replayed.0.get(*p))
+                    .take(5)
+                    .cloned()
+                    .collect::<Vec<_>>();
+                report.problems.push(Problem {
+                    code: "SNO-J-VIEWS",
+                    message: format!("the views differ from a replay of the journal (e.g. {})", differing.join(", ")),
+                    repair: REBUILD_VIEWS,
+                });
+            }
+        }
+        Err(e) => report.problems.push(Problem { code: "SNO-J-VIEWS", message: e.to_string(), repair: REBUILD_VIEWS }),
+    }
+    match journal.head() {
+        Ok(head) if head != replayed.1 => report.problems.push(Problem {
+            code: "SNO-J-HEAD",
+            message: "the recorded head is not the last indexed commit of the journal".into(),
+            repair: REBUILD_VIEWS,
+        }),
+        Ok(_) => {}
+        Err(e) => report.problems.push(Problem { code: "SNO-J-HEAD", message: e.to_string(), repair: REBUILD_VIEWS }),
+    }
+    report
+}
+
+/// Rebuilds the views from the journal (the journal is never touched).
+pub fn repair_views(journal: &Journal) -> Result<(), crate::JournalError> {
+    let (state, head) = replay_all(journal)?;
+    journal.replace_views(&state, head.as_ref())
+}
