@@ -1,1 +1,46 @@
-fn main() {}
+//! `sno`: a local, Git-aware code memory for AI coding agents.
+//!
+//! This crate is thin on purpose: it parses arguments, opens the repository
+//! and its journal, starts the actor system when there is work for it, and
+//! prints. Everything it prints as JSON is a `sno-protocol` type.
+
+mod cli;
+mod commands;
+mod failure;
+mod progress;
+mod repo;
+mod report;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    init_logging(cli.verbose);
+    let json = cli.command.wants_json();
+    match commands::run(cli.command) {
+        Ok(code) => code,
+        Err(err) => {
+            let contract = failure::contract_of(&err);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "error": contract })).unwrap_or_default());
+            }
+            eprintln!("error[{}]: {}", contract.code, contract.message);
+            eprintln!("  hint: {}", contract.llm_hint);
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SNO_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // stdout is reserved for results (and for the protocol under `sno serve`).
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}

@@ -93,6 +93,12 @@ impl Journal {
         Ok(r.open_table(EVENTS)?.len()?)
     }
 
+    /// Number of distinct commits indexed.
+    pub fn commits_indexed(&self) -> Result<u64, JournalError> {
+        let r = self.db.begin_read()?;
+        Ok(r.open_table(COMMITS)?.len()?)
+    }
+
     /// Whether the journal holds no event.
     pub fn is_empty(&self) -> Result<bool, JournalError> {
         Ok(self.len()? == 0)
@@ -281,5 +287,27 @@ fn map_db_error(path: &Path, e: redb::DatabaseError) -> JournalError {
         }
         redb::DatabaseError::Storage(redb::StorageError::Io(io)) => JournalError::Io(io),
         other => JournalError::Corrupt { path: path.display().to_string(), detail: other.to_string() },
+    }
+}
+
+#[cfg(test)]
+impl Journal {
+    /// Removes a view row behind the journal's back (tests of `verify`).
+    pub(crate) fn tamper_remove_file_row(&self, path: &str) {
+        let tx = self.db.begin_write().unwrap();
+        tx.open_table(FILES).unwrap().remove(path).unwrap();
+        tx.commit().unwrap();
+    }
+
+    /// Rewrites a stored event in place (tests of the chain check).
+    pub(crate) fn tamper_rewrite_event(&self, seq: u64, ev: CommitIndexed) {
+        let tx = self.db.begin_write().unwrap();
+        {
+            let mut t = tx.open_table(EVENTS).unwrap();
+            let old = Envelope::decode(t.get(seq).unwrap().unwrap().value()).unwrap();
+            let env = Envelope { event: Event::CommitIndexed(ev), ..old };
+            t.insert(seq, env.encode().as_slice()).unwrap();
+        }
+        tx.commit().unwrap();
     }
 }

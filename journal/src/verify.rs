@@ -116,3 +116,91 @@ pub fn repair_views(journal: &Journal) -> Result<(), crate::JournalError> {
     let (state, head) = replay_all(journal)?;
     journal.replace_views(&state, head.as_ref())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{CommitIndexed, FileChange, FileDelta, FileMeta};
+    use crate::model::*;
+
+    fn meta(b: u8) -> FileMeta {
+        FileMeta {
+            blob: BlobId([b; 20]),
+            language: Some(Language::Python),
+            size: 1,
+            lines: 1,
+            state: FileState::Parsed,
+            diagnostics: vec![],
+            refs: FileRefs::default(),
+        }
+    }
+
+    fn add(path: &str, b: u8) -> FileDelta {
+        FileDelta {
+            path: path.into(),
+            change: FileChange::Added(meta(b)),
+            symbols_removed: vec![],
+            symbols_added: vec![],
+            edges_removed: vec![],
+            edges_added: vec![],
+        }
+    }
+
+    fn commit(n: u8, deltas: Vec<FileDelta>) -> CommitIndexed {
+        CommitIndexed {
+            commit: CommitId([n; 20]),
+            parents: vec![],
+            branch: Some("main".into()),
+            summary: format!("c{n}"),
+            time: 0,
+            base: None,
+            deltas,
+        }
+    }
+
+    #[test]
+    fn healthy_journal_verifies_and_tampered_views_are_found_and_repaired() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        j.append_commit(commit(1, vec![add("a.py", 1), add("b.py", 2)])).unwrap();
+        j.append_commit(commit(2, vec![add("c.py", 3)])).unwrap();
+        let r = verify(&j);
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+        assert_eq!(r.events, 2);
+        assert_eq!(r.files_in_views, 3);
+
+        j.tamper_remove_file_row("b.py");
+        let r = verify(&j);
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        assert_eq!(r.problems[0].code, "SNO-J-VIEWS");
+        assert!(r.problems[0].message.contains("b.py"));
+
+        repair_views(&j).unwrap();
+        let r = verify(&j);
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+        assert_eq!(r.files_in_views, 3);
+    }
+
+    #[test]
+    fn a_changed_event_breaks_the_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        j.append_commit(commit(1, vec![add("a.py", 1)])).unwrap();
+        j.append_commit(commit(2, vec![add("b.py", 2)])).unwrap();
+        j.append_commit(commit(3, vec![add("c.py", 3)])).unwrap();
+        j.tamper_rewrite_event(1, commit(9, vec![add("b.py", 2)]));
+        let r = verify(&j);
+        assert!(r.problems.iter().any(|p| p.code == "SNO-J-CHAIN"), "{:?}", r.problems);
+    }
+
+    #[test]
+    fn a_misfitting_delta_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        j.append_commit(commit(1, vec![add("a.py", 1)])).unwrap();
+        let err = j.append_commit(commit(2, vec![add("z.py", 5), add("a.py", 1)])).unwrap_err();
+        assert!(err.to_string().contains("already has"), "{err}");
+        assert_eq!(j.len().unwrap(), 1, "the event was not appended");
+        assert!(j.file("z.py").unwrap().is_none(), "no view moved");
+    }
+}

@@ -1,1 +1,7 @@
-//! placeholder
+//! The shapes sno shows to people and agents: the error contract and reports.
+//! Types and (de)serialization only; no other crate invents a JSON shape.
+
+pub mod error;
+pub mod status;
+
+pub use error::{ErrorContract, Fixability};

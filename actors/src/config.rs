@@ -1,0 +1,163 @@
+//! Indexing configuration: defaults that work with no file, overridable in
+//! `.sno/config.toml`.
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// Files that hold secrets by their nature. They are never read into the index,
+/// whatever git tracks. Patterns are globs matched against the file name and
+/// against the whole repository-relative path.
+pub const DEFAULT_SECRET_PATTERNS: &[&str] = &[
+    ".env",
+    ".env.*",
+    "*.env",
+    ".envrc",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.kdbx",
+    "*.gpg",
+    "*.asc",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "*_rsa",
+    "*_ed25519",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".htpasswd",
+    "credentials",
+    "credentials.json",
+    "**/.aws/credentials",
+    "**/.docker/config.json",
+    "secrets.yml",
+    "secrets.yaml",
+    "secrets.json",
+    "*.tfstate",
+];
+
+/// Default largest file (bytes) that is parsed.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
+
+/// Default number of first-parent commits journaled before HEAD.
+pub const DEFAULT_HISTORY: usize = 200;
+
+/// How a repository is indexed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexConfig {
+    pub max_file_size: u64,
+    pub secret_patterns: Vec<String>,
+    /// First-parent commits before HEAD to journal; `None` means all.
+    pub history: Option<usize>,
+    /// Parser workers; defaults to the number of cores.
+    pub parser_workers: usize,
+    /// Test hook: the parser worker panics on this path (see DEVELOPING notes).
+    pub fault_panic_on: Option<String>,
+    /// Test hook: pause after each journaled commit, to let tests interrupt a run.
+    pub commit_delay_ms: u64,
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        IndexConfig {
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            secret_patterns: DEFAULT_SECRET_PATTERNS.iter().map(|s| s.to_string()).collect(),
+            history: Some(DEFAULT_HISTORY),
+            parser_workers: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),
+            fault_panic_on: None,
+            commit_delay_ms: 0,
+        }
+    }
+}
+
+/// The `[index]` table of `.sno/config.toml`.
+#[derive(Deserialize, Default, Debug)]
+#[serde(deny_unknown_fields)]
+struct IndexSection {
+    max_file_size: Option<u64>,
+    /// Replaces the default secret patterns.
+    secret_patterns: Option<Vec<String>>,
+    /// Adds to the secret patterns.
+    extra_secret_patterns: Option<Vec<String>>,
+    history: Option<usize>,
+    parser_workers: Option<usize>,
+}
+
+#[derive(Deserialize, Default, Debug)]
+struct ConfigFile {
+    #[serde(default)]
+    index: IndexSection,
+}
+
+/// A config file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct ConfigError {
+    pub path: String,
+    pub message: String,
+}
+
+impl IndexConfig {
+    /// Defaults, overridden by `config_path` when it exists.
+    pub fn load(config_path: &Path) -> Result<IndexConfig, ConfigError> {
+        let mut cfg = IndexConfig::default();
+        let text = match std::fs::read_to_string(config_path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(cfg),
+            Err(e) => return Err(ConfigError { path: config_path.display().to_string(), message: e.to_string() }),
+        };
+        let file: ConfigFile = toml::from_str(&text)
+            .map_err(|e| ConfigError { path: config_path.display().to_string(), message: e.to_string() })?;
+        let s = file.index;
+        if let Some(v) = s.max_file_size {
+            cfg.max_file_size = v;
+        }
+        if let Some(v) = s.secret_patterns {
+            cfg.secret_patterns = v;
+        }
+        if let Some(v) = s.extra_secret_patterns {
+            cfg.secret_patterns.extend(v);
+        }
+        if let Some(v) = s.history {
+            cfg.history = Some(v);
+        }
+        if let Some(v) = s.parser_workers {
+            cfg.parser_workers = v.max(1);
+        }
+        Ok(cfg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_overrides_and_extends_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        std::fs::write(&p, "[index]\nmax_file_size = 10\nextra_secret_patterns = [\"*.secret\"]\n").unwrap();
+        let c = IndexConfig::load(&p).unwrap();
+        assert_eq!(c.max_file_size, 10);
+        assert!(c.secret_patterns.contains(&"*.secret".to_string()));
+        assert!(c.secret_patterns.contains(&".env".to_string()));
+    }
+
+    #[test]
+    fn unknown_keys_are_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("config.toml");
+        std::fs::write(&p, "[index]\nmax_size = 10\n").unwrap();
+        let e = IndexConfig::load(&p).unwrap_err();
+        assert!(e.message.contains("max_size"), "{e}");
+    }
+}

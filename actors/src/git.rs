@@ -1,0 +1,268 @@
+//! Reading repository state from git objects through gix: never from the work
+//! tree, so the index reflects exactly what a commit holds.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use gix::bstr::ByteSlice;
+use gix::ObjectId;
+use sno_journal::model::{BlobId, CommitId};
+
+/// Errors reading git state.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("{0} is not inside a git repository")]
+    NotARepository(PathBuf),
+    #[error("{0} is a bare repository; sno needs a work tree to keep its .sno/ folder in")]
+    Bare(PathBuf),
+    #[error("the repository has no commits yet")]
+    Empty,
+    #[error("cannot resolve `{0}` to a commit")]
+    UnknownRevision(String),
+    #[error("git error: {0}")]
+    Git(String),
+}
+
+fn git_err(e: impl std::fmt::Display) -> GitError {
+    GitError::Git(e.to_string())
+}
+
+/// What sno needs to know of one commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitInfo {
+    pub id: CommitId,
+    pub tree: ObjectId,
+    pub parents: Vec<CommitId>,
+    pub summary: String,
+    pub time: i64,
+}
+
+/// A blob at a path of a commit's tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeFile {
+    pub path: String,
+    pub blob: BlobId,
+}
+
+/// A path whose content differs between two trees; `blob` is `None` when the
+/// path is gone from the newer tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathChange {
+    pub path: String,
+    pub blob: Option<BlobId>,
+}
+
+/// An opened repository.
+pub struct GitRepo {
+    repo: gix::Repository,
+    root: PathBuf,
+}
+
+impl std::fmt::Debug for GitRepo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GitRepo").field("root", &self.root).finish()
+    }
+}
+
+pub(crate) fn to_commit_id(id: &gix::oid) -> CommitId {
+    let mut a = [0u8; 20];
+    a.copy_from_slice(id.as_bytes());
+    CommitId(a)
+}
+
+fn to_blob_id(id: &gix::oid) -> BlobId {
+    let mut a = [0u8; 20];
+    a.copy_from_slice(id.as_bytes());
+    BlobId(a)
+}
+
+impl GitRepo {
+    /// Opens the repository containing `path`.
+    pub fn open(path: &Path) -> Result<GitRepo, GitError> {
+        let mut repo = gix::discover(path).map_err(|_| GitError::NotARepository(path.to_path_buf()))?;
+        let root = repo.workdir().ok_or_else(|| GitError::Bare(path.to_path_buf()))?.to_path_buf();
+        // Unchanged subtrees recur across the commits of a history walk.
+        repo.object_cache_size_if_unset(64 * 1024 * 1024);
+        Ok(GitRepo { repo, root })
+    }
+
+    /// The work tree's root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where git keeps its files (`.git`).
+    pub fn git_dir(&self) -> &Path {
+        self.repo.git_dir()
+    }
+
+    /// The branch HEAD points to, `None` when detached.
+    pub fn branch(&self) -> Result<Option<String>, GitError> {
+        Ok(self.repo.head_name().map_err(git_err)?.map(|n| n.shorten().to_string()))
+    }
+
+    /// Whether the repository is a shallow clone.
+    pub fn is_shallow(&self) -> bool {
+        self.repo.is_shallow().unwrap_or(false)
+    }
+
+    /// Resolves a commit-ish: `HEAD`, a branch, a tag or a (full or abbreviated) hex id.
+    pub fn resolve(&self, spec: &str) -> Result<CommitId, GitError> {
+        if spec == "HEAD" {
+            return self.head();
+        }
+        let candidates = [spec.to_string(), format!("refs/heads/{spec}"), format!("refs/tags/{spec}")];
+        for name in &candidates {
+            if let Ok(Some(mut r)) = self.repo.try_find_reference(name.as_str()) {
+                if let Ok(id) = r.peel_to_commit() {
+                    return Ok(to_commit_id(&id.id));
+                }
+            }
+        }
+        if spec.len() >= 4 && spec.chars().all(|c| c.is_ascii_hexdigit()) {
+            let prefix = gix::hash::Prefix::from_hex(spec).map_err(|_| GitError::UnknownRevision(spec.into()))?;
+            // `Some(Err(()))` means the prefix is ambiguous.
+            if let Ok(Some(Ok(id))) = self.repo.objects.lookup_prefix(prefix, None) {
+                if self.repo.find_commit(id).is_ok() {
+                    return Ok(to_commit_id(&id));
+                }
+            }
+        }
+        Err(GitError::UnknownRevision(spec.into()))
+    }
+
+    /// The commit HEAD points to.
+    pub fn head(&self) -> Result<CommitId, GitError> {
+        let head = self.repo.head().map_err(git_err)?;
+        if head.is_unborn() {
+            return Err(GitError::Empty);
+        }
+        let id = self.repo.head_id().map_err(git_err)?;
+        Ok(to_commit_id(&id))
+    }
+
+    /// `tip` and up to `history` of its first-parent ancestors, oldest first.
+    /// A shallow clone simply has fewer.
+    pub fn first_parent_chain(&self, tip: CommitId, history: Option<usize>) -> Result<Vec<CommitId>, GitError> {
+        let walk = self
+            .repo
+            .rev_walk([ObjectId::from_bytes_or_panic(&tip.0)])
+            .first_parent_only()
+            .all()
+            .map_err(git_err)?;
+        let limit = history.map(|h| h.saturating_add(1)).unwrap_or(usize::MAX);
+        let mut out = Vec::new();
+        for info in walk.take(limit) {
+            let info = info.map_err(git_err)?;
+            out.push(to_commit_id(&info.id));
+        }
+        out.reverse();
+        Ok(out)
+    }
+
+    /// Reads a commit.
+    pub fn commit(&self, id: CommitId) -> Result<CommitInfo, GitError> {
+        let c = self.repo.find_commit(ObjectId::from_bytes_or_panic(&id.0)).map_err(git_err)?;
+        let tree = c.tree_id().map_err(git_err)?.detach();
+        let parents = c.parent_ids().map(|p| to_commit_id(&p)).collect();
+        let summary = c.message().map(|m| m.summary().to_str_lossy().into_owned()).unwrap_or_default();
+        let time = c.time().map(|t| t.seconds).unwrap_or(0);
+        Ok(CommitInfo { id, tree, parents, summary, time })
+    }
+
+    /// Every blob of a tree, by path (submodules and symlinks are not files).
+    pub fn list_tree(&self, tree: ObjectId) -> Result<Vec<TreeFile>, GitError> {
+        let mut out = Vec::new();
+        self.diff_trees_into(None, Some(tree), "", &mut |path, blob| {
+            out.push(TreeFile { path, blob: blob.expect("listing only adds") });
+        })?;
+        Ok(out)
+    }
+
+    /// The paths whose blob differs between two trees.
+    pub fn diff_trees(&self, old: ObjectId, new: ObjectId) -> Result<Vec<PathChange>, GitError> {
+        let mut out = Vec::new();
+        self.diff_trees_into(Some(old), Some(new), "", &mut |path, blob| out.push(PathChange { path, blob }))?;
+        Ok(out)
+    }
+
+    /// Entries of one tree: name -> (is_tree, id). Symlinks and submodules are left out.
+    fn tree_entries(&self, id: Option<ObjectId>) -> Result<BTreeMap<String, (bool, ObjectId)>, GitError> {
+        let mut map = BTreeMap::new();
+        let Some(id) = id else { return Ok(map) };
+        let tree = self.repo.find_tree(id).map_err(git_err)?;
+        for entry in tree.iter() {
+            let entry = entry.map_err(git_err)?;
+            let mode = entry.mode();
+            let is_tree = mode.is_tree();
+            if !is_tree && !mode.is_blob() {
+                continue;
+            }
+            map.insert(entry.filename().to_str_lossy().into_owned(), (is_tree, entry.oid().to_owned()));
+        }
+        Ok(map)
+    }
+
+    /// Recursive tree comparison that skips identical subtrees by id, so a
+    /// commit touching three files costs three paths, not the whole tree.
+    fn diff_trees_into(
+        &self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+        prefix: &str,
+        emit: &mut dyn FnMut(String, Option<BlobId>),
+    ) -> Result<(), GitError> {
+        if old == new {
+            return Ok(());
+        }
+        let old_entries = self.tree_entries(old)?;
+        let new_entries = self.tree_entries(new)?;
+        let join = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
+        for (name, &(old_is_tree, old_id)) in &old_entries {
+            match new_entries.get(name) {
+                Some(&(new_is_tree, new_id)) if new_is_tree == old_is_tree => {
+                    if old_id == new_id {
+                        continue;
+                    }
+                    if old_is_tree {
+                        self.diff_trees_into(Some(old_id), Some(new_id), &join(name), emit)?;
+                    } else {
+                        emit(join(name), Some(to_blob_id(&new_id)));
+                    }
+                }
+                _ => {
+                    // Gone, or changed between file and directory: remove the old side.
+                    if old_is_tree {
+                        self.diff_trees_into(Some(old_id), None, &join(name), emit)?;
+                    } else {
+                        emit(join(name), None);
+                    }
+                }
+            }
+        }
+        for (name, &(new_is_tree, new_id)) in &new_entries {
+            let same_kind_before = matches!(old_entries.get(name), Some(&(t, _)) if t == new_is_tree);
+            if same_kind_before {
+                continue;
+            }
+            if new_is_tree {
+                self.diff_trees_into(None, Some(new_id), &join(name), emit)?;
+            } else {
+                emit(join(name), Some(to_blob_id(&new_id)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The size of a blob, without inflating it.
+    pub fn blob_size(&self, blob: BlobId) -> Result<u64, GitError> {
+        let h = self.repo.find_header(ObjectId::from_bytes_or_panic(&blob.0)).map_err(git_err)?;
+        Ok(h.size())
+    }
+
+    /// A blob's bytes.
+    pub fn blob(&self, blob: BlobId) -> Result<Vec<u8>, GitError> {
+        let mut b = self.repo.find_blob(ObjectId::from_bytes_or_panic(&blob.0)).map_err(git_err)?;
+        Ok(b.take_data())
+    }
+}

@@ -1,0 +1,326 @@
+//! The indexer: the only writer. For each commit to index it asks git what
+//! changed, admits and reads files, has the parser pool parse them, resolves
+//! edges and commits one redb transaction with the event and the views.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use futures::stream::{FuturesUnordered, StreamExt};
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use sno_journal::audit::{AuditEntry, AuditRecord, IndexRun};
+use sno_journal::delta::State;
+use sno_journal::event::{BranchMoved, CommitIndexed, Event};
+use sno_journal::model::{BlobId, CommitId, FileRecord, FileState, SkipReason};
+use sno_journal::{Journal, JournalError};
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::admission::{self, ContentVerdict, IgnoreRules, PathVerdict, SecretFilter};
+use crate::audit::AuditMsg;
+use crate::config::IndexConfig;
+use crate::git::{GitError, GitRepo, PathChange};
+use crate::indexing::advance;
+use crate::parser::{ParseJob, ParseOutcome, PoolMsg};
+use crate::record::{count_lines, parsed_record, skip_state, skipped_record};
+use crate::resolve::PathIndex;
+use crate::supervisor::SupervisorMsg;
+
+/// What to index.
+#[derive(Clone, Debug)]
+pub struct IndexRequest {
+    /// A commit-ish; `None` means HEAD.
+    pub target: Option<String>,
+    /// First-parent commits before the target to journal; `None` means all.
+    pub history: Option<usize>,
+}
+
+/// Progress of a run, for the user.
+#[derive(Clone, Debug)]
+pub enum Progress {
+    /// The plan: how many commits will be indexed.
+    Planned { commits: usize, resumed_from: Option<CommitId> },
+    /// One commit is journaled.
+    CommitDone { index: usize, total: usize, commit: CommitId, files_parsed: usize, deltas: usize },
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default)]
+pub struct IndexSummary {
+    pub run: IndexRun,
+    pub up_to_date: bool,
+    pub branch: Option<String>,
+    pub shallow: bool,
+}
+
+/// Why a run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error("configuration: {0}")]
+    Config(String),
+    #[error("actor system: {0}")]
+    Actor(String),
+}
+
+/// Messages of the indexer.
+pub enum IndexerMsg {
+    Run(IndexRequest, Option<UnboundedSender<Progress>>, RpcReplyPort<Result<IndexSummary, IndexError>>),
+}
+
+/// Arguments of the indexer.
+pub struct IndexerArgs {
+    pub root: PathBuf,
+    pub journal: Arc<Journal>,
+    pub config: IndexConfig,
+    pub supervisor: ActorRef<SupervisorMsg>,
+}
+
+/// The indexer actor.
+pub struct Indexer;
+
+impl Actor for Indexer {
+    type Msg = IndexerMsg;
+    type State = IndexerArgs;
+    type Arguments = IndexerArgs;
+
+    async fn pre_start(&self, _me: ActorRef<IndexerMsg>, a: IndexerArgs) -> Result<IndexerArgs, ActorProcessingErr> {
+        Ok(a)
+    }
+
+    async fn handle(&self, _me: ActorRef<IndexerMsg>, msg: IndexerMsg, st: &mut IndexerArgs) -> Result<(), ActorProcessingErr> {
+        let IndexerMsg::Run(req, progress, reply) = msg;
+        let pool = ractor::call!(st.supervisor, SupervisorMsg::Pool)?;
+        let audit = ractor::call!(st.supervisor, SupervisorMsg::Audit)?;
+        let mut run = IndexRun { pid: std::process::id(), started_ms: now_ms(), ..IndexRun::default() };
+        let result = Run { st, pool: &pool, progress: progress.as_ref() }.execute(&req, &mut run).await;
+        run.finished_ms = now_ms();
+        run.outcome = match &result {
+            Ok(_) => "completed".into(),
+            Err(e) => e.to_string(),
+        };
+        let _ = audit.cast(AuditMsg::Record(AuditRecord { time_ms: now_ms(), entry: AuditEntry::IndexRun(run.clone()) }));
+        let _ = ractor::call!(audit, AuditMsg::Flush);
+        let _ = reply.send(result.map(|(up_to_date, branch, shallow)| IndexSummary { run, up_to_date, branch, shallow }));
+        Ok(())
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+struct Run<'a> {
+    st: &'a IndexerArgs,
+    pool: &'a ActorRef<PoolMsg>,
+    progress: Option<&'a UnboundedSender<Progress>>,
+}
+
+/// A file that needs parsing, with what is already known of it.
+struct Pending {
+    path: String,
+    blob: BlobId,
+    size: u64,
+}
+
+impl Run<'_> {
+    async fn execute(&self, req: &IndexRequest, run: &mut IndexRun) -> Result<(bool, Option<String>, bool), IndexError> {
+        let cfg = &self.st.config;
+        let journal = &self.st.journal;
+        let secrets = SecretFilter::new(&cfg.secret_patterns).map_err(IndexError::Config)?;
+        let repo = GitRepo::open(&self.st.root)?;
+        let tip = match &req.target {
+            Some(t) => repo.resolve(t)?,
+            None => repo.head()?,
+        };
+        let branch = repo.branch()?;
+        let shallow = repo.is_shallow();
+        run.target = Some(tip);
+        let chain = repo.first_parent_chain(tip, req.history)?;
+        let head = journal.head()?;
+        let mut state: State = journal.load_state()?;
+        let todo: Vec<CommitId> = match &head {
+            Some(h) => match chain.iter().position(|c| *c == h.commit) {
+                Some(i) => chain[i + 1..].to_vec(),
+                None => {
+                    journal.append(Event::BranchMoved(BranchMoved { branch: branch.clone(), from: Some(h.commit), to: tip }))?;
+                    vec![tip]
+                }
+            },
+            None => chain,
+        };
+        if let Some(p) = self.progress {
+            let _ = p.send(Progress::Planned { commits: todo.len(), resumed_from: head.as_ref().map(|h| h.commit) });
+        }
+        if todo.is_empty() {
+            return Ok((true, branch, shallow));
+        }
+        let mut prev_tree = match &head {
+            Some(h) => repo.commit(h.commit).ok().map(|c| c.tree),
+            None => None,
+        };
+        let mut base = head.as_ref().map(|h| h.commit);
+        let mut paths = PathIndex::new(state.keys());
+        let mut ignores: Option<IgnoreRules> = None;
+        let total = todo.len();
+        for (i, commit) in todo.into_iter().enumerate() {
+            let info = repo.commit(commit)?;
+            let diffed = match (prev_tree, &ignores) {
+                (Some(prev), Some(_)) => Some(repo.diff_trees(prev, info.tree)?),
+                _ => None,
+            };
+            let full = match &diffed {
+                Some(changes) => changes.iter().any(|c| admission::is_gitignore(&c.path)),
+                None => true,
+            };
+            let changes: Vec<PathChange> = if full {
+                let listing = repo.list_tree(info.tree)?;
+                let mut gi = Vec::new();
+                for f in listing.iter().filter(|f| admission::is_gitignore(&f.path)) {
+                    gi.push((f.path.clone(), repo.blob(f.blob)?));
+                }
+                let rules = IgnoreRules::new(&gi);
+                let admitted = |p: &str| matches!(admission::judge_path(p, &secrets, &rules), PathVerdict::Admit(_));
+                let changes = reconcile(&state, listing.into_iter().map(|f| (f.path, f.blob)).collect(), admitted);
+                ignores = Some(rules);
+                changes
+            } else {
+                diffed.unwrap_or_default()
+            };
+            let rules = ignores.as_ref().expect("rules are built on the first commit of a run");
+            let (updates, parsed) = self.build_updates(&repo, &state, changes, &secrets, rules, run).await?;
+            let deltas = advance(&mut state, &mut paths, updates);
+            let n_deltas = deltas.len();
+            journal.append_commit(CommitIndexed {
+                commit,
+                parents: info.parents.clone(),
+                branch: branch.clone(),
+                summary: info.summary.clone(),
+                time: info.time,
+                base,
+                deltas,
+            })?;
+            run.commits_indexed += 1;
+            if let Some(p) = self.progress {
+                let _ = p.send(Progress::CommitDone { index: i + 1, total, commit, files_parsed: parsed, deltas: n_deltas });
+            }
+            if cfg.commit_delay_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(cfg.commit_delay_ms)).await;
+            }
+            prev_tree = Some(info.tree);
+            base = Some(commit);
+        }
+        Ok((false, branch, shallow))
+    }
+
+    /// Admits, reads and parses the changed paths; returns the new records
+    /// (`None` = the path leaves the index) and how many files were parsed.
+    async fn build_updates(
+        &self,
+        repo: &GitRepo,
+        state: &State,
+        changes: Vec<PathChange>,
+        secrets: &SecretFilter,
+        ignores: &IgnoreRules,
+        run: &mut IndexRun,
+    ) -> Result<(BTreeMap<String, Option<FileRecord>>, usize), IndexError> {
+        let cfg = &self.st.config;
+        let mut updates: BTreeMap<String, Option<FileRecord>> = BTreeMap::new();
+        let mut inflight = FuturesUnordered::new();
+        for change in changes {
+            let Some(blob) = change.blob else {
+                if state.contains_key(&change.path) {
+                    updates.insert(change.path, None);
+                }
+                continue;
+            };
+            let language = match admission::judge_path(&change.path, secrets, ignores) {
+                PathVerdict::Secret => {
+                    run.excluded_secrets += 1;
+                    if state.contains_key(&change.path) {
+                        updates.insert(change.path, None);
+                    }
+                    continue;
+                }
+                PathVerdict::Ignored => {
+                    run.skipped_ignored += 1;
+                    if state.contains_key(&change.path) {
+                        updates.insert(change.path, None);
+                    }
+                    continue;
+                }
+                PathVerdict::Admit(l) => l,
+            };
+            let size = repo.blob_size(blob)?;
+            // Oversized and unsupported files are judged without inflating them.
+            let verdict = match admission::judge_content(language, size, cfg.max_file_size, None) {
+                ContentVerdict::Parse(l) => {
+                    let bytes = repo.blob(blob)?;
+                    match admission::judge_content(Some(l), size, cfg.max_file_size, Some(&bytes)) {
+                        ContentVerdict::Parse(l) => {
+                            let (tx, rx) = ractor::concurrency::oneshot();
+                            let pending = Pending { path: change.path.clone(), blob, size };
+                            let job = ParseJob { path: change.path, language: l, bytes };
+                            self.pool
+                                .cast(PoolMsg::Parse(job, tx.into()))
+                                .map_err(|e| IndexError::Actor(format!("parser pool: {e}")))?;
+                            inflight.push(async move { (pending, rx.await) });
+                            continue;
+                        }
+                        ContentVerdict::Skip(r) => (r, count_lines(&bytes)),
+                    }
+                }
+                ContentVerdict::Skip(r) => (r, 0),
+            };
+            let (reason, lines) = verdict;
+            match reason {
+                SkipReason::Binary => run.skipped_binary += 1,
+                SkipReason::TooLarge => run.skipped_too_large += 1,
+                SkipReason::UnsupportedLanguage => run.skipped_unsupported += 1,
+            }
+            let lines = if reason == SkipReason::Binary { 0 } else { lines };
+            updates.insert(change.path.clone(), Some(skipped_record(&change.path, blob, size, lines, skip_state(reason))));
+        }
+        let mut parsed = 0;
+        while let Some((p, outcome)) = inflight.next().await {
+            let rec = match outcome {
+                Ok(ParseOutcome::Parsed { facts, bytes }) => {
+                    parsed += 1;
+                    parsed_record(&p.path, p.blob, p.size, &bytes, *facts)
+                }
+                Ok(ParseOutcome::Failed { reason }) => {
+                    run.failures.push((p.path.clone(), reason.clone()));
+                    skipped_record(&p.path, p.blob, p.size, 0, FileState::Failed(reason))
+                }
+                Err(_) => {
+                    let reason = "parser pool went away before answering".to_string();
+                    run.failures.push((p.path.clone(), reason.clone()));
+                    skipped_record(&p.path, p.blob, p.size, 0, FileState::Failed(reason))
+                }
+            };
+            updates.insert(p.path, Some(rec));
+        }
+        run.files_parsed += parsed as u64;
+        Ok((updates, parsed))
+    }
+}
+
+/// Compares a full listing with the state: paths whose blob differs or that are
+/// new, state paths that are gone, and state paths no longer admitted (a new
+/// `.gitignore` or secret pattern), which the caller then removes.
+fn reconcile(state: &State, listing: BTreeMap<String, BlobId>, admitted: impl Fn(&str) -> bool) -> Vec<PathChange> {
+    let mut out: Vec<PathChange> = state
+        .keys()
+        .filter(|p| !listing.contains_key(*p))
+        .map(|p| PathChange { path: p.clone(), blob: None })
+        .collect();
+    for (path, blob) in listing {
+        if state.get(&path).map(|r| r.blob) != Some(blob) || !admitted(&path) {
+            out.push(PathChange { path, blob: Some(blob) });
+        }
+    }
+    out
+}

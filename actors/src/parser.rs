@@ -1,0 +1,172 @@
+//! The parser pool: stateless workers, one per core by default, each parsing one
+//! file at a time. A worker that panics is replaced; the file it held is
+//! answered as failed and every other file goes on.
+
+use std::collections::VecDeque;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use sno_extract::FileFacts;
+use sno_journal::model::Language;
+
+/// One file to parse.
+#[derive(Debug)]
+pub struct ParseJob {
+    pub path: String,
+    pub language: Language,
+    pub bytes: Vec<u8>,
+}
+
+/// What came of a job. The bytes travel back so the caller need not keep a copy.
+#[derive(Debug)]
+pub enum ParseOutcome {
+    Parsed { facts: Box<FileFacts>, bytes: Vec<u8> },
+    Failed { reason: String },
+}
+
+/// Messages of the pool.
+pub enum PoolMsg {
+    /// Parse a file; the answer goes to the reply port.
+    Parse(ParseJob, RpcReplyPort<ParseOutcome>),
+    /// A worker finished its job.
+    Done { slot: usize, facts: Box<FileFacts>, bytes: Vec<u8> },
+    /// How many workers were replaced after a crash.
+    Restarts(RpcReplyPort<u64>),
+}
+
+/// Arguments of the pool.
+#[derive(Clone, Debug)]
+pub struct PoolArgs {
+    pub workers: usize,
+    /// Test hook: workers panic on this path.
+    pub fault_panic_on: Option<String>,
+}
+
+/// The pool actor.
+pub struct ParserPool;
+
+struct Slot {
+    worker: ActorRef<WorkerMsg>,
+    busy: Option<(String, RpcReplyPort<ParseOutcome>)>,
+}
+
+/// The pool's state.
+pub struct PoolState {
+    slots: Vec<Slot>,
+    queue: VecDeque<(ParseJob, RpcReplyPort<ParseOutcome>)>,
+    restarts: u64,
+    args: PoolArgs,
+}
+
+/// Messages of a worker.
+pub enum WorkerMsg {
+    Parse(ParseJob),
+}
+
+/// A worker: parses, answers the pool, keeps nothing.
+pub struct ParseWorker;
+
+/// Arguments of a worker.
+pub struct WorkerArgs {
+    slot: usize,
+    pool: ActorRef<PoolMsg>,
+    fault_panic_on: Option<String>,
+}
+
+impl Actor for ParseWorker {
+    type Msg = WorkerMsg;
+    type State = WorkerArgs;
+    type Arguments = WorkerArgs;
+
+    async fn pre_start(&self, _me: ActorRef<WorkerMsg>, args: WorkerArgs) -> Result<WorkerArgs, ActorProcessingErr> {
+        Ok(args)
+    }
+
+    async fn handle(&self, _me: ActorRef<WorkerMsg>, msg: WorkerMsg, st: &mut WorkerArgs) -> Result<(), ActorProcessingErr> {
+        let WorkerMsg::Parse(job) = msg;
+        if st.fault_panic_on.as_deref() == Some(job.path.as_str()) {
+            panic!("injected parser fault on {}", job.path);
+        }
+        let facts = Box::new(sno_extract::extract(job.language, &job.bytes));
+        st.pool.cast(PoolMsg::Done { slot: st.slot, facts, bytes: job.bytes })?;
+        Ok(())
+    }
+}
+
+impl ParserPool {
+    async fn spawn_worker(me: &ActorRef<PoolMsg>, slot: usize, args: &PoolArgs) -> Result<ActorRef<WorkerMsg>, ActorProcessingErr> {
+        let wargs = WorkerArgs { slot, pool: me.clone(), fault_panic_on: args.fault_panic_on.clone() };
+        let (w, _) = Actor::spawn_linked(None, ParseWorker, wargs, me.get_cell()).await?;
+        Ok(w)
+    }
+
+    fn dispatch(st: &mut PoolState) {
+        for slot in st.slots.iter_mut() {
+            if slot.busy.is_some() {
+                continue;
+            }
+            let Some((job, reply)) = st.queue.pop_front() else { return };
+            let path = job.path.clone();
+            match slot.worker.cast(WorkerMsg::Parse(job)) {
+                Ok(()) => slot.busy = Some((path, reply)),
+                Err(e) => {
+                    let _ = reply.send(ParseOutcome::Failed { reason: format!("parser worker unavailable: {e}") });
+                }
+            }
+        }
+    }
+}
+
+impl Actor for ParserPool {
+    type Msg = PoolMsg;
+    type State = PoolState;
+    type Arguments = PoolArgs;
+
+    async fn pre_start(&self, me: ActorRef<PoolMsg>, args: PoolArgs) -> Result<PoolState, ActorProcessingErr> {
+        let mut slots = Vec::new();
+        for slot in 0..args.workers.max(1) {
+            slots.push(Slot { worker: Self::spawn_worker(&me, slot, &args).await?, busy: None });
+        }
+        Ok(PoolState { slots, queue: VecDeque::new(), restarts: 0, args })
+    }
+
+    async fn handle(&self, _me: ActorRef<PoolMsg>, msg: PoolMsg, st: &mut PoolState) -> Result<(), ActorProcessingErr> {
+        match msg {
+            PoolMsg::Parse(job, reply) => st.queue.push_back((job, reply)),
+            PoolMsg::Done { slot, facts, bytes } => {
+                if let Some((_, reply)) = st.slots.get_mut(slot).and_then(|s| s.busy.take()) {
+                    // The requester may have gone away; that is its business.
+                    let _ = reply.send(ParseOutcome::Parsed { facts, bytes });
+                }
+            }
+            PoolMsg::Restarts(reply) => {
+                let _ = reply.send(st.restarts);
+            }
+        }
+        Self::dispatch(st);
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        me: ActorRef<PoolMsg>,
+        ev: SupervisionEvent,
+        st: &mut PoolState,
+    ) -> Result<(), ActorProcessingErr> {
+        let (cell, reason) = match ev {
+            SupervisionEvent::ActorFailed(cell, err) => (cell, format!("parser worker panicked: {err}")),
+            SupervisionEvent::ActorTerminated(cell, _, why) => {
+                (cell, format!("parser worker stopped: {}", why.unwrap_or_else(|| "no reason".into())))
+            }
+            _ => return Ok(()),
+        };
+        let Some(slot) = st.slots.iter().position(|s| s.worker.get_id() == cell.get_id()) else { return Ok(()) };
+        if let Some((path, reply)) = st.slots[slot].busy.take() {
+            tracing::warn!(%path, %reason, "file failed to parse; replacing the worker");
+            let _ = reply.send(ParseOutcome::Failed { reason });
+        }
+        st.restarts += 1;
+        st.slots[slot].worker = Self::spawn_worker(&me, slot, &st.args).await?;
+        Self::dispatch(st);
+        Ok(())
+    }
+}

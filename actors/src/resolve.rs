@@ -1,0 +1,440 @@
+//! Edge resolution: from the names a file mentions to the symbols and files of
+//! the repository they mean.
+//!
+//! Calls resolve to a symbol: same file first, then imported names (and
+//! receivers that are imported modules), then a name that is unique in the
+//! repository; anything else is kept as unresolved with its name. Imports
+//! resolve to a file or a package directory where the language's rules find
+//! one. Pure and deterministic: the same state always gives the same edges,
+//! which replay depends on.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use sno_journal::delta::State;
+use sno_journal::model::{Edge, EdgeKind, EdgeTarget, FileRecord, Language, RawImport, Symbol, SymbolId, SymbolKind};
+
+/// Facts derived from the set of paths alone; rebuilt only when files appear
+/// or disappear.
+#[derive(Debug, Default)]
+pub struct PathIndex {
+    paths: HashSet<String>,
+    /// file name -> paths with that name.
+    by_file_name: HashMap<String, Vec<String>>,
+    /// dotted Python module name (and each of its dotted suffixes) -> files.
+    python_modules: HashMap<String, Vec<String>>,
+    /// Directories holding at least one file (Go packages, Java packages).
+    dirs: HashSet<String>,
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+fn join(dir: &str, rel: &str) -> String {
+    if dir.is_empty() {
+        rel.to_string()
+    } else {
+        format!("{dir}/{rel}")
+    }
+}
+
+/// Resolves `.` and `..` segments; `None` if the path climbs out of the root.
+fn normalize(path: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            s => out.push(s),
+        }
+    }
+    Some(out.join("/"))
+}
+
+impl PathIndex {
+    /// Indexes the paths of a state.
+    pub fn new<'a>(paths: impl IntoIterator<Item = &'a String>) -> PathIndex {
+        let mut ix = PathIndex::default();
+        for p in paths {
+            ix.paths.insert(p.clone());
+            let name = p.rsplit('/').next().unwrap_or(p);
+            ix.by_file_name.entry(name.to_string()).or_default().push(p.clone());
+            let mut d = dir_of(p);
+            while !d.is_empty() && ix.dirs.insert(d.to_string()) {
+                d = dir_of(d);
+            }
+            if let Some(stem) = p.strip_suffix(".py").or_else(|| p.strip_suffix(".pyi")) {
+                let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+                let segs: Vec<&str> = stem.split('/').collect();
+                for k in 0..segs.len() {
+                    ix.python_modules.entry(segs[k..].join(".")).or_default().push(p.clone());
+                }
+            }
+        }
+        for v in ix.by_file_name.values_mut().chain(ix.python_modules.values_mut()) {
+            v.sort();
+            v.dedup();
+        }
+        ix
+    }
+
+    fn has(&self, p: &str) -> bool {
+        self.paths.contains(p)
+    }
+
+    fn first_existing(&self, candidates: &[String]) -> Option<EdgeTarget> {
+        candidates.iter().find(|c| self.has(c)).map(|c| EdgeTarget::File(c.clone()))
+    }
+
+    /// The unique file whose path ends with `suffix` (on a segment boundary).
+    fn unique_suffix(&self, suffix: &str) -> Option<String> {
+        let name = suffix.rsplit('/').next().unwrap_or(suffix);
+        let cands: Vec<&String> = self
+            .by_file_name
+            .get(name)?
+            .iter()
+            .filter(|p| p.as_str() == suffix || p.ends_with(&format!("/{suffix}")))
+            .collect();
+        match cands.as_slice() {
+            [one] => Some((*one).clone()),
+            _ => None,
+        }
+    }
+
+    /// Resolves an import written in `from` (a file of language `lang`).
+    pub fn resolve_import(&self, from: &str, lang: Language, imp: &RawImport) -> Option<EdgeTarget> {
+        let m = imp.module.as_str();
+        let dir = dir_of(from);
+        match lang {
+            Language::Python => self.resolve_python(dir, m),
+            Language::JavaScript | Language::TypeScript | Language::Tsx => {
+                if !m.starts_with('.') {
+                    return None;
+                }
+                let base = normalize(&join(dir, m))?;
+                let mut cands = vec![base.clone()];
+                for ext in ["ts", "tsx", "js", "jsx", "mjs", "cjs", "d.ts"] {
+                    cands.push(format!("{base}.{ext}"));
+                }
+                for ext in ["ts", "tsx", "js", "jsx"] {
+                    cands.push(format!("{base}/index.{ext}"));
+                }
+                self.first_existing(&cands)
+            }
+            Language::Go => {
+                let segs: Vec<&str> = m.split('/').collect();
+                (0..segs.len()).map(|k| segs[k..].join("/")).find(|s| self.dirs.contains(s)).map(EdgeTarget::Module)
+            }
+            Language::Rust => self.resolve_rust(from, m, &imp.names),
+            Language::Java => {
+                let m = m.strip_suffix(".*").unwrap_or(m);
+                let as_path = m.replace('.', "/");
+                if let Some(p) = self.unique_suffix(&format!("{as_path}.java")) {
+                    return Some(EdgeTarget::File(p));
+                }
+                // A static import names a member: try its class.
+                if let Some((cls, _)) = as_path.rsplit_once('/') {
+                    if let Some(p) = self.unique_suffix(&format!("{cls}.java")) {
+                        return Some(EdgeTarget::File(p));
+                    }
+                }
+                let mut dirs = self.dirs.iter().filter(|d| *d == &as_path || d.ends_with(&format!("/{as_path}")));
+                match (dirs.next(), dirs.next()) {
+                    (Some(d), None) => Some(EdgeTarget::Module(d.clone())),
+                    _ => None,
+                }
+            }
+            Language::C | Language::Cpp => {
+                if imp.is_relative {
+                    if let Some(p) = normalize(&join(dir, m)) {
+                        if self.has(&p) {
+                            return Some(EdgeTarget::File(p));
+                        }
+                    }
+                }
+                self.unique_suffix(m).map(EdgeTarget::File)
+            }
+            Language::Ruby => {
+                let with_ext = if m.ends_with(".rb") { m.to_string() } else { format!("{m}.rb") };
+                if imp.is_relative {
+                    return normalize(&join(dir, &with_ext)).filter(|p| self.has(p)).map(EdgeTarget::File);
+                }
+                if self.has(&format!("lib/{with_ext}")) {
+                    return Some(EdgeTarget::File(format!("lib/{with_ext}")));
+                }
+                self.unique_suffix(&with_ext).map(EdgeTarget::File)
+            }
+        }
+    }
+
+    fn resolve_python(&self, dir: &str, m: &str) -> Option<EdgeTarget> {
+        let level = m.chars().take_while(|&c| c == '.').count();
+        let rest = &m[level..];
+        if level > 0 {
+            let mut base = dir.to_string();
+            for _ in 1..level {
+                base = dir_of(&base).to_string();
+            }
+            let rel = rest.replace('.', "/");
+            let stem = if rel.is_empty() { base.clone() } else { join(&base, &rel) };
+            if let Some(t) = self.first_existing(&[format!("{stem}.py"), format!("{stem}/__init__.py")]) {
+                return Some(t);
+            }
+            return self.dirs.contains(&stem).then_some(EdgeTarget::Module(stem));
+        }
+        let rel = rest.replace('.', "/");
+        if let Some(t) = self.first_existing(&[format!("{rel}.py"), format!("{rel}/__init__.py")]) {
+            return Some(t);
+        }
+        match self.python_modules.get(rest).map(|v| v.as_slice()) {
+            Some([one]) => Some(EdgeTarget::File(one.clone())),
+            _ => None,
+        }
+    }
+
+    fn resolve_rust(&self, from: &str, m: &str, names: &[String]) -> Option<EdgeTarget> {
+        let segs: Vec<&str> = m.split("::").filter(|s| !s.is_empty()).collect();
+        let (&first, rest) = segs.split_first()?;
+        // The crate's src/ root and the module path of `from` within it.
+        let (src_root, module_path): (String, Vec<String>) = match from.rfind("src/") {
+            Some(i) if i == 0 || from.as_bytes()[i - 1] == b'/' => {
+                let root = from[..i + 3].to_string();
+                let inner = from[i + 4..].strip_suffix(".rs")?;
+                let mut mp: Vec<String> = inner.split('/').map(str::to_string).collect();
+                if matches!(mp.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+                    mp.pop();
+                }
+                (root, mp)
+            }
+            _ => return None,
+        };
+        let mut base: Vec<String> = match first {
+            "crate" => Vec::new(),
+            "self" => module_path,
+            "super" => {
+                let mut mp = module_path;
+                mp.pop();
+                mp
+            }
+            _ => return None,
+        };
+        let mut rest: Vec<&str> = rest.iter().copied().filter(|s| *s != "super").collect();
+        // `use crate::a::{b}` may name module `b`: try it first when there is one name.
+        if let [only] = names {
+            rest.push(only.as_str());
+        }
+        base.extend(rest.iter().map(|s| s.to_string()));
+        while !base.is_empty() {
+            let p = base.join("/");
+            if let Some(t) = self.first_existing(&[format!("{src_root}/{p}.rs"), format!("{src_root}/{p}/mod.rs")]) {
+                return Some(t);
+            }
+            base.pop();
+        }
+        self.first_existing(&[format!("{src_root}/lib.rs"), format!("{src_root}/main.rs")])
+    }
+}
+
+/// A symbol and the file it lives in.
+#[derive(Clone, Copy, Debug)]
+struct Located<'a> {
+    path: &'a str,
+    sym: &'a Symbol,
+}
+
+/// Everything resolution needs of the repository at one state.
+pub struct Resolver<'a> {
+    paths: &'a PathIndex,
+    by_name: HashMap<&'a str, Vec<Located<'a>>>,
+}
+
+const SELF_RECEIVERS: &[&str] = &["self", "this", "cls", "Self", "@"];
+
+impl<'a> Resolver<'a> {
+    /// Indexes the symbols of `state`.
+    pub fn new(state: &'a State, paths: &'a PathIndex) -> Resolver<'a> {
+        let mut by_name: HashMap<&str, Vec<Located>> = HashMap::new();
+        for (path, rec) in state {
+            for sym in &rec.symbols {
+                by_name.entry(sym.name.as_str()).or_default().push(Located { path, sym });
+            }
+        }
+        Resolver { paths, by_name }
+    }
+
+    fn in_target(&self, name: &str, target: &EdgeTarget, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
+        let cands = self.by_name.get(name)?;
+        let mut matching = cands.iter().filter(|l| {
+            want(l.sym.kind)
+                && match target {
+                    EdgeTarget::File(p) => l.path == p,
+                    EdgeTarget::Module(d) => dir_of(l.path) == d,
+                    _ => false,
+                }
+        });
+        // Prefer a top-level definition over a same-named member.
+        let all: Vec<&Located> = matching.by_ref().collect();
+        all.iter().find(|l| l.sym.parent.is_none()).or(all.first()).map(|l| l.sym.id)
+    }
+
+    fn unique(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
+        let mut it = self.by_name.get(name)?.iter().filter(|l| want(l.sym.kind));
+        match (it.next(), it.next()) {
+            (Some(one), None) => Some(one.sym.id),
+            _ => None,
+        }
+    }
+
+    /// All edges of one file at this state.
+    pub fn edges_for(&self, rec: &FileRecord) -> Vec<Edge> {
+        let mut edges = Vec::new();
+        let lang = match rec.language {
+            Some(l) => l,
+            None => return edges,
+        };
+        let local: HashMap<SymbolId, &Symbol> = rec.symbols.iter().map(|s| (s.id, s)).collect();
+        let mut local_by_name: HashMap<&str, Vec<&Symbol>> = HashMap::new();
+        for s in &rec.symbols {
+            local_by_name.entry(s.name.as_str()).or_default().push(s);
+            edges.push(Edge {
+                kind: EdgeKind::Contains,
+                from: s.parent,
+                to: EdgeTarget::Symbol(s.id),
+                name: s.name.clone(),
+                line: s.span.start_line,
+            });
+        }
+        let imports: Vec<(&RawImport, Option<EdgeTarget>)> = rec
+            .refs
+            .imports
+            .iter()
+            .map(|imp| (imp, self.paths.resolve_import(&rec.path, lang, imp)))
+            .collect();
+        for (imp, target) in &imports {
+            edges.push(Edge {
+                kind: EdgeKind::Imports,
+                from: None,
+                to: target.clone().unwrap_or_else(|| EdgeTarget::Unresolved(imp.module.clone())),
+                name: imp.module.clone(),
+                line: imp.line,
+            });
+        }
+        // The innermost enclosing type of a symbol, for `self.x()` calls.
+        let enclosing_type = |mut id: Option<SymbolId>| -> Option<SymbolId> {
+            while let Some(i) = id {
+                let s = local.get(&i)?;
+                if s.kind.is_type() || s.kind == SymbolKind::Impl {
+                    return Some(i);
+                }
+                id = s.parent;
+            }
+            None
+        };
+        let imported_name = |name: &str, want: fn(SymbolKind) -> bool| -> Option<SymbolId> {
+            imports.iter().find_map(|(imp, t)| {
+                let t = t.as_ref()?;
+                imp.names.iter().any(|n| n == name).then(|| self.in_target(name, t, want)).flatten()
+            })
+        };
+        for call in &rec.refs.calls {
+            let callee = call.callee.as_str();
+            let recv = call.receiver.as_deref();
+            let is_self = recv.is_some_and(|r| SELF_RECEIVERS.contains(&r));
+            let mut target = None;
+            if recv.is_none() || is_self {
+                let cands: Vec<&Symbol> = local_by_name
+                    .get(callee)
+                    .map(|v| v.iter().copied().filter(|s| s.kind.is_callable()).collect())
+                    .unwrap_or_default();
+                let owner = enclosing_type(call.caller);
+                let owner_name = owner.and_then(|o| local.get(&o)).map(|s| s.name.as_str());
+                let same_owner = |s: &&Symbol| -> bool {
+                    s.parent.is_some()
+                        && (s.parent == owner
+                            || s.parent.and_then(|p| local.get(&p)).map(|p| p.name.as_str()) == owner_name)
+                };
+                let preferred = cands.iter().find(|s| same_owner(s));
+                target = if is_self {
+                    preferred.or(cands.first())
+                } else {
+                    preferred.or(cands.iter().find(|s| s.parent.is_none())).or(cands.first())
+                }
+                .map(|s| s.id);
+            } else if let Some(r) = recv {
+                // `module.func()` through an import, or `Class.method()` of this file.
+                target = imports.iter().find_map(|(imp, t)| {
+                    let t = t.as_ref()?;
+                    let last = imp.module.rsplit(['.', '/', ':']).next().unwrap_or(&imp.module);
+                    let names_it = imp.alias.as_deref() == Some(r)
+                        || imp.module == r
+                        || (imp.alias.is_none() && last == r)
+                        || imp.names.iter().any(|n| n == r);
+                    names_it.then(|| self.in_target(callee, t, SymbolKind::is_callable)).flatten()
+                });
+                if target.is_none() {
+                    let head = r.rsplit('.').next().unwrap_or(r);
+                    let class = local_by_name.get(head).and_then(|v| v.iter().find(|s| s.kind.is_type()));
+                    if let Some(class) = class {
+                        target = local_by_name
+                            .get(callee)
+                            .and_then(|v| v.iter().find(|s| s.parent == Some(class.id)))
+                            .map(|s| s.id);
+                    }
+                }
+            }
+            let target = target
+                .or_else(|| imported_name(callee, SymbolKind::is_callable))
+                .or_else(|| self.unique(callee, SymbolKind::is_callable));
+            edges.push(Edge {
+                kind: EdgeKind::Calls,
+                from: call.caller,
+                to: match target {
+                    Some(id) => EdgeTarget::Symbol(id),
+                    None => EdgeTarget::Unresolved(match recv {
+                        Some(r) => format!("{r}.{callee}"),
+                        None => callee.to_string(),
+                    }),
+                },
+                name: callee.to_string(),
+                line: call.line,
+            });
+        }
+        for inh in &rec.refs.inherits {
+            let base = inh.base.as_str();
+            let target = local_by_name
+                .get(base)
+                .and_then(|v| v.iter().find(|s| s.kind.is_type() && s.id != inh.symbol))
+                .map(|s| s.id)
+                .or_else(|| imported_name(base, SymbolKind::is_type))
+                .or_else(|| self.unique(base, SymbolKind::is_type));
+            edges.push(Edge {
+                kind: EdgeKind::Inherits,
+                from: Some(inh.symbol),
+                to: target.map(EdgeTarget::Symbol).unwrap_or_else(|| EdgeTarget::Unresolved(base.to_string())),
+                name: base.to_string(),
+                line: inh.line,
+            });
+        }
+        edges.sort();
+        edges.dedup();
+        edges
+    }
+}
+
+/// The names a file's resolution depends on: if a symbol with one of these
+/// names appears or disappears anywhere, the file's edges may change.
+pub fn names_used(rec: &FileRecord) -> BTreeSet<&str> {
+    let mut names = BTreeSet::new();
+    for c in &rec.refs.calls {
+        names.insert(c.callee.as_str());
+    }
+    for i in &rec.refs.inherits {
+        names.insert(i.base.as_str());
+    }
+    for i in &rec.refs.imports {
+        names.extend(i.names.iter().map(String::as_str));
+    }
+    names
+}

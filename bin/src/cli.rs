@@ -1,0 +1,133 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// sno: a local, Git-aware code memory for AI coding agents.
+///
+/// sno parses a git repository with tree-sitter into a graph of symbols,
+/// imports and calls, read from git objects, and records every indexed commit
+/// in an append-only journal (`.sno/sno.redb`) that can be replayed.
+#[derive(Parser, Debug)]
+#[command(name = "sno", version, about, long_about = None)]
+pub struct Cli {
+    /// More log output on stderr (-v info, -vv debug). SNO_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// How much history to journal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum History {
+    Commits(usize),
+    All,
+}
+
+fn parse_history(s: &str) -> Result<History, String> {
+    if s == "all" {
+        return Ok(History::All);
+    }
+    s.parse::<usize>().map(History::Commits).map_err(|_| format!("`{s}` is not a number of commits or `all`"))
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Index a repository: HEAD and its recent first-parent history.
+    ///
+    /// Builds the index from git objects (not the work tree) into
+    /// PATH/.sno/sno.redb and adds `.sno/` to .git/info/exclude. Running it
+    /// again continues from what is already indexed.
+    Init {
+        /// The repository (any directory inside it).
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// First-parent commits before HEAD to journal, or `all` [default: 200].
+        #[arg(long, value_parser = parse_history)]
+        history: Option<History>,
+        /// Index this commit-ish instead of HEAD.
+        #[arg(long)]
+        rev: Option<String>,
+        /// Largest file to parse, in bytes [default: 1048576].
+        #[arg(long)]
+        max_file_size: Option<u64>,
+        /// Parser workers [default: one per core].
+        #[arg(long)]
+        workers: Option<usize>,
+        /// Print the run's summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show what is indexed: commit, branch, files, symbols and edges per
+    /// language and kind, journal length and failures.
+    Status {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Verify the database and the journal; say what is wrong and how to repair.
+    Doctor {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Rebuild the views from the journal when they disagree with it.
+        #[arg(long)]
+        repair: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Rebuild the indexed state at a journaled commit from the journal alone.
+    ///
+    /// Prints the state's counts and digest; nothing is reparsed and nothing
+    /// stored changes.
+    Replay {
+        /// The commit-ish to travel to (it must have been indexed).
+        #[arg(long)]
+        to: String,
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read the journal.
+    Journal {
+        #[command(subcommand)]
+        command: JournalCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum JournalCommand {
+    /// List events, newest last.
+    Log {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Show only the last N events.
+        #[arg(long, default_value_t = 50)]
+        tail: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the chain of events (same as the journal part of `sno doctor`).
+    Verify {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+impl Command {
+    /// Whether errors should be printed as JSON too.
+    pub fn wants_json(&self) -> bool {
+        match self {
+            Command::Init { json, .. }
+            | Command::Status { json, .. }
+            | Command::Doctor { json, .. }
+            | Command::Replay { json, .. } => *json,
+            Command::Journal { command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. } } => *json,
+        }
+    }
+}

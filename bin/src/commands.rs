@@ -1,0 +1,303 @@
+//! One function per command.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use ractor::Actor;
+use sno_actors::config::IndexConfig;
+use sno_actors::indexer::{IndexRequest, IndexSummary, IndexerMsg};
+use sno_actors::supervisor::{Supervisor, SupervisorArgs, SupervisorMsg};
+use sno_journal::event::Event;
+use sno_journal::lock::WriterLock;
+use sno_journal::model::{CommitId, Seq};
+use sno_journal::replay::{replay_to_commit, ReplayError};
+use sno_journal::verify::{repair_views, verify};
+use sno_journal::Journal;
+
+use crate::cli::{Command, History, JournalCommand};
+use crate::failure::DoctorFound;
+use crate::repo::RepoPaths;
+use crate::report::{print_status, status_report};
+
+/// Runs a command; `Ok` carries the exit code for outcomes that are not errors.
+pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
+    match cmd {
+        Command::Init { path, history, rev, max_file_size, workers, json } => {
+            init(&path, history, rev, max_file_size, workers, json)
+        }
+        Command::Status { path, json } => status(&path, json),
+        Command::Doctor { path, repair, json } => doctor(&path, repair, json),
+        Command::Replay { to, path, json } => replay(&path, &to, json),
+        Command::Journal { command: JournalCommand::Log { path, tail, json } } => journal_log(&path, tail, json),
+        Command::Journal { command: JournalCommand::Verify { path, json } } => doctor(&path, false, json),
+    }
+}
+
+fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+fn init(
+    path: &Path,
+    history: Option<History>,
+    rev: Option<String>,
+    max_file_size: Option<u64>,
+    workers: Option<usize>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let paths = RepoPaths::discover(path)?;
+    let _lock = WriterLock::acquire(&paths.sno_dir)?;
+    paths.exclude_sno_dir()?;
+    let journal = Arc::new(Journal::open_or_create(&paths.db())?);
+    let mut config = IndexConfig::load(&paths.config())?;
+    if let Some(m) = max_file_size {
+        config.max_file_size = m;
+    }
+    if let Some(w) = workers {
+        config.parser_workers = w.max(1);
+    }
+    // Test hooks, documented in the README's "Testing" section.
+    config.fault_panic_on = std::env::var("SNO_TEST_PANIC_ON").ok();
+    config.commit_delay_ms = std::env::var("SNO_TEST_COMMIT_DELAY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let history = match history {
+        Some(History::All) => None,
+        Some(History::Commits(n)) => Some(n),
+        None => config.history,
+    };
+    let request = IndexRequest { target: rev, history };
+    let workers = config.parser_workers;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers.max(2))
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let summary = runtime.block_on(async {
+        let args = SupervisorArgs { root: paths.root.clone(), journal: journal.clone(), config };
+        let (sup, handle) = Actor::spawn(None, Supervisor, args).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        let indexer = ractor::call!(sup, SupervisorMsg::Indexer).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let renderer = tokio::spawn(crate::progress::render(rx));
+        let result = ractor::call!(indexer, IndexerMsg::Run, request, Some(tx)).map_err(|e| anyhow::anyhow!("{e}"));
+        let _ = renderer.await;
+        sup.stop(None);
+        let _ = handle.await;
+        anyhow::Ok(result??)
+    })?;
+    report_init(&paths, &journal, &summary, json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report_init(paths: &RepoPaths, journal: &Journal, s: &IndexSummary, json: bool) -> anyhow::Result<()> {
+    let head = journal.head()?;
+    let r = &s.run;
+    if json {
+        return print_json(&serde_json::json!({
+            "repository": paths.root.display().to_string(),
+            "up_to_date": s.up_to_date,
+            "commit": head.as_ref().map(|h| h.commit.to_hex()),
+            "branch": s.branch,
+            "shallow": s.shallow,
+            "commits_indexed": r.commits_indexed,
+            "files_parsed": r.files_parsed,
+            "failures": r.failures.iter().map(|(p, why)| serde_json::json!({"path": p, "reason": why})).collect::<Vec<_>>(),
+            "skipped": {
+                "binary": r.skipped_binary,
+                "too_large": r.skipped_too_large,
+                "unsupported_language": r.skipped_unsupported,
+                "ignored": r.skipped_ignored,
+            },
+            "excluded_secrets": r.excluded_secrets,
+            "journal_events": journal.len()?,
+            "seconds": r.finished_ms.saturating_sub(r.started_ms) as f64 / 1000.0,
+        }));
+    }
+    let at = head.as_ref().map(|h| h.commit.short()).unwrap_or_default();
+    let branch = s.branch.as_deref().unwrap_or("detached HEAD");
+    if s.up_to_date {
+        println!("sno: already up to date at {at} ({branch})");
+        return Ok(());
+    }
+    println!(
+        "sno: indexed {} commit(s) up to {at} ({branch}): {} files parsed in {:.2}s",
+        r.commits_indexed,
+        r.files_parsed,
+        r.finished_ms.saturating_sub(r.started_ms) as f64 / 1000.0
+    );
+    let skipped = r.skipped_binary + r.skipped_too_large + r.skipped_unsupported + r.skipped_ignored;
+    if skipped + r.excluded_secrets > 0 {
+        println!(
+            "     skipped {} binary, {} over the size limit, {} without a grammar, {} ignored; {} secret file(s) never admitted",
+            r.skipped_binary, r.skipped_too_large, r.skipped_unsupported, r.skipped_ignored, r.excluded_secrets
+        );
+    }
+    if s.shallow {
+        println!("     note: shallow clone; history stops where the clone does");
+    }
+    for (p, why) in &r.failures {
+        println!("     failed: {p}: {why}");
+    }
+    println!("     database: {}", paths.db().display());
+    Ok(())
+}
+
+fn open_existing(paths: &RepoPaths) -> anyhow::Result<Journal> {
+    Ok(Journal::open_existing(&paths.db())?)
+}
+
+fn status(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    let paths = RepoPaths::discover(path)?;
+    let journal = open_existing(&paths)?;
+    let state = journal.load_state()?;
+    let head = journal.head()?;
+    let last = journal.audit_tail(1)?;
+    let report = status_report(
+        paths.root.display().to_string(),
+        &state,
+        head.as_ref(),
+        journal.len()?,
+        journal.commits_indexed()?,
+        last.last(),
+    );
+    if json {
+        print_json(&report)?;
+    } else {
+        print_status(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn doctor(path: &Path, repair: bool, json: bool) -> anyhow::Result<ExitCode> {
+    let paths = RepoPaths::discover(path)?;
+    let journal = open_existing(&paths)?;
+    let mut report = verify(&journal);
+    let mut repaired = false;
+    if repair && report.problems.iter().all(|p| p.code == "SNO-J-VIEWS" || p.code == "SNO-J-HEAD") && !report.problems.is_empty() {
+        repair_views(&journal)?;
+        repaired = true;
+        report = verify(&journal);
+    }
+    if json {
+        print_json(&serde_json::json!({ "ok": report.problems.is_empty(), "repaired": repaired, "report": report }))?;
+    } else {
+        println!("database    {}", paths.db().display());
+        println!("journal     {} events, chain intact: {}", report.events, !report.problems.iter().any(|p| p.code.starts_with("SNO-J-") && p.code != "SNO-J-VIEWS" && p.code != "SNO-J-HEAD"));
+        println!("views       {} files, digest {:016x}", report.files_in_views, report.views_digest);
+        if repaired {
+            println!("repaired    the views were rebuilt from the journal");
+        }
+        if report.problems.is_empty() {
+            println!("ok          the views equal a replay of the journal");
+        }
+        for p in &report.problems {
+            println!("problem     [{}] {}\n  repair:   {}", p.code, p.message, p.repair);
+        }
+    }
+    if report.problems.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Err(DoctorFound(report.problems.len()).into())
+    }
+}
+
+fn replay(path: &Path, to: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let paths = RepoPaths::discover(path)?;
+    let journal = open_existing(&paths)?;
+    let commit = resolve_journaled(&paths, &journal, to)?;
+    let state = replay_to_commit(&journal, &commit)?;
+    let seq = journal.seq_of_commit(&commit)?.unwrap_or(Seq(0));
+    let head = sno_journal::IndexedHead { commit, branch: None, seq };
+    let report = status_report(paths.root.display().to_string(), &state, Some(&head), seq.0 + 1, 0, None);
+    if json {
+        print_json(&serde_json::json!({
+            "commit": commit.to_hex(),
+            "seq": seq.0,
+            "files": report.files.total,
+            "symbols": report.symbols_total,
+            "edges": report.edges_total,
+            "views_digest": report.views_digest,
+            "languages": report.languages,
+        }))?;
+    } else {
+        println!(
+            "replayed to {} (journal seq {}): {} files, {} symbols, {} edges, digest {}",
+            commit.short(),
+            seq.0,
+            report.files.total,
+            report.symbols_total,
+            report.edges_total,
+            report.views_digest
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A commit-ish that the journal knows: full or abbreviated ids of journaled
+/// commits first (they may be gone from git), then anything git resolves.
+fn resolve_journaled(paths: &RepoPaths, journal: &Journal, spec: &str) -> anyhow::Result<CommitId> {
+    if let Some(id) = CommitId::from_hex(spec) {
+        return Ok(id);
+    }
+    let repo = sno_actors::git::GitRepo::open(&paths.root)?;
+    match repo.resolve(spec) {
+        Ok(id) => Ok(id),
+        Err(_) => {
+            let lower = spec.to_ascii_lowercase();
+            let mut found = None;
+            for (_, env) in journal.events(Seq(0), None)? {
+                if let Event::CommitIndexed(c) = &env.event {
+                    if c.commit.to_hex().starts_with(&lower) {
+                        found = Some(c.commit);
+                    }
+                }
+            }
+            found.ok_or_else(|| ReplayError::UnknownCommit(spec.to_string()).into())
+        }
+    }
+}
+
+fn journal_log(path: &Path, tail: usize, json: bool) -> anyhow::Result<ExitCode> {
+    let paths = RepoPaths::discover(path)?;
+    let journal = open_existing(&paths)?;
+    let len = journal.len()?;
+    let from = Seq(len.saturating_sub(tail as u64));
+    let events = journal.events(from, None)?;
+    let rows: Vec<serde_json::Value> = events
+        .iter()
+        .map(|(seq, env)| {
+            let mut row = serde_json::json!({ "seq": seq.0, "kind": env.event.kind_name(), "written_ms": env.written_ms });
+            match &env.event {
+                Event::CommitIndexed(c) => {
+                    row["commit"] = c.commit.to_hex().into();
+                    row["branch"] = c.branch.clone().into();
+                    row["summary"] = c.summary.clone().into();
+                    row["file_deltas"] = c.deltas.len().into();
+                }
+                Event::BranchMoved(b) => {
+                    row["branch"] = b.branch.clone().into();
+                    row["from"] = b.from.map(|c| c.to_hex()).into();
+                    row["to"] = b.to.to_hex().into();
+                }
+            }
+            row
+        })
+        .collect();
+    if json {
+        print_json(&rows)?;
+    } else {
+        for r in &rows {
+            let commit = r["commit"].as_str().or(r["to"].as_str()).map(|c| &c[..12]).unwrap_or("");
+            println!(
+                "{:>6}  {:<14} {}  {} ({} file deltas)",
+                r["seq"],
+                r["kind"].as_str().unwrap_or(""),
+                commit,
+                r["summary"].as_str().unwrap_or(""),
+                r["file_deltas"].as_u64().unwrap_or(0)
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,151 @@
+//! From internal errors to the error contract users and agents see.
+
+use sno_actors::config::ConfigError;
+use sno_actors::git::GitError;
+use sno_actors::indexer::IndexError;
+use sno_journal::replay::ReplayError;
+use sno_journal::JournalError;
+use sno_protocol::{ErrorContract, Fixability};
+
+/// A path given on the command line does not exist.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} does not exist")]
+pub struct PathMissing(pub String);
+
+/// `sno doctor` found problems.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} problem(s) found")]
+pub struct DoctorFound(pub usize);
+
+fn git_contract(e: &GitError) -> ErrorContract {
+    match e {
+        GitError::NotARepository(p) => ErrorContract::new(
+            "SNO-NOT-A-REPO",
+            format!("{} is not inside a git repository", p.display()),
+            "Pass the path of a git repository (or a directory inside one); `git init` makes one.",
+            Fixability::Trivial,
+        ),
+        GitError::Bare(p) => ErrorContract::new(
+            "SNO-BARE-REPO",
+            format!("{} is a bare repository", p.display()),
+            "Run sno on a clone with a work tree; sno keeps its index in the work tree's .sno/ folder.",
+            Fixability::Easy,
+        ),
+        GitError::Empty => ErrorContract::new(
+            "SNO-EMPTY-REPO",
+            "the repository has no commits yet, so there is nothing to index",
+            "Commit something first (sno indexes commits, not the work tree), then run `sno init` again.",
+            Fixability::Trivial,
+        ),
+        GitError::UnknownRevision(r) => ErrorContract::new(
+            "SNO-UNKNOWN-REV",
+            format!("`{r}` does not name a commit of this repository"),
+            "Use a branch, tag or commit id that `git rev-parse` accepts.",
+            Fixability::Trivial,
+        ),
+        GitError::Git(m) => ErrorContract::new(
+            "SNO-GIT",
+            format!("reading git failed: {m}"),
+            "Check the repository with `git fsck`; sno only reads git objects.",
+            Fixability::Medium,
+        ),
+    }
+}
+
+fn journal_contract(e: &JournalError) -> ErrorContract {
+    match e {
+        JournalError::Locked { pid } => ErrorContract::new(
+            "SNO-LOCKED",
+            format!("the sno database is locked by pid {pid}"),
+            format!("Another sno process (pid {pid}) is writing this repository's index; wait for it to finish and retry."),
+            Fixability::Easy,
+        ),
+        JournalError::Corrupt { path, detail } => ErrorContract::new(
+            "SNO-DB-CORRUPT",
+            format!("{path} is corrupt or not a sno database ({detail})"),
+            "Nothing was changed. Move the file aside (keep it for inspection) and run `sno init` to index again.",
+            Fixability::Medium,
+        ),
+        JournalError::Missing(path) => ErrorContract::new(
+            "SNO-NOT-INDEXED",
+            format!("nothing is indexed yet (no database at {path})"),
+            "Run `sno init PATH` to index the repository first.",
+            Fixability::Trivial,
+        ),
+        other => ErrorContract::new(
+            "SNO-JOURNAL",
+            other.to_string(),
+            "Run `sno doctor` to check the database; it says how to repair what it finds.",
+            Fixability::Medium,
+        ),
+    }
+}
+
+/// The contract for any error that reaches the command line.
+pub fn contract_of(err: &anyhow::Error) -> ErrorContract {
+    for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<ErrorContract>() {
+            return e.clone();
+        }
+        if let Some(e) = cause.downcast_ref::<GitError>() {
+            return git_contract(e);
+        }
+        if let Some(e) = cause.downcast_ref::<JournalError>() {
+            return journal_contract(e);
+        }
+        if let Some(e) = cause.downcast_ref::<IndexError>() {
+            return match e {
+                IndexError::Git(g) => git_contract(g),
+                IndexError::Journal(j) => journal_contract(j),
+                IndexError::Config(m) => ErrorContract::new(
+                    "SNO-CONFIG",
+                    format!("configuration: {m}"),
+                    "Fix the pattern or value in .sno/config.toml.",
+                    Fixability::Easy,
+                ),
+                IndexError::Actor(m) => ErrorContract::new(
+                    "SNO-INTERNAL",
+                    format!("actor system failure: {m}"),
+                    "Run the command again; nothing partial was stored. Report it if it repeats.",
+                    Fixability::Hard,
+                ),
+            };
+        }
+        if let Some(e) = cause.downcast_ref::<ReplayError>() {
+            return match e {
+                ReplayError::UnknownCommit(c) => ErrorContract::new(
+                    "SNO-NOT-JOURNALED",
+                    format!("commit {c} was never indexed, so there is no state to replay to"),
+                    "Pick a commit from `sno journal log`, or index more history with `sno init --history N`.",
+                    Fixability::Easy,
+                ),
+                ReplayError::Journal(j) => journal_contract(j),
+            };
+        }
+        if let Some(e) = cause.downcast_ref::<ConfigError>() {
+            return ErrorContract::new(
+                "SNO-CONFIG",
+                format!("invalid configuration in {}", e),
+                "Fix or remove the offending key in .sno/config.toml; `sno init --help` lists the settings.",
+                Fixability::Easy,
+            );
+        }
+        if let Some(e) = cause.downcast_ref::<PathMissing>() {
+            return ErrorContract::new("SNO-NO-PATH", e.to_string(), "Pass an existing directory.", Fixability::Trivial);
+        }
+        if let Some(e) = cause.downcast_ref::<DoctorFound>() {
+            return ErrorContract::new(
+                "SNO-DOCTOR",
+                format!("sno doctor: {e}"),
+                "Follow the repair line printed for each problem.",
+                Fixability::Medium,
+            );
+        }
+    }
+    ErrorContract::new(
+        "SNO-INTERNAL",
+        format!("{err:#}"),
+        "This is unexpected; run with -vv for details and report it.",
+        Fixability::Hard,
+    )
+}

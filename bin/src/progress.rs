@@ -1,0 +1,48 @@
+//! Progress of long runs on stderr: a bar on a terminal, plain lines otherwise.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use sno_actors::indexer::Progress;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+/// Renders progress events until the sender goes away.
+pub async fn render(mut rx: UnboundedReceiver<Progress>) {
+    let tty = std::io::stderr().is_terminal();
+    let mut bar: Option<ProgressBar> = None;
+    while let Some(p) = rx.recv().await {
+        match p {
+            Progress::Planned { commits, resumed_from } => {
+                if let Some(c) = resumed_from {
+                    eprintln!("sno: continuing from indexed commit {}", c.short());
+                }
+                if commits == 0 {
+                    continue;
+                }
+                if tty {
+                    let b = ProgressBar::new(commits as u64);
+                    b.set_style(
+                        ProgressStyle::with_template("{spinner} indexing [{bar:30}] {pos}/{len} commits {msg}")
+                            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                    );
+                    bar = Some(b);
+                } else {
+                    eprintln!("sno: indexing {commits} commit(s)");
+                }
+            }
+            Progress::CommitDone { index, total, commit, files_parsed, deltas } => match &bar {
+                Some(b) => {
+                    b.set_position(index as u64);
+                    b.set_message(format!("{} ({files_parsed} files parsed)", commit.short()));
+                }
+                None => eprintln!(
+                    "sno: indexed {index}/{total} {} ({files_parsed} files parsed, {deltas} file deltas)",
+                    commit.short()
+                ),
+            },
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+}

@@ -1,0 +1,150 @@
+//! Bad input gets a clear error (code and hint) and leaves stored bytes intact.
+
+mod support;
+
+use support::*;
+
+#[test]
+fn not_a_git_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = sno_in(dir.path(), &["init", "."], &[]);
+    assert_error_code(&o, "SNO-NOT-A-REPO");
+    assert!(!dir.path().join(".sno").exists(), "nothing is created outside a repository");
+    let o = sno_in(dir.path(), &["init", "--json", "."], &[]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "SNO-NOT-A-REPO");
+    assert_eq!(v["error"]["fixability"], "trivial");
+    assert!(v["error"]["llm_hint"].as_str().unwrap().contains("git init"));
+}
+
+#[test]
+fn missing_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = sno_in(dir.path(), &["status", "does/not/exist"], &[]);
+    assert_error_code(&o, "SNO-NO-PATH");
+}
+
+#[test]
+fn empty_repository() {
+    let repo = Repo::new();
+    assert_error_code(&repo.sno(&["init"]), "SNO-EMPTY-REPO");
+}
+
+#[test]
+fn status_before_init() {
+    let repo = Repo::new();
+    repo.write("a.py", "x = 1\n");
+    repo.commit("one");
+    assert_error_code(&repo.sno(&["status"]), "SNO-NOT-INDEXED");
+}
+
+#[test]
+fn unknown_revision() {
+    let repo = Repo::new();
+    repo.write("a.py", "x = 1\n");
+    repo.commit("one");
+    assert_error_code(&repo.sno(&["init", "--rev", "no-such-branch"]), "SNO-UNKNOWN-REV");
+}
+
+#[test]
+fn detached_head_works() {
+    let repo = Repo::new();
+    repo.write("a.py", "def a():\n    pass\n");
+    let first = repo.commit("one");
+    repo.write("b.py", "def b():\n    pass\n");
+    repo.commit("two");
+    repo.git(&["checkout", "-q", &first]);
+    let out = repo.sno_json(&["init", "--json"]);
+    assert_eq!(out["commit"], first);
+    assert_eq!(out["branch"], serde_json::Value::Null);
+    let s = repo.status();
+    assert_eq!(s["as_of"]["branch"], serde_json::Value::Null);
+    assert_eq!(s["files"]["total"], 1, "b.py is not in the detached commit");
+    assert!(stdout(&repo.sno(&["status"])).contains("detached HEAD"));
+}
+
+#[test]
+fn shallow_clone_indexes_what_it_has() {
+    let origin = Repo::new();
+    for i in 0..6 {
+        origin.write(&format!("f{i}.py"), format!("def f{i}():\n    return {i}\n"));
+        origin.commit(&format!("c{i}"));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", origin.path().display());
+    let st = std::process::Command::new("git")
+        .args(["clone", "-q", "--depth", "2", &url, "shallow"])
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let clone = dir.path().join("shallow");
+    let o = sno_in(&clone, &["init", "--json"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["shallow"], true);
+    assert_eq!(v["commits_indexed"], 2, "the clone holds two commits: {v}");
+    let s: serde_json::Value = serde_json::from_slice(&sno_in(&clone, &["status", "--json"], &[]).stdout).unwrap();
+    assert_eq!(s["files"]["total"], 6);
+}
+
+#[test]
+fn binary_huge_and_broken_files_are_counted_not_fatal() {
+    let repo = Repo::new();
+    repo.write("ok.py", "def fine():\n    return 1\n");
+    repo.write("blob.py", [0u8, 1, 2, 3, 0, 255]);
+    repo.write("image.png", [137u8, 80, 78, 71, 0, 0]);
+    let big: String = (0..60_000).map(|i| format!("x{i} = {i}\n")).collect();
+    repo.write("big.py", &big);
+    repo.write("broken.py", "def good():\n    return 1\n\ndef bad(:\n    pass\n\nclass AfterError:\n    def m(self):\n        pass\n");
+    repo.commit("mixed");
+    let out = repo.sno_json(&["init", "--json", "--max-file-size", "100000"]);
+    assert_eq!(out["skipped"]["binary"], 1, "{out}");
+    assert_eq!(out["skipped"]["too_large"], 1, "{out}");
+    let s = repo.status();
+    assert_eq!(s["files"]["skipped"]["binary"], 1);
+    assert_eq!(s["files"]["skipped"]["too_large"], 1);
+    assert_eq!(s["files"]["parsed_with_errors"], 1);
+    assert!(s["diagnostics_total"].as_u64().unwrap() >= 1);
+    // Symbols tree-sitter recovered around the error are kept.
+    assert!(s["languages"]["python"]["symbols"].as_u64().unwrap() >= 4, "{s}");
+}
+
+#[test]
+fn secret_files_are_never_stored() {
+    let repo = Repo::new();
+    repo.write("app.py", "def handler():\n    return 1\n");
+    let marker = "SUPERSECRET_TOKEN_7f3a9c";
+    repo.write(".env", format!("API_KEY={marker}\n"));
+    repo.write("config/.env.production", format!("DB_PASSWORD={marker}\n"));
+    repo.write("deploy/server.pem", format!("-----BEGIN PRIVATE KEY-----\n{marker}\n"));
+    repo.write("home/.ssh/id_rsa", format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{marker}\n"));
+    repo.write("scripts/creds.py", format!("TOKEN = '{marker}'\n"));
+    repo.write(".sno-secrets.toml", "");
+    repo.commit("with secrets");
+    // A project-specific pattern on top of the defaults.
+    std::fs::create_dir_all(repo.path().join(".sno")).unwrap();
+    std::fs::write(repo.path().join(".sno/config.toml"), "[index]\nextra_secret_patterns = [\"scripts/creds.py\"]\n").unwrap();
+    let out = repo.sno_json(&["init", "--json"]);
+    assert_eq!(out["excluded_secrets"], 5, "{out}");
+    let bytes = std::fs::read(repo.db()).unwrap();
+    let hay = String::from_utf8_lossy(&bytes);
+    for needle in [marker, "id_rsa", "server.pem", ".env.production", "creds.py"] {
+        assert!(!hay.contains(needle), "`{needle}` must not be stored");
+    }
+    assert!(hay.contains("app.py"), "sanity: ordinary paths are stored");
+}
+
+#[test]
+fn corrupt_database_is_reported_and_left_intact() {
+    let repo = Repo::new();
+    repo.write("a.py", "def a():\n    pass\n");
+    repo.commit("one");
+    std::fs::create_dir_all(repo.path().join(".sno")).unwrap();
+    let garbage: Vec<u8> = (0..5000u32).map(|i| (i * 31 % 251) as u8).collect();
+    std::fs::write(repo.db(), &garbage).unwrap();
+    for args in [&["status"][..], &["doctor"][..], &["init"][..]] {
+        assert_error_code(&repo.sno(args), "SNO-DB-CORRUPT");
+        assert_eq!(std::fs::read(repo.db()).unwrap(), garbage, "sno {args:?} changed the corrupt file");
+    }
+}
