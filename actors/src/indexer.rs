@@ -131,7 +131,7 @@ impl Run<'_> {
         let cfg = &self.st.config;
         let journal = &self.st.journal;
         let secrets = SecretFilter::new(&cfg.secret_patterns).map_err(IndexError::Config)?;
-        let repo = GitRepo::open(&self.st.root)?;
+        let mut repo = GitRepo::open(&self.st.root)?;
         let tip = match &req.target {
             Some(t) => repo.resolve(t)?,
             None => repo.head()?,
@@ -191,7 +191,7 @@ impl Run<'_> {
                 diffed.unwrap_or_default()
             };
             let rules = ignores.as_ref().expect("rules are built on the first commit of a run");
-            let (updates, parsed) = self.build_updates(&repo, &state, changes, &secrets, rules, run).await?;
+            let (updates, parsed) = self.build_updates(&mut repo, &state, changes, &secrets, rules, run).await?;
             let deltas = advance(&mut state, &mut paths, updates);
             let n_deltas = deltas.len();
             journal.append_commit(CommitIndexed {
@@ -220,7 +220,8 @@ impl Run<'_> {
     /// (`None` = the path leaves the index) and how many files were parsed.
     async fn build_updates(
         &self,
-        repo: &GitRepo,
+        // `&mut`: a gix Repository is Send but not Sync, and this future must be Send.
+        repo: &mut GitRepo,
         state: &State,
         changes: Vec<PathChange>,
         secrets: &SecretFilter,

@@ -285,7 +285,10 @@ fn map_db_error(path: &Path, e: redb::DatabaseError) -> JournalError {
             let lock = path.with_file_name("lock");
             JournalError::Locked { pid: holder_pid(&lock) }
         }
-        redb::DatabaseError::Storage(redb::StorageError::Io(io)) => JournalError::Io(io),
+        // redb reports a file that is not a database as invalid data.
+        redb::DatabaseError::Storage(redb::StorageError::Io(io)) if io.kind() != std::io::ErrorKind::InvalidData => {
+            JournalError::Io(io)
+        }
         other => JournalError::Corrupt { path: path.display().to_string(), detail: other.to_string() },
     }
 }
