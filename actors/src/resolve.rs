@@ -438,3 +438,90 @@ pub fn names_used(rec: &FileRecord) -> BTreeSet<&str> {
     }
     names
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn imp(module: &str, names: &[&str], is_relative: bool) -> RawImport {
+        RawImport {
+            module: module.into(),
+            names: names.iter().map(|s| s.to_string()).collect(),
+            alias: None,
+            is_relative,
+            line: 1,
+        }
+    }
+
+    fn index(paths: &[&str]) -> PathIndex {
+        let owned: Vec<String> = paths.iter().map(|s| s.to_string()).collect();
+        PathIndex::new(owned.iter())
+    }
+
+    fn file(p: &str) -> Option<EdgeTarget> {
+        Some(EdgeTarget::File(p.into()))
+    }
+
+    #[test]
+    fn python_absolute_relative_and_src_layout() {
+        let ix = index(&["src/pkg/__init__.py", "src/pkg/config.py", "src/pkg/sub/util.py", "tools/run.py"]);
+        let from = "src/pkg/sub/util.py";
+        assert_eq!(ix.resolve_import(from, Language::Python, &imp("pkg.config", &[], false)), file("src/pkg/config.py"));
+        assert_eq!(ix.resolve_import(from, Language::Python, &imp("..config", &["load"], false)), file("src/pkg/config.py"));
+        assert_eq!(ix.resolve_import(from, Language::Python, &imp("..", &["config"], false)), file("src/pkg/__init__.py"));
+        assert_eq!(ix.resolve_import(from, Language::Python, &imp("pkg", &[], false)), file("src/pkg/__init__.py"));
+        assert_eq!(ix.resolve_import(from, Language::Python, &imp("os.path", &[], false)), None);
+    }
+
+    #[test]
+    fn javascript_relative_with_extensions_and_index() {
+        let ix = index(&["web/api.ts", "web/lib/index.js", "web/app.tsx"]);
+        let from = "web/app.tsx";
+        assert_eq!(ix.resolve_import(from, Language::Tsx, &imp("./api", &[], true)), file("web/api.ts"));
+        assert_eq!(ix.resolve_import(from, Language::Tsx, &imp("./lib", &[], true)), file("web/lib/index.js"));
+        assert_eq!(ix.resolve_import(from, Language::Tsx, &imp("react", &[], false)), None);
+        assert_eq!(ix.resolve_import(from, Language::Tsx, &imp("../../outside", &[], true)), None);
+    }
+
+    #[test]
+    fn go_package_directories_by_import_path_suffix() {
+        let ix = index(&["internal/store/db.go", "cmd/main.go"]);
+        assert_eq!(
+            ix.resolve_import("cmd/main.go", Language::Go, &imp("example.com/app/internal/store", &[], false)),
+            Some(EdgeTarget::Module("internal/store".into()))
+        );
+        assert_eq!(ix.resolve_import("cmd/main.go", Language::Go, &imp("fmt", &[], false)), None);
+    }
+
+    #[test]
+    fn rust_crate_self_and_super_paths() {
+        let ix = index(&["core/src/lib.rs", "core/src/config.rs", "core/src/net/mod.rs", "core/src/net/tcp.rs"]);
+        let from = "core/src/net/tcp.rs";
+        assert_eq!(ix.resolve_import(from, Language::Rust, &imp("crate::config", &["Config"], false)), file("core/src/config.rs"));
+        assert_eq!(ix.resolve_import(from, Language::Rust, &imp("super", &["Socket"], false)), file("core/src/net/mod.rs"));
+        assert_eq!(ix.resolve_import(from, Language::Rust, &imp("crate", &["config"], false)), file("core/src/config.rs"));
+        assert_eq!(ix.resolve_import(from, Language::Rust, &imp("std::fmt", &[], false)), None);
+    }
+
+    #[test]
+    fn java_c_and_ruby() {
+        let ix = index(&[
+            "src/main/java/com/acme/Config.java",
+            "src/main/java/com/acme/util/Strings.java",
+            "include/acme/config.h",
+            "src/config.c",
+            "lib/acme/loader.rb",
+            "lib/acme.rb",
+        ]);
+        let j = "src/main/java/com/acme/App.java";
+        assert_eq!(ix.resolve_import(j, Language::Java, &imp("com.acme.Config", &[], false)), file("src/main/java/com/acme/Config.java"));
+        assert_eq!(
+            ix.resolve_import(j, Language::Java, &imp("com.acme.util.*", &[], false)),
+            Some(EdgeTarget::Module("src/main/java/com/acme/util".into()))
+        );
+        assert_eq!(ix.resolve_import("src/config.c", Language::C, &imp("acme/config.h", &[], true)), file("include/acme/config.h"));
+        assert_eq!(ix.resolve_import("src/config.c", Language::C, &imp("stdio.h", &[], false)), None);
+        assert_eq!(ix.resolve_import("lib/acme.rb", Language::Ruby, &imp("acme/loader", &[], true)), file("lib/acme/loader.rb"));
+        assert_eq!(ix.resolve_import("bin/x.rb", Language::Ruby, &imp("acme", &[], false)), file("lib/acme.rb"));
+    }
+}

@@ -18,6 +18,9 @@ use clap::Parser;
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     init_logging(cli.verbose);
+    // A panic inside an actor is caught and handled by its supervisor; say it
+    // in one log line instead of a backtrace over the user's terminal.
+    std::panic::set_hook(Box::new(|info| tracing::error!("panic: {info}")));
     let json = cli.command.wants_json();
     match commands::run(cli.command) {
         Ok(code) => code,

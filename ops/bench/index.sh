@@ -1,0 +1,378 @@
+#!/usr/bin/env bash
+# Indexing benchmark for sno: cold `sno init` on a large real corpus against
+# ctags and against the tree-sitter parse floor, plus the cost of history.
+#
+# Usage: ops/bench/index.sh [--quick] [--runs N] [--no-sno] [--no-history] [--no-build] [--corpus-only]
+#   --quick       small corpus (~90k lines) and a 5-version history repo
+#   --runs N      run each measurement N times and keep the fastest (default 1)
+#   --no-sno      skip building and timing sno (ctags and parse floor only)
+#   --no-history  skip the history benchmark
+#   --no-build    use the binaries already in target/release
+#   --corpus-only assemble (or reuse) the corpus and history repos, count lines, stop
+# SNO_BIN / FLOOR_BIN override the binaries (then pass --no-build).
+# Everything downloaded or assembled is cached in ops/bench/.cache/ (gitignored).
+# See ops/bench/README.md.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+CACHE="$HERE/.cache"
+DL="$CACHE/dl"
+
+QUICK=0 RUNS=1 WITH_SNO=1 WITH_HISTORY=1 BUILD=1 CORPUS_ONLY=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --runs) RUNS="$2"; shift ;;
+    --no-sno) WITH_SNO=0 ;;
+    --no-history) WITH_HISTORY=0 ;;
+    --no-build) BUILD=0 ;;
+    --corpus-only) CORPUS_ONLY=1 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "index.sh: unknown argument: $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# ---- Corpus definition (bump CORPUS_REV when changing it: the cache is keyed on it)
+CORPUS_REV=2
+DJANGO_VERSION=4.2.16
+ESLINT_VERSION=8.57.0
+BROTLI_VERSION=1.1.0
+GO_SRC_PKG=golang-1.19-src
+RUST_CRATES_FULL=(regex-syntax serde gix)
+RUST_CRATES_QUICK=(serde)
+# History: successive sdists of pip (~180k lines of Python each), one commit per release.
+HISTORY_PKG=pip
+HISTORY_VERSIONS_FULL=(22.0 22.0.1 22.0.2 22.0.3 22.0.4 22.1 22.1.1 22.1.2 22.2 22.2.1 22.2.2
+  22.3 22.3.1 23.0 23.0.1 23.1 23.1.1 23.1.2 23.2 23.2.1 23.3 23.3.1 23.3.2 24.0 24.1)
+HISTORY_VERSIONS_QUICK=(23.3 23.3.1 23.3.2 24.0 24.1)
+
+if [ "$QUICK" = 1 ]; then
+  CORPUS="$CACHE/corpus-quick" HISTORY="$CACHE/history-quick"
+  RUST_CRATES=("${RUST_CRATES_QUICK[@]}") HISTORY_VERSIONS=("${HISTORY_VERSIONS_QUICK[@]}")
+else
+  CORPUS="$CACHE/corpus-full" HISTORY="$CACHE/history-full"
+  RUST_CRATES=("${RUST_CRATES_FULL[@]}") HISTORY_VERSIONS=("${HISTORY_VERSIONS_FULL[@]}")
+fi
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { echo "index.sh: $*" >&2; exit 1; }
+
+# ---- Tools ---------------------------------------------------------------------
+APT_UPDATED=0
+apt_install() {
+  [ "$(id -u)" = 0 ] || die "missing $*; install it (apt-get install $*)"
+  if [ "$APT_UPDATED" = 0 ]; then apt-get update -qq >&2; APT_UPDATED=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+[ -x /usr/bin/time ] || apt_install time
+ctags --version 2>/dev/null | grep -q 'Universal Ctags' || apt_install universal-ctags
+for t in git tar pip npm cargo; do command -v "$t" >/dev/null || die "needs $t on PATH"; done
+TIME=/usr/bin/time
+
+# ---- Build -------------------------------------------------------------------------
+SNO="${SNO_BIN:-$ROOT/target/release/sno}"
+FLOOR="${FLOOR_BIN:-$ROOT/target/release/sno-parse-floor}"
+if [ "$BUILD" = 1 ] && [ "$CORPUS_ONLY" = 0 ]; then
+  log "building release binaries"
+  pkgs=(-p sno-parse-floor)
+  [ "$WITH_SNO" = 1 ] && pkgs=(-p sno "${pkgs[@]}")
+  (cd "$ROOT" && cargo build --release "${pkgs[@]}")
+fi
+if [ "$CORPUS_ONLY" = 0 ]; then
+  [ -x "$FLOOR" ] || die "no $FLOOR"
+  [ "$WITH_SNO" = 0 ] || [ -x "$SNO" ] || die "no $SNO"
+fi
+
+# ---- Downloads (cached) -----------------------------------------------------------
+# pip_sdist NAME VERSION: path of the cached sdist, downloaded with pip if missing.
+pip_sdist() {
+  local dir="$DL/pypi/$1-$2" f
+  f=$(ls "$dir"/*.tar.gz 2>/dev/null | head -1 || true)
+  if [ -z "$f" ]; then
+    mkdir -p "$dir"
+    log "pip download $1==$2 (sdist)"
+    pip download -q --no-deps --no-binary "$1" -d "$dir" "$1==$2" >&2
+    f=$(ls "$dir"/*.tar.gz | head -1)
+  fi
+  echo "$f"
+}
+npm_tarball() {
+  local dir="$DL/npm/$1-$2"
+  if ! ls "$dir"/*.tgz >/dev/null 2>&1; then
+    mkdir -p "$dir"
+    log "npm pack $1@$2"
+    (cd "$dir" && npm pack -q "$1@$2" >/dev/null)
+  fi
+  ls "$dir"/*.tgz | head -1
+}
+deb_file() {
+  local dir="$DL/deb/$1"
+  if ! ls "$dir"/*.deb >/dev/null 2>&1; then
+    mkdir -p "$dir"
+    log "apt-get download $1"
+    (cd "$dir" && { apt-get download -q "$1" >&2 2>/dev/null ||
+      { apt-get update -qq >&2 && apt-get download -q "$1" >&2; }; })
+  fi
+  ls "$dir"/*.deb | head -1
+}
+
+# copy_code SRC DEST [find predicates...]: copy the source files under SRC
+# (.py .js .go .rs .c .h; no *.min.js, nothing under testdata/) to DEST.
+copy_code() {
+  local src="$1" dest="$2"; shift 2
+  mkdir -p "$dest"
+  (cd "$src" && find . -type d -name testdata -prune -o -type f \
+      \( -name '*.py' -o -name '*.js' -o -name '*.go' -o -name '*.rs' -o -name '*.c' -o -name '*.h' \) \
+      ! -name '*.min.js' "$@" -print0 |
+    tar --null -T - -cf -) | tar -xf - -C "$dest"
+}
+
+# commit_all DIR MESSAGE INDEX: commit the whole tree with a fixed identity and date.
+commit_all() {
+  local date=$((1600000000 + $3 * 86400))
+  git -C "$1" add -A
+  GIT_AUTHOR_DATE="@$date +0000" GIT_COMMITTER_DATE="@$date +0000" \
+    git -C "$1" -c user.name=bench -c user.email=bench@localhost -c commit.gpgsign=false \
+    commit -q --allow-empty -m "$2"
+}
+git_init() {
+  rm -rf "$1"; mkdir -p "$1"
+  git -c init.defaultBranch=main init -q "$1"
+  printf '.sno/\n' >> "$1/.git/info/exclude"
+}
+
+# ---- Corpus ------------------------------------------------------------------------
+build_corpus() {
+  local tmp="$CACHE/tmp" c="$CORPUS.new" f
+  rm -rf "$tmp" "$c"; mkdir -p "$tmp"
+  git_init "$c"
+  {
+    echo "sno indexing benchmark corpus (rev $CORPUS_REV, quick=$QUICK): source files only, taken from"
+  } > "$c/SOURCES.txt"
+
+  # Python (+ its own JS): Django's package directory, from the PyPI sdist.
+  f=$(pip_sdist django "$DJANGO_VERSION")
+  tar -xzf "$f" -C "$tmp"
+  if [ "$QUICK" = 1 ]; then
+    copy_code "$tmp/Django-$DJANGO_VERSION/django/db" "$c/python/django/db"
+  else
+    copy_code "$tmp/Django-$DJANGO_VERSION/django" "$c/python/django" ! -path '*/vendor/*'
+  fi
+  echo "  python/  Django $DJANGO_VERSION sdist (PyPI), django/ without vendored JS" >> "$c/SOURCES.txt"
+
+  # JavaScript: ESLint's lib/ from the npm tarball.
+  f=$(npm_tarball eslint "$ESLINT_VERSION")
+  mkdir -p "$tmp/eslint" && tar -xzf "$f" -C "$tmp/eslint"
+  if [ "$QUICK" = 1 ]; then
+    copy_code "$tmp/eslint/package/lib/linter" "$c/js/eslint/lib/linter"
+  else
+    for d in linter rules source-code; do
+      copy_code "$tmp/eslint/package/lib/$d" "$c/js/eslint/lib/$d"
+    done
+  fi
+  echo "  js/      ESLint $ESLINT_VERSION (npm), lib/" >> "$c/SOURCES.txt"
+
+  # Go: part of the standard library, from Debian's source package.
+  f=$(deb_file "$GO_SRC_PKG")
+  mkdir -p "$tmp/go" && dpkg-deb -x "$f" "$tmp/go"
+  local gosrc; gosrc=$(ls -d "$tmp"/go/usr/share/go-*/src | head -1)
+  local godirs=(go regexp); [ "$QUICK" = 1 ] && godirs=(go/ast go/parser go/scanner go/token)
+  for d in "${godirs[@]}"; do copy_code "$gosrc/$d" "$c/go/src/$d"; done
+  echo "  go/      Go standard library ($GO_SRC_PKG, Debian): ${godirs[*]} (no testdata)" >> "$c/SOURCES.txt"
+
+  # Rust: crates from cargo's registry cache (fetched by sno's own Cargo.lock).
+  (cd "$ROOT" && cargo fetch -q) || true
+  local reg crate dir
+  for crate in "${RUST_CRATES[@]}"; do
+    dir=""
+    for reg in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+      dir=$(ls -d "$reg$crate"-[0-9]* 2>/dev/null | sort -V | tail -1 || true)
+      [ -n "$dir" ] && break
+    done
+    [ -n "$dir" ] || die "crate $crate not in cargo's registry cache (run cargo fetch)"
+    copy_code "$dir" "$c/rust/$(basename "$dir")"
+    echo "  rust/    crate $(basename "$dir") (crates.io, cargo registry cache)" >> "$c/SOURCES.txt"
+  done
+
+  # C: the Brotli library vendored in the Brotli PyPI sdist.
+  f=$(pip_sdist brotli "$BROTLI_VERSION")
+  tar -xzf "$f" -C "$tmp"
+  if [ "$QUICK" = 1 ]; then
+    copy_code "$tmp/Brotli-$BROTLI_VERSION/c/dec" "$c/c/brotli/dec"
+  else
+    copy_code "$tmp/Brotli-$BROTLI_VERSION/c" "$c/c/brotli"
+  fi
+  echo "  c/       Brotli $BROTLI_VERSION sdist (PyPI), c/" >> "$c/SOURCES.txt"
+
+  commit_all "$c" "benchmark corpus rev $CORPUS_REV" 0
+  rm -rf "$tmp" "$CORPUS"
+  mv "$c" "$CORPUS"
+  echo "$CORPUS_REV" > "$CORPUS.ok"
+}
+
+build_history() {
+  local h="$HISTORY.new" i=0 v f
+  git_init "$h"
+  for v in "${HISTORY_VERSIONS[@]}"; do
+    f=$(pip_sdist "$HISTORY_PKG" "$v")
+    find "$h" -mindepth 1 -maxdepth 1 ! -name .git -exec rm -rf {} +
+    tar -xzf "$f" -C "$h" --strip-components=1
+    i=$((i + 1))
+    commit_all "$h" "$HISTORY_PKG $v" "$i"
+  done
+  rm -rf "$HISTORY"; mv "$h" "$HISTORY"
+  echo "$CORPUS_REV ${HISTORY_VERSIONS[*]}" > "$HISTORY.ok"
+}
+
+mkdir -p "$CACHE"
+if [ "$(cat "$CORPUS.ok" 2>/dev/null)" != "$CORPUS_REV" ]; then
+  log "assembling corpus in $CORPUS"
+  build_corpus
+fi
+if [ "$WITH_HISTORY" = 1 ] && [ "$(cat "$HISTORY.ok" 2>/dev/null)" != "$CORPUS_REV ${HISTORY_VERSIONS[*]}" ]; then
+  log "assembling history repository in $HISTORY"
+  build_history
+fi
+
+if [ "$CORPUS_ONLY" = 1 ]; then
+  echo "Corpus: $CORPUS"
+  for ext in py js go rs c h; do
+    printf '  *.%-3s %6d files %9d lines\n' "$ext" "$(git -C "$CORPUS" ls-files -- "*.$ext" | wc -l)" \
+      "$(cd "$CORPUS" && git ls-files -z -- "*.$ext" | xargs -0 -r cat | wc -l)"
+  done
+  printf '  total %6d files %9d lines\n' "$(git -C "$CORPUS" ls-files | wc -l)" \
+    "$(cd "$CORPUS" && git ls-files -z | xargs -0 cat | wc -l)"
+  if [ "$WITH_HISTORY" = 1 ]; then
+    echo "History: $HISTORY, $(git -C "$HISTORY" rev-list --count HEAD) commits"
+    git -C "$HISTORY" log --shortstat --format='  %s' | paste - - - | sed 's/\t\+/ /g'
+  fi
+  exit 0
+fi
+
+# ---- Measurement -------------------------------------------------------------------
+# measure NAME CMD...: run CMD $RUNS times (with `pre_NAME` before each run if
+# defined), keep the fastest; sets M_WALL M_CPU M_RSS_MB and leaves
+# the fastest run's stdout in $CACHE/out-NAME.txt.
+measure() {
+  local name="$1"; shift
+  local best="" r tf="$CACHE/time-$name.txt" out="$CACHE/out-$name.txt"
+  for ((r = 1; r <= RUNS; r++)); do
+    if declare -F "pre_$name" >/dev/null; then "pre_$name"; fi
+    log "$name (run $r/$RUNS): $*"
+    if ! "$TIME" -f "%e %U %S %M" -o "$tf" "$@" > "$out.run" 2> "$CACHE/err-$name.txt"; then
+      cat "$CACHE/err-$name.txt" >&2; die "$name failed"
+    fi
+    read -r wall user sys rss < <(tail -1 "$tf")
+    if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+      best=$wall
+      M_WALL=$wall
+      M_CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+      M_RSS_MB=$(awk -v k="$rss" 'BEGIN { printf "%.0f", k / 1024 }')
+      mv "$out.run" "$out"
+    fi
+  done
+  rm -f "$out.run"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+floor_get() { awk -v k="$1" '$1 == k { print $2 }' "$CACHE/out-floor.txt"; }
+
+# Warm the page cache so no tool pays for the first read.
+(cd "$CORPUS" && git ls-files -z | xargs -0 cat > /dev/null)
+
+declare -A WALL CPU RSS
+record() { WALL[$1]=$M_WALL CPU[$1]=$M_CPU RSS[$1]=$M_RSS_MB; }
+
+measure floor "$FLOOR" "$CORPUS"; record floor
+FILES=$(floor_get files) LINES=$(floor_get lines) BYTES=$(floor_get bytes)
+PARSE_WALL=$(floor_get parse_wall_s) FAILS=$(floor_get parse_failures)
+
+CTAGS_OUT="$CACHE/tags"
+measure ctags ctags -R --exclude=.git --exclude=.sno -f "$CTAGS_OUT" "$CORPUS"; record ctags
+CTAGS_TAGS=$(grep -vc '^!_TAG_' "$CTAGS_OUT" || true)
+
+if [ "$WITH_SNO" = 1 ]; then
+  pre_sno() { rm -rf "$CORPUS/.sno"; }
+  measure sno "$SNO" init --history 0 "$CORPUS"; record sno
+fi
+
+# ---- Report ------------------------------------------------------------------------
+row() { printf '| %-28s | %7s | %9s | %8s | %8s | %8s |\n' "$@"; }
+TABLE="$CACHE/table.md"
+{
+  row "tool" "files" "lines" "wall s" "CPU s" "peak MB"
+  row "---" "---:" "---:" "---:" "---:" "---:"
+  [ "$WITH_SNO" = 1 ] && row "sno init --history 0" "$FILES" "$LINES" "${WALL[sno]}" "${CPU[sno]}" "${RSS[sno]}"
+  row "ctags -R (universal-ctags)" "$FILES" "$LINES" "${WALL[ctags]}" "${CPU[ctags]}" "${RSS[ctags]}"
+  row "parse floor (tree-sitter)" "$FILES" "$LINES" "${WALL[floor]}" "${CPU[floor]}" "${RSS[floor]}"
+} > "$TABLE"
+
+echo
+echo "Corpus: $CORPUS ($FILES files, $LINES lines, $((BYTES / 1024 / 1024)) MiB)"
+awk '$1 ~ /^lang\./ { sub("lang.", "", $1); printf "  %-12s %6d files %9d lines\n", $1, $2, $3 }' "$CACHE/out-floor.txt"
+echo "Parse floor: parse-only wall ${PARSE_WALL}s on $(floor_get threads) threads, $FAILS parse failures"
+echo "ctags: $CTAGS_TAGS tags"
+echo
+cat "$TABLE"
+echo
+RATIOS=""
+if [ "$WITH_SNO" = 1 ]; then
+  RATIOS=$(
+    echo "- sno / parse floor: $(ratio "${WALL[sno]}" "${WALL[floor]}")x wall, $(ratio "${CPU[sno]}" "${CPU[floor]}")x CPU"
+    echo "- sno / ctags: $(ratio "${WALL[sno]}" "${WALL[ctags]}")x wall, $(ratio "${CPU[sno]}" "${CPU[ctags]}")x CPU"
+    echo "- sno peak RSS per 500k lines: $(awk -v m="${RSS[sno]}" -v l="$LINES" 'BEGIN { printf "%.0f", m * 500000 / l }') MB"
+  )
+else
+  RATIOS=$(
+    echo "- parse floor / ctags: $(ratio "${WALL[floor]}" "${WALL[ctags]}")x wall, $(ratio "${CPU[floor]}" "${CPU[ctags]}")x CPU"
+    echo "- parse floor peak RSS per 500k lines: $(awk -v m="${RSS[floor]}" -v l="$LINES" 'BEGIN { printf "%.0f", m * 500000 / l }') MB"
+  )
+fi
+echo "$RATIOS"
+
+HIST=""
+if [ "$WITH_HISTORY" = 1 ]; then
+  NCOMMITS=$(git -C "$HISTORY" rev-list --count HEAD)
+  HLINES=$(git -C "$HISTORY" ls-files -z -- '*.py' | (cd "$HISTORY" && xargs -0 cat) | wc -l)
+  echo
+  echo "History repository: $HISTORY ($NCOMMITS commits, $HISTORY_PKG ${HISTORY_VERSIONS[0]}..${HISTORY_VERSIONS[-1]}, $HLINES Python lines at HEAD)"
+  if [ "$WITH_SNO" = 1 ]; then
+    (cd "$HISTORY" && git ls-files -z | xargs -0 cat > /dev/null)
+    pre_h0() { rm -rf "$HISTORY/.sno"; }
+    pre_hdef() { rm -rf "$HISTORY/.sno"; }
+    measure h0 "$SNO" init --history 0 "$HISTORY"; record h0
+    measure hdef "$SNO" init "$HISTORY"; record hdef
+    HRATIO=$(ratio "${WALL[hdef]}" "${WALL[h0]}")
+    HIST=$(
+      echo "| history ($NCOMMITS commits of $HISTORY_PKG) | wall s | CPU s | peak MB |"
+      echo "| --- | ---: | ---: | ---: |"
+      echo "| sno init --history 0 | ${WALL[h0]} | ${CPU[h0]} | ${RSS[h0]} |"
+      echo "| sno init (last 200 commits) | ${WALL[hdef]} | ${CPU[hdef]} | ${RSS[hdef]} |"
+      echo
+      echo "- with history / without: ${HRATIO}x wall (target < 2x)"
+    )
+    echo "$HIST"
+    awk -v r="$HRATIO" 'BEGIN { exit !(r >= 2) }' && echo "WARNING: history costs ${HRATIO}x (target < 2x)" >&2
+  fi
+fi
+
+# ---- Markdown for a README ------------------------------------------------------------
+CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+MD="$CACHE/last-index.md"
+{
+  echo "### Indexing benchmark"
+  echo
+  echo "\`ops/bench/index.sh$([ "$QUICK" = 1 ] && echo " --quick")\` at sno $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%Y-%m-%d);" \
+    "$(nproc) cores ($CPU_MODEL), $(awk '/MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo) GiB; best of $RUNS run(s), warm page cache."
+  echo "Corpus: $FILES files, $LINES lines of real code nobody here wrote:" \
+    "$(awk '$1 ~ /^lang\./ { sub("lang.", "", $1); printf "%s%s %dk", sep, $1, $3 / 1000; sep = ", " }' "$CACHE/out-floor.txt")."
+  echo
+  cat "$TABLE"
+  echo
+  echo "$RATIOS"
+  if [ -n "$HIST" ]; then echo; echo "$HIST"; fi
+} > "$MD"
+echo
+echo "---- Markdown (also in $MD) ----"
+cat "$MD"

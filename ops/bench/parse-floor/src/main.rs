@@ -1,0 +1,100 @@
+//! The parse floor: the least work a tree-sitter indexer must do on a tree.
+//!
+//! Walks a directory (skipping `.git` and `.sno`), keeps the files whose
+//! language sno knows, reads them, and parses each with `sno_extract::parse`
+//! on all cores. Nothing is extracted, stored or hashed: whatever `sno init`
+//! spends above this figure is its own overhead.
+//!
+//! Usage: sno-parse-floor DIR
+//! Prints `key value` lines (totals, then one `lang.NAME files lines` line per
+//! language). Lines are counted like `wc -l`: the number of `\n` bytes.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use sno_journal::model::Language;
+
+fn walk(dir: &Path, out: &mut Vec<(PathBuf, Language)>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?; // does not follow symlinks; they are skipped
+        let path = entry.path();
+        if kind.is_dir() {
+            if entry.file_name() != ".git" && entry.file_name() != ".sno" {
+                walk(&path, out)?;
+            }
+        } else if kind.is_file() {
+            if let Some(lang) = path.to_str().and_then(Language::from_path) {
+                out.push((path, lang));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let Some(root) = std::env::args_os().nth(1).map(PathBuf::from) else {
+        eprintln!("usage: sno-parse-floor DIR");
+        std::process::exit(2);
+    };
+    let start = Instant::now();
+
+    // 1. Walk and read everything into memory (sequential: this is not what we measure).
+    let mut found = Vec::new();
+    if let Err(e) = walk(&root, &mut found) {
+        eprintln!("sno-parse-floor: walking {}: {e}", root.display());
+        std::process::exit(1);
+    }
+    found.sort();
+    let files: Vec<(Language, Vec<u8>)> = found
+        .into_iter()
+        .filter_map(|(path, lang)| match std::fs::read(&path) {
+            Ok(bytes) => Some((lang, bytes)),
+            Err(e) => {
+                eprintln!("sno-parse-floor: skipping {}: {e}", path.display());
+                None
+            }
+        })
+        .collect();
+    let read_wall = start.elapsed();
+
+    // 2. Parse on all cores: each thread takes the next file index until none are left.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = AtomicUsize::new(0);
+    let failures = AtomicUsize::new(0);
+    let parse_start = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((lang, bytes)) = files.get(i) else { break };
+                if sno_extract::parse(*lang, bytes).is_none() {
+                    failures.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let parse_wall = parse_start.elapsed();
+    let total_wall = start.elapsed();
+
+    // 3. Report.
+    let lines_of = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
+    let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+    let lines: usize = files.iter().map(|(_, b)| lines_of(b)).sum();
+    println!("files {}", files.len());
+    println!("bytes {bytes}");
+    println!("lines {lines}");
+    println!("parse_failures {}", failures.into_inner());
+    println!("threads {threads}");
+    println!("read_wall_s {:.3}", read_wall.as_secs_f64());
+    println!("parse_wall_s {:.3}", parse_wall.as_secs_f64());
+    println!("total_wall_s {:.3}", total_wall.as_secs_f64());
+    for lang in Language::ALL {
+        let of_lang = files.iter().filter(|(l, _)| *l == lang);
+        let (n, l) = of_lang.fold((0, 0), |(n, l), (_, b)| (n + 1, l + lines_of(b)));
+        if n > 0 {
+            println!("lang.{} {n} {l}", lang.name());
+        }
+    }
+}
