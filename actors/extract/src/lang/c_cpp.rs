@@ -1,0 +1,718 @@
+//! C and C++ (the C++ grammar's node names extend C's, so one set of rules
+//! serves both; `.h` files are parsed as C++).
+//!
+//! Symbols: function definitions and prototypes, structs, unions, enums
+//! (with enumerators), typedefs and `using` aliases, `#define` macros, and in
+//! C++ classes, methods, constructors, fields and namespaces. An out-of-line
+//! definition `void A::f() {}` is named `f`, qualified `A.f`, with the
+//! enclosing namespace (if any) as parent; its kind is Method (Constructor
+//! for `A::A`) because a qualified function name almost always names a class
+//! member. `typedef struct { .. } T;` is the struct `T` itself.
+//!
+//! Imports: `#include "x.h"` (relative) and `#include <x.h>` (not relative),
+//! module without the delimiters. Calls: calls and `new T(..)`. Inheritance:
+//! C++ base classes.
+
+use std::sync::OnceLock;
+
+use sno_journal::model::{Language, SymbolKind};
+use tree_sitter::{Node, Tree};
+
+use crate::facts::FileFacts;
+use crate::source_text;
+use crate::walker::{self, node_kinds, DocStyle, Grammar, Rules, Walk};
+
+node_kinds! {
+    enum K {
+        AccessSpecifier = "access_specifier",
+        AliasDeclaration = "alias_declaration",
+        AttributedDeclarator = "attributed_declarator",
+        BaseClassClause = "base_class_clause",
+        CallExpression = "call_expression",
+        ClassSpecifier = "class_specifier",
+        Comment = "comment",
+        Declaration = "declaration",
+        DestructorName = "destructor_name",
+        EnumSpecifier = "enum_specifier",
+        Enumerator = "enumerator",
+        FieldDeclaration = "field_declaration",
+        FieldExpression = "field_expression",
+        FieldIdentifier = "field_identifier",
+        FriendDeclaration = "friend_declaration",
+        FunctionDeclarator = "function_declarator",
+        FunctionDefinition = "function_definition",
+        Identifier = "identifier",
+        NamespaceDefinition = "namespace_definition",
+        NamespaceIdentifier = "namespace_identifier",
+        NewExpression = "new_expression",
+        OperatorName = "operator_name",
+        ParenthesizedDeclarator = "parenthesized_declarator",
+        PointerDeclarator = "pointer_declarator",
+        PreprocDef = "preproc_def",
+        PreprocFunctionDef = "preproc_function_def",
+        PreprocInclude = "preproc_include",
+        QualifiedIdentifier = "qualified_identifier",
+        ReferenceDeclarator = "reference_declarator",
+        StringLiteral = "string_literal",
+        StructSpecifier = "struct_specifier",
+        SystemLibString = "system_lib_string",
+        TemplateFunction = "template_function",
+        TemplateParameterList = "template_parameter_list",
+        This = "this",
+        TypeDefinition = "type_definition",
+        TypeIdentifier = "type_identifier",
+        UnionSpecifier = "union_specifier",
+    }
+    skip ["parameter_list", "primitive_type", "type_qualifier", "storage_class_specifier", "string_literal", "char_literal", "number_literal", "template_argument_list", "concatenated_string", "raw_string_literal"]
+}
+
+static C: OnceLock<Grammar<K>> = OnceLock::new();
+static CPP: OnceLock<Grammar<K>> = OnceLock::new();
+
+/// Extracts the facts of a parsed C or C++ file.
+pub(crate) fn extract(lang: Language, tree: &Tree, src: &[u8]) -> FileFacts {
+    let cell = if lang == Language::C { &C } else { &CPP };
+    let mut rules = CFamily {
+        g: Grammar::get(cell, lang),
+    };
+    walker::walk(lang, tree, src, &mut rules).into_facts()
+}
+
+struct CFamily {
+    g: &'static Grammar<K>,
+}
+
+/// Declarators wrap each other (`*`, `&`, parentheses, attributes) deeper
+/// than any real code; past this the name is not worth finding.
+const MAX_DECLARATOR_DEPTH: usize = 64;
+
+impl<'t> Rules<'t> for CFamily {
+    fn enter(&mut self, w: &mut Walk<'t>, node: Node<'t>) -> bool {
+        let f = &self.g.f;
+        match self.g.kind(node) {
+            K::Comment => {
+                w.comment(node);
+                false
+            }
+            K::TemplateParameterList => {
+                w.doc_transparent();
+                false
+            }
+            K::FriendDeclaration => false,
+            K::PreprocInclude => {
+                if let Some(path) = node.child_by_field_id(f.path) {
+                    let text = w.text(path);
+                    let is_relative = self.g.kind(path) == K::StringLiteral;
+                    let module = text.trim_matches(['"', '<', '>']).trim().to_string();
+                    w.import(module, Vec::new(), None, is_relative, node);
+                }
+                false
+            }
+            K::PreprocDef | K::PreprocFunctionDef => {
+                if let Some(name) = node.child_by_field_id(f.name) {
+                    let doc = w.doc_comment(node, DocStyle::AnyComment);
+                    let name = w.text(name);
+                    w.symbol(&name, SymbolKind::Macro, node, None, doc, None, false);
+                }
+                false
+            }
+            K::NamespaceDefinition => {
+                if let Some(name) = node.child_by_field_id(f.name) {
+                    let (qualifier, name) = split_qualified(&w.text(name));
+                    let doc = w.doc_comment(node, DocStyle::AnyComment);
+                    let body = node.child_by_field_id(f.body);
+                    w.symbol(
+                        &name,
+                        SymbolKind::Namespace,
+                        node,
+                        body,
+                        doc,
+                        Some(&qualifier),
+                        true,
+                    );
+                }
+                true
+            }
+            K::ClassSpecifier | K::StructSpecifier | K::UnionSpecifier | K::EnumSpecifier => {
+                self.type_specifier(w, node);
+                true
+            }
+            K::Enumerator => {
+                if let Some(name) = node.child_by_field_id(f.name) {
+                    let name = w.text(name);
+                    w.symbol(
+                        &name,
+                        SymbolKind::EnumMember,
+                        node,
+                        None,
+                        String::new(),
+                        None,
+                        false,
+                    );
+                }
+                false
+            }
+            K::TypeDefinition => {
+                self.typedef(w, node);
+                true
+            }
+            K::AliasDeclaration => {
+                if let Some(name) = node.child_by_field_id(f.name) {
+                    let doc = w.doc_comment(node, DocStyle::AnyComment);
+                    let name = w.text(name);
+                    w.symbol(&name, SymbolKind::TypeAlias, node, None, doc, None, false);
+                }
+                false
+            }
+            K::FunctionDefinition => {
+                if let Some(decl) = node.child_by_field_id(f.declarator) {
+                    if let Some(name) = self.function_name(decl) {
+                        let body = node.child_by_field_id(f.body);
+                        self.function(w, node, name, body);
+                    }
+                }
+                true
+            }
+            K::Declaration | K::FieldDeclaration => {
+                self.declaration(w, node);
+                true
+            }
+            K::CallExpression => {
+                if let Some(func) = node.child_by_field_id(f.function) {
+                    self.call(w, func, node);
+                }
+                true
+            }
+            K::NewExpression => {
+                if let Some(ty) = node.child_by_field_id(f.type_) {
+                    let text = w.text(ty);
+                    w.call(source_text::base_name(&text), None, node);
+                }
+                true
+            }
+            K::Skip => false,
+            _ => true,
+        }
+    }
+}
+
+impl CFamily {
+    /// A struct, class, union or enum with a body (a bare `struct foo` is a
+    /// reference, not a definition). Anonymous ones are named by an
+    /// enclosing typedef instead (see [`Self::typedef`]).
+    fn type_specifier(&self, w: &mut Walk<'_>, node: Node<'_>) {
+        let f = &self.g.f;
+        let Some(body) = node.child_by_field_id(f.body) else {
+            return;
+        };
+        let Some(name) = node.child_by_field_id(f.name) else {
+            return;
+        };
+        let kind = match self.g.kind(node) {
+            K::ClassSpecifier => SymbolKind::Class,
+            K::StructSpecifier => SymbolKind::Struct,
+            K::UnionSpecifier => SymbolKind::Union,
+            _ => SymbolKind::Enum,
+        };
+        let (qualifier, name) = split_qualified(&w.text(name));
+        let doc = w.doc_comment(node, DocStyle::AnyComment);
+        let sym = w.symbol(&name, kind, node, Some(body), doc, Some(&qualifier), true);
+        let mut cursor = node.walk();
+        for clause in node.named_children(&mut cursor) {
+            if self.g.kind(clause) != K::BaseClassClause {
+                continue;
+            }
+            let mut cursor = clause.walk();
+            for base in clause.named_children(&mut cursor) {
+                if self.g.kind(base) != K::AccessSpecifier {
+                    w.inherit(sym, base);
+                }
+            }
+        }
+    }
+
+    fn typedef(&self, w: &mut Walk<'_>, node: Node<'_>) {
+        let f = &self.g.f;
+        let Some(decl) = node.child_by_field_id(f.declarator) else {
+            return;
+        };
+        let Some(name) = self.declarator_name(decl) else {
+            return;
+        };
+        let doc = w.doc_comment(node, DocStyle::AnyComment);
+        let name = w.text(name);
+        let ty = node.child_by_field_id(f.type_);
+        let anonymous_body = ty
+            .filter(|t| t.child_by_field_id(f.name).is_none())
+            .and_then(|t| {
+                let kind = match self.g.kind(t) {
+                    K::StructSpecifier | K::ClassSpecifier => SymbolKind::Struct,
+                    K::UnionSpecifier => SymbolKind::Union,
+                    K::EnumSpecifier => SymbolKind::Enum,
+                    _ => return None,
+                };
+                t.child_by_field_id(f.body).map(|b| (kind, b))
+            });
+        match anonymous_body {
+            Some((kind, body)) => {
+                w.symbol(&name, kind, node, Some(body), doc, None, true);
+            }
+            None => {
+                w.symbol(&name, SymbolKind::TypeAlias, node, None, doc, None, false);
+            }
+        }
+    }
+
+    /// A declaration: a prototype (function or method), or class fields.
+    fn declaration(&self, w: &mut Walk<'_>, node: Node<'_>) {
+        let f = &self.g.f;
+        let in_type = matches!(
+            w.container_kind(),
+            Some(SymbolKind::Class | SymbolKind::Struct | SymbolKind::Union)
+        );
+        // Block-scope declarations are locals (and `T x(a);` looks like a
+        // prototype): only file, namespace and class scope declare symbols.
+        if !(in_type || matches!(w.container_kind(), None | Some(SymbolKind::Namespace))) {
+            return;
+        }
+        let declarators = walker::field_children(node, f.declarator);
+        let single = declarators.len() == 1;
+        for decl in declarators {
+            if let Some(name) = self.function_name(decl) {
+                self.function(w, node, name, None);
+            } else if in_type && self.g.kind(node) == K::FieldDeclaration {
+                if let Some(name) = self.declarator_name(decl) {
+                    let doc = w.doc_comment(node, DocStyle::AnyComment);
+                    let name = w.text(name);
+                    w.symbol(&name, SymbolKind::Field, node, None, doc, None, single);
+                }
+            }
+        }
+    }
+
+    fn function(&self, w: &mut Walk<'_>, node: Node<'_>, name: Node<'_>, body: Option<Node<'_>>) {
+        let (qualifier, name) = split_qualified(&w.text(name));
+        let container = w.container().map(|i| &w.symbols()[i]);
+        let in_type = container.is_some_and(|c| {
+            matches!(
+                c.kind,
+                SymbolKind::Class | SymbolKind::Struct | SymbolKind::Union
+            )
+        });
+        let owner = if qualifier.is_empty() {
+            in_type
+                .then(|| container.map(|c| c.name.as_str()))
+                .flatten()
+        } else {
+            Some(source_text::last_segment(&qualifier))
+        };
+        let kind = match owner {
+            Some(owner) if owner == name => SymbolKind::Constructor,
+            Some(_) => SymbolKind::Method,
+            None => SymbolKind::Function,
+        };
+        let doc = w.doc_comment(node, DocStyle::AnyComment);
+        w.symbol(&name, kind, node, body, doc, Some(&qualifier), true);
+    }
+
+    /// The name node of a function declarator chain (`*f(..)`, `A::f(..)`),
+    /// or `None` if the declarator declares no function (a function pointer
+    /// variable is not a function).
+    fn function_name<'t>(&self, declarator: Node<'t>) -> Option<Node<'t>> {
+        let mut cur = declarator;
+        for _ in 0..MAX_DECLARATOR_DEPTH {
+            match self.g.kind(cur) {
+                K::FunctionDeclarator => {
+                    let name = cur.child_by_field_id(self.g.f.declarator)?;
+                    return self.is_name(name).then_some(name);
+                }
+                K::PointerDeclarator | K::ReferenceDeclarator | K::AttributedDeclarator => {
+                    cur = self.inner_declarator(cur)?;
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The declared name under any wrapping declarators (`*p`, `a[3]`, `(*cb)(int)`).
+    fn declarator_name<'t>(&self, declarator: Node<'t>) -> Option<Node<'t>> {
+        let mut cur = declarator;
+        for _ in 0..MAX_DECLARATOR_DEPTH {
+            if self.is_name(cur) {
+                return Some(cur);
+            }
+            cur = self.inner_declarator(cur)?;
+        }
+        None
+    }
+
+    fn inner_declarator<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
+        match self.g.kind(node) {
+            K::ParenthesizedDeclarator | K::ReferenceDeclarator => {
+                let mut cursor = node.walk();
+                let inner = node
+                    .named_children(&mut cursor)
+                    .find(|c| self.g.kind(*c) != K::Other);
+                inner
+            }
+            _ => node.child_by_field_id(self.g.f.declarator),
+        }
+    }
+
+    fn is_name(&self, node: Node<'_>) -> bool {
+        matches!(
+            self.g.kind(node),
+            K::Identifier
+                | K::FieldIdentifier
+                | K::TypeIdentifier
+                | K::QualifiedIdentifier
+                | K::DestructorName
+                | K::OperatorName
+                | K::TemplateFunction
+        )
+    }
+
+    fn call(&self, w: &mut Walk<'_>, func: Node<'_>, at: Node<'_>) {
+        let f = &self.g.f;
+        match self.g.kind(func) {
+            K::Identifier => {
+                let callee = w.text(func);
+                w.call(&callee, None, at);
+            }
+            K::FieldExpression => {
+                let Some(field) = func.child_by_field_id(f.field) else {
+                    return;
+                };
+                let receiver = func
+                    .child_by_field_id(f.argument)
+                    .and_then(|a| self.receiver(w, a));
+                let (_, callee) = split_qualified(&w.text(field));
+                w.call(&callee, receiver, at);
+            }
+            K::QualifiedIdentifier | K::TemplateFunction => {
+                let (qualifier, callee) = split_qualified(&w.text(func));
+                let receiver = (!qualifier.is_empty()).then(|| qualifier.replace('.', "::"));
+                w.call(&callee, receiver, at);
+            }
+            _ => {}
+        }
+    }
+
+    fn receiver(&self, w: &Walk<'_>, node: Node<'_>) -> Option<String> {
+        let mut cur = node;
+        loop {
+            match self.g.kind(cur) {
+                K::Identifier | K::This | K::QualifiedIdentifier | K::NamespaceIdentifier => {
+                    return Some(w.text(node).into_owned())
+                }
+                K::FieldExpression => cur = cur.child_by_field_id(self.g.f.argument)?,
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// `ns::A<T>::f` as qualifier `ns.A` and name `f`; template arguments and
+/// whitespace dropped, `::` turned into `.`. Operator names (`A::operator<<`)
+/// keep their symbols.
+fn split_qualified(text: &str) -> (String, String) {
+    let (scope, operator) = match text.find("operator") {
+        Some(i) => (&text[..i], Some(&text[i..])),
+        None => (text, None),
+    };
+    let mut plain = String::with_capacity(scope.len());
+    let mut angle = 0usize;
+    for c in scope.chars() {
+        match c {
+            '<' => angle += 1,
+            '>' if angle > 0 => angle -= 1,
+            _ if angle > 0 || c.is_whitespace() => {}
+            _ => plain.push(c),
+        }
+    }
+    if let Some(op) = operator {
+        let op: String = op.chars().filter(|c| !c.is_whitespace()).collect();
+        let qualifier = plain.trim_end_matches("::").trim_start_matches("::");
+        return (qualifier.replace("::", "."), op);
+    }
+    match plain.rsplit_once("::") {
+        Some((q, n)) => (q.trim_start_matches("::").replace("::", "."), n.to_string()),
+        None => (String::new(), plain),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sno_journal::model::{Language, SymbolKind as S};
+
+    use crate::lang::test_support::*;
+
+    const CONFIG_C: &str = r##"#include <stdio.h>
+#include <stdlib.h>
+#include "config.h"
+
+/* Maximum line length. */
+#define MAX_LINE 256
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
+/* A key/value pair. */
+struct entry {
+    char *key;
+    char *value;
+    struct entry *next;
+};
+
+typedef struct {
+    struct entry *head;
+    size_t count;
+} config_t;
+
+union value {
+    int i;
+    double d;
+};
+
+enum format { FORMAT_INI, FORMAT_ENV };
+
+typedef int (*parse_fn)(const char *line, struct entry *out);
+
+// Parses one line into an entry.
+static int parse_line(const char *line, struct entry *out) {
+    char buf[MAX_LINE];
+    strncpy(buf, line, MIN(strlen(line), MAX_LINE - 1));
+    out->key = strdup(buf);
+    return 0;
+}
+
+config_t *config_load(const char *path);
+
+config_t *config_load(const char *path) {
+    FILE *fp = fopen(path, "r");
+    config_t *cfg = calloc(1, sizeof(config_t));
+    cfg->head->next = NULL;
+    fclose(fp);
+    return cfg;
+}
+"##;
+
+    #[test]
+    fn c_config_symbols() {
+        let f = extract_clean(Language::C, CONFIG_C);
+        let want = [
+            ("MAX_LINE", S::Macro),
+            ("MIN", S::Macro),
+            ("entry", S::Struct),
+            ("entry.key", S::Field),
+            ("entry.value", S::Field),
+            ("entry.next", S::Field),
+            ("config_t", S::Struct),
+            ("config_t.head", S::Field),
+            ("config_t.count", S::Field),
+            ("value", S::Union),
+            ("value.i", S::Field),
+            ("value.d", S::Field),
+            ("format", S::Enum),
+            ("format.FORMAT_INI", S::EnumMember),
+            ("format.FORMAT_ENV", S::EnumMember),
+            ("parse_fn", S::TypeAlias),
+            ("parse_line", S::Function),
+            ("config_load", S::Function),
+            ("config_load", S::Function),
+        ];
+        assert_eq!(outline(&f), want.map(|(q, k)| (q.to_string(), k)));
+
+        assert_eq!(lines(&f, "parse_line"), (31, 36));
+        assert_eq!(lines(&f, "MAX_LINE"), (6, 6));
+        assert_eq!(lines(&f, "config_t"), (16, 19));
+        let parse = sym(&f, "parse_line");
+        assert_eq!(
+            parse.signature,
+            "static int parse_line(const char *line, struct entry *out)"
+        );
+        assert_eq!(parse.doc, "Parses one line into an entry.");
+        assert_span_text(CONFIG_C, parse, "static int", "return 0;\n}");
+        assert_eq!(sym(&f, "MAX_LINE").doc, "Maximum line length.");
+        assert_eq!(sym(&f, "MAX_LINE").signature, "#define MAX_LINE 256");
+        assert_eq!(sym(&f, "MIN").doc, "");
+        assert_eq!(sym(&f, "entry").doc, "A key/value pair.");
+        assert_eq!(parent_of(&f, "config_t.count"), "config_t");
+    }
+
+    #[test]
+    fn c_config_references() {
+        let f = extract_clean(Language::C, CONFIG_C);
+        assert_eq!(
+            imports(&f),
+            ["stdio.h @1", "stdlib.h @2", "config.h (rel) @3",]
+        );
+        assert_eq!(
+            calls(&f),
+            [
+                "parse_line -> strncpy @33",
+                "parse_line -> MIN @33",
+                "parse_line -> strlen @33",
+                "parse_line -> strdup @34",
+                "config_load -> fopen @41",
+                "config_load -> calloc @42",
+                "config_load -> fclose @44",
+            ]
+        );
+        assert!(inherits(&f).is_empty());
+
+        assert!(f
+            .imports
+            .iter()
+            .filter(|i| i.is_relative)
+            .all(|i| i.module == "config.h"));
+    }
+}
+
+#[cfg(test)]
+mod header_tests {
+    use sno_journal::model::{Language, SymbolKind as S};
+
+    use crate::lang::test_support::*;
+
+    const CONFIG_HPP: &str = r##"#pragma once
+#include <string>
+#include "base/loader.h"
+
+#define CONFIG_VERSION 2
+
+namespace app {
+namespace config {
+
+// Loads configuration files.
+// Thread-safe.
+class ConfigLoader : public BaseLoader, private util::NonCopyable {
+public:
+    explicit ConfigLoader(const std::string& root);
+    ~ConfigLoader() override;
+
+    /* Loads one file. */
+    Config load(const std::string& name) const;
+
+private:
+    std::string root_;
+    int hits_ = 0;
+};
+
+struct Entry {
+    std::string key;
+    std::string value;
+};
+
+Config ConfigLoader::load(const std::string& name) const {
+    auto path = util::join(root_, name);
+    auto* parser = new Parser(path);
+    parser->run();
+    return Config::from(parser->result());
+}
+
+ConfigLoader::ConfigLoader(const std::string& root) : root_(root) {
+    init();
+}
+
+}  // namespace config
+}  // namespace app
+
+using LoaderPtr = std::unique_ptr<app::config::ConfigLoader>;
+"##;
+
+    #[test]
+    fn cpp_header_symbols() {
+        let f = extract_clean(Language::Cpp, CONFIG_HPP);
+        let want = [
+            ("CONFIG_VERSION", S::Macro),
+            ("app", S::Namespace),
+            ("app.config", S::Namespace),
+            ("app.config.ConfigLoader", S::Class),
+            ("app.config.ConfigLoader.ConfigLoader", S::Constructor),
+            ("app.config.ConfigLoader.~ConfigLoader", S::Method),
+            ("app.config.ConfigLoader.load", S::Method),
+            ("app.config.ConfigLoader.root_", S::Field),
+            ("app.config.ConfigLoader.hits_", S::Field),
+            ("app.config.Entry", S::Struct),
+            ("app.config.Entry.key", S::Field),
+            ("app.config.Entry.value", S::Field),
+            ("app.config.ConfigLoader.load", S::Method),
+            ("app.config.ConfigLoader.ConfigLoader", S::Constructor),
+            ("LoaderPtr", S::TypeAlias),
+        ];
+        assert_eq!(outline(&f), want.map(|(q, k)| (q.to_string(), k)));
+
+        assert_eq!(lines(&f, "app.config.ConfigLoader"), (12, 23));
+        let class = sym(&f, "app.config.ConfigLoader");
+        assert_eq!(class.doc, "Loads configuration files.\nThread-safe.");
+        assert_eq!(
+            class.signature,
+            "class ConfigLoader : public BaseLoader, private util::NonCopyable"
+        );
+        let loads: Vec<_> = f
+            .symbols
+            .iter()
+            .filter(|s| s.qualified_name == "app.config.ConfigLoader.load")
+            .collect();
+        assert_eq!(loads.len(), 2);
+        assert_eq!(
+            (loads[0].doc.as_str(), loads[0].span.start_line),
+            ("Loads one file.", 18)
+        );
+        // The out-of-line definition: named `load`, qualified through its class, parented by the namespace.
+        assert_eq!(
+            (
+                loads[1].name.as_str(),
+                loads[1].span.start_line,
+                loads[1].span.end_line
+            ),
+            ("load", 30, 35)
+        );
+        assert_eq!(qname(&f, loads[1].parent), "app.config");
+        assert_eq!(
+            loads[1].signature,
+            "Config ConfigLoader::load(const std::string& name) const"
+        );
+    }
+
+    #[test]
+    fn cpp_header_references() {
+        let f = extract_clean(Language::Cpp, CONFIG_HPP);
+        assert_eq!(imports(&f), ["string @2", "base/loader.h (rel) @3",]);
+        assert_eq!(
+            calls(&f),
+            [
+                "app.config.ConfigLoader.load -> util.join @31",
+                "app.config.ConfigLoader.load -> Parser @32",
+                "app.config.ConfigLoader.load -> parser.run @33",
+                "app.config.ConfigLoader.load -> Config.from @34",
+                "app.config.ConfigLoader.load -> parser.result @34",
+                "app.config.ConfigLoader.ConfigLoader -> init @38",
+            ]
+        );
+        assert_eq!(
+            inherits(&f),
+            [
+                "app.config.ConfigLoader : BaseLoader @12",
+                "app.config.ConfigLoader : NonCopyable @12",
+            ]
+        );
+    }
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::split_qualified;
+
+    #[test]
+    fn qualified_names_split_into_qualifier_and_name() {
+        let s = |t: &str| split_qualified(t);
+        assert_eq!(s("ns::A<T>::f"), ("ns.A".to_string(), "f".to_string()));
+        assert_eq!(s("~Loader"), (String::new(), "~Loader".to_string()));
+        assert_eq!(
+            s("A::operator<<"),
+            ("A".to_string(), "operator<<".to_string())
+        );
+        assert_eq!(s("make<int>"), (String::new(), "make".to_string()));
+    }
+}

@@ -1,0 +1,33 @@
+//! One module per grammar family; each turns a syntax tree into [`FileFacts`]
+//! through the shared walker.
+
+use sno_journal::model::Language;
+use tree_sitter::Tree;
+
+use crate::facts::FileFacts;
+
+mod c_cpp;
+mod go;
+mod java;
+mod javascript;
+mod python;
+mod ruby;
+mod rust;
+
+#[cfg(test)]
+pub(crate) mod test_support;
+
+/// Extracts the facts of an already parsed file.
+pub(crate) fn extract_tree(lang: Language, tree: &Tree, src: &[u8]) -> FileFacts {
+    match lang {
+        Language::Python => python::extract(tree, src),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            javascript::extract(lang, tree, src)
+        }
+        Language::Go => go::extract(tree, src),
+        Language::Rust => rust::extract(tree, src),
+        Language::Java => java::extract(tree, src),
+        Language::C | Language::Cpp => c_cpp::extract(lang, tree, src),
+        Language::Ruby => ruby::extract(tree, src),
+    }
+}

@@ -1,0 +1,442 @@
+//! Python: classes, functions and methods (docstrings as docs), module-level
+//! UPPER_CASE constants, `import`/`from ... import`, calls and class bases.
+//!
+//! Imports: `import a.b as c` is module `a.b` with alias `c`; `from ..m
+//! import x, y` is module `..m` (dots kept, relative) with names `[x, y]`;
+//! each renamed name (`from m import x as z`) is its own import with names
+//! `[x]` and alias `z`; `from m import *` has the name `*`.
+
+use std::sync::OnceLock;
+
+use sno_journal::model::{Language, SymbolKind};
+use tree_sitter::{Node, Tree};
+
+use crate::facts::FileFacts;
+use crate::source_text;
+use crate::walker::{self, node_kinds, Grammar, Rules, Walk};
+
+node_kinds! {
+    enum K {
+        AliasedImport = "aliased_import",
+        Assignment = "assignment",
+        Attribute = "attribute",
+        Call = "call",
+        ClassDefinition = "class_definition",
+        Comment = "comment",
+        DottedName = "dotted_name",
+        ExpressionStatement = "expression_statement",
+        FunctionDefinition = "function_definition",
+        Identifier = "identifier",
+        ImportFromStatement = "import_from_statement",
+        ImportStatement = "import_statement",
+        KeywordArgument = "keyword_argument",
+        String = "string",
+        Subscript = "subscript",
+        WildcardImport = "wildcard_import",
+    }
+    skip ["type", "integer", "float", "true", "false", "none", "escape_sequence"]
+}
+
+static GRAMMAR: OnceLock<Grammar<K>> = OnceLock::new();
+
+/// Extracts the facts of a parsed Python file.
+pub(crate) fn extract(tree: &Tree, src: &[u8]) -> FileFacts {
+    let mut rules = Python {
+        g: Grammar::get(&GRAMMAR, Language::Python),
+    };
+    walker::walk(Language::Python, tree, src, &mut rules).into_facts()
+}
+
+struct Python {
+    g: &'static Grammar<K>,
+}
+
+impl<'t> Rules<'t> for Python {
+    fn enter(&mut self, w: &mut Walk<'t>, node: Node<'t>) -> bool {
+        let f = &self.g.f;
+        match self.g.kind(node) {
+            K::Comment => false,
+            K::ClassDefinition => {
+                let Some(name) = node.child_by_field_id(f.name) else {
+                    return true;
+                };
+                let body = node.child_by_field_id(f.body);
+                let doc = self.docstring(w, body);
+                let name = w.text(name);
+                let header_end = header_colon(node, body);
+                let sym = w.symbol(&name, SymbolKind::Class, node, header_end, doc, None, true);
+                if let Some(bases) = node.child_by_field_id(f.superclasses) {
+                    for i in 0..bases.named_child_count() {
+                        let Some(base) = bases.named_child(i as u32) else {
+                            continue;
+                        };
+                        match self.g.kind(base) {
+                            K::Identifier | K::Attribute => w.inherit(sym, base),
+                            K::Subscript => {
+                                if let Some(v) = base.child_by_field_id(f.value) {
+                                    w.inherit(sym, v);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                true
+            }
+            K::FunctionDefinition => {
+                let Some(name) = node.child_by_field_id(f.name) else {
+                    return true;
+                };
+                let body = node.child_by_field_id(f.body);
+                let doc = self.docstring(w, body);
+                let kind = if w.container_kind() == Some(SymbolKind::Class) {
+                    SymbolKind::Method
+                } else {
+                    SymbolKind::Function
+                };
+                let name = w.text(name);
+                w.symbol(&name, kind, node, header_colon(node, body), doc, None, true);
+                true
+            }
+            K::Assignment => {
+                if w.container().is_none() {
+                    if let Some(left) = node.child_by_field_id(f.left) {
+                        if self.g.kind(left) == K::Identifier {
+                            let name = w.text(left);
+                            if source_text::is_upper_case(&name) {
+                                w.symbol(
+                                    &name,
+                                    SymbolKind::Constant,
+                                    node,
+                                    None,
+                                    String::new(),
+                                    None,
+                                    true,
+                                );
+                            }
+                        }
+                    }
+                }
+                true
+            }
+            K::ImportStatement => {
+                self.import(w, node);
+                false
+            }
+            K::ImportFromStatement => {
+                self.import_from(w, node);
+                false
+            }
+            K::Call => {
+                if let Some(func) = node.child_by_field_id(f.function) {
+                    match self.g.kind(func) {
+                        K::Identifier => {
+                            let callee = w.text(func);
+                            w.call(&callee, None, node);
+                        }
+                        K::Attribute => {
+                            if let Some(attr) = func.child_by_field_id(f.attribute) {
+                                let receiver = func
+                                    .child_by_field_id(f.object)
+                                    .and_then(|o| self.receiver(w, o));
+                                let callee = w.text(attr);
+                                w.call(&callee, receiver, node);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                true
+            }
+            // Only f-strings hold expressions (and so calls).
+            K::String => w
+                .bytes(node)
+                .iter()
+                .take(3)
+                .any(|b| matches!(b, b'f' | b'F')),
+            K::Skip => false,
+            _ => true,
+        }
+    }
+}
+
+impl Python {
+    /// The docstring of a class or function body: its first statement, if
+    /// that is a plain string.
+    fn docstring(&self, w: &Walk<'_>, body: Option<Node<'_>>) -> String {
+        let Some(body) = body else {
+            return String::new();
+        };
+        let mut cursor = body.walk();
+        let first = body
+            .named_children(&mut cursor)
+            .find(|n| self.g.kind(*n) != K::Comment);
+        let Some(stmt) = first.filter(|n| self.g.kind(*n) == K::ExpressionStatement) else {
+            return String::new();
+        };
+        match stmt.named_child(0) {
+            Some(s) if self.g.kind(s) == K::String => source_text::docstring(&w.text(s)),
+            _ => String::new(),
+        }
+    }
+
+    /// The text of an identifier or attribute chain (`self`, `os.path`).
+    fn receiver(&self, w: &Walk<'_>, node: Node<'_>) -> Option<String> {
+        let mut cur = node;
+        loop {
+            match self.g.kind(cur) {
+                K::Identifier => return Some(w.text(node).into_owned()),
+                K::Attribute => cur = cur.child_by_field_id(self.g.f.object)?,
+                _ => return None,
+            }
+        }
+    }
+
+    fn import(&self, w: &mut Walk<'_>, node: Node<'_>) {
+        let f = &self.g.f;
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match self.g.kind(child) {
+                K::DottedName => {
+                    let module = w.text(child).into_owned();
+                    w.import(module, Vec::new(), None, false, node);
+                }
+                K::AliasedImport => {
+                    let Some(name) = child.child_by_field_id(f.name) else {
+                        continue;
+                    };
+                    let module = w.text(name).into_owned();
+                    let alias = child
+                        .child_by_field_id(f.alias)
+                        .map(|a| w.text(a).into_owned());
+                    w.import(module, Vec::new(), alias, false, node);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `from m import a, b as c`: the plain names share one import, each
+    /// aliased name gets its own with the alias.
+    fn import_from(&self, w: &mut Walk<'_>, node: Node<'_>) {
+        let f = &self.g.f;
+        let Some(module_node) = node.child_by_field_id(f.module_name) else {
+            return;
+        };
+        let module = w.text(module_node).into_owned();
+        let is_relative = module.starts_with('.');
+        let mut names = Vec::new();
+        let mut aliased = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if child.id() == module_node.id() {
+                continue;
+            }
+            match self.g.kind(child) {
+                K::DottedName => names.push(w.text(child).into_owned()),
+                K::WildcardImport => names.push("*".to_string()),
+                K::AliasedImport => {
+                    let Some(name) = child.child_by_field_id(f.name) else {
+                        continue;
+                    };
+                    let alias = child
+                        .child_by_field_id(f.alias)
+                        .map(|a| w.text(a).into_owned());
+                    aliased.push((w.text(name).into_owned(), alias));
+                }
+                _ => {}
+            }
+        }
+        if !names.is_empty() {
+            w.import(module.clone(), names, None, is_relative, node);
+        }
+        for (name, alias) in aliased {
+            w.import(module.clone(), vec![name], alias, is_relative, node);
+        }
+    }
+}
+
+/// The `:` that ends a `def`/`class` header: the signature stops there, so a
+/// comment between it and the body stays out.
+fn header_colon<'t>(def: Node<'t>, body: Option<Node<'t>>) -> Option<Node<'t>> {
+    let body_start = body.map_or(def.end_byte(), |b| b.start_byte());
+    let mut cursor = def.walk();
+    let colon = def
+        .children(&mut cursor)
+        .filter(|c| !c.is_named() && c.kind() == ":" && c.start_byte() < body_start)
+        .last();
+    colon.or(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use sno_journal::model::{Language, SymbolKind as S};
+
+    use crate::lang::test_support::*;
+
+    const CONFIG: &str = r#""""Configuration loading."""
+import os.path as osp
+import json, sys
+from ..core.base import BaseLoader, Source as Src
+from . import schema
+
+DEFAULT_PATH = "~/.app/config.json"
+max_size = 10
+
+
+class Config(BaseLoader, metaclass=Registry):
+    """Holds settings.
+
+    Loaded from JSON.
+    """
+
+    RETRIES = 3
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = osp.expanduser(path)
+        self.data = {}
+
+    @classmethod
+    def load(cls, path: str = DEFAULT_PATH) -> "Config":
+        """Load a config from `path`."""
+        cfg = cls(path)
+        cfg.reload()
+        return cfg
+
+    def reload(self):
+        with open(self.path) as fh:
+            self.data = json.load(fh)
+        self.validate()
+        schema.check(self.data)
+
+    def get(self, key, default=None):
+        # not a docstring
+        return self.data.get(key, default)
+
+
+class Empty(Config): pass
+
+
+def main(argv):
+    def inner():
+        return Config.load(argv[1])
+    cfg = inner()
+    print(cfg.get("name"))
+    sys.exit(0)
+"#;
+
+    #[test]
+    fn config_loader_symbols() {
+        let f = extract_clean(Language::Python, CONFIG);
+        let want = [
+            ("DEFAULT_PATH", S::Constant),
+            ("Config", S::Class),
+            ("Config.__init__", S::Method),
+            ("Config.load", S::Method),
+            ("Config.reload", S::Method),
+            ("Config.get", S::Method),
+            ("Empty", S::Class),
+            ("main", S::Function),
+            ("main.inner", S::Function),
+        ];
+        assert_eq!(outline(&f), want.map(|(q, k)| (q.to_string(), k)));
+        assert_eq!(parent_of(&f, "Config.load"), "Config");
+        assert_eq!(parent_of(&f, "main.inner"), "main");
+        assert_eq!(parent_of(&f, "Config"), "-");
+        assert_eq!(lines(&f, "Config"), (11, 39));
+        assert_eq!(lines(&f, "Config.load"), (25, 29));
+        assert_eq!(lines(&f, "DEFAULT_PATH"), (7, 7));
+        assert_eq!(lines(&f, "Empty"), (42, 42));
+        let load = sym(&f, "Config.load");
+        assert_eq!(load.name, "load");
+        assert_eq!(
+            load.signature,
+            "def load(cls, path: str = DEFAULT_PATH) -> \"Config\""
+        );
+        assert_eq!(load.doc, "Load a config from `path`.");
+        assert_span_text(CONFIG, load, "def load", "return cfg");
+        let config = sym(&f, "Config");
+        assert_eq!(
+            config.signature,
+            "class Config(BaseLoader, metaclass=Registry)"
+        );
+        assert_eq!(config.doc, "Holds settings.\n\nLoaded from JSON.");
+        assert_eq!(
+            (config.span.start_col, config.span.start_byte),
+            (1, CONFIG.find("class Config").unwrap() as u32)
+        );
+        // A comment is not a docstring, and stays out of the signature.
+        let get = sym(&f, "Config.get");
+        assert_eq!(
+            (get.signature.as_str(), get.doc.as_str()),
+            ("def get(self, key, default=None)", "")
+        );
+        assert_eq!(
+            sym(&f, "Config.__init__").signature,
+            "def __init__(self, path: str) -> None"
+        );
+        assert_ne!(
+            sym(&f, "Config.reload").content_hash,
+            sym(&f, "Config.get").content_hash
+        );
+    }
+
+    #[test]
+    fn config_loader_references() {
+        let f = extract_clean(Language::Python, CONFIG);
+        assert_eq!(
+            imports(&f),
+            [
+                "os.path as osp @2",
+                "json @3",
+                "sys @3",
+                "..core.base [BaseLoader] (rel) @4",
+                "..core.base [Source] as Src (rel) @4",
+                ". [schema] (rel) @5",
+            ]
+        );
+        assert_eq!(
+            calls(&f),
+            [
+                "Config.__init__ -> __init__ @20",
+                "Config.__init__ -> super @20",
+                "Config.__init__ -> osp.expanduser @21",
+                "Config.load -> cls @27",
+                "Config.load -> cfg.reload @28",
+                "Config.reload -> open @32",
+                "Config.reload -> json.load @33",
+                "Config.reload -> self.validate @34",
+                "Config.reload -> schema.check @35",
+                "Config.get -> self.data.get @39",
+                "main.inner -> Config.load @47",
+                "main -> inner @48",
+                "main -> print @49",
+                "main -> cfg.get @49",
+                "main -> sys.exit @50",
+            ]
+        );
+        // `metaclass=` is a keyword argument, not a base.
+        assert_eq!(
+            inherits(&f),
+            ["Config : BaseLoader @11", "Empty : Config @42"]
+        );
+        assert_eq!(f.calls[2].column, 21);
+    }
+
+    #[test]
+    fn broken_code_keeps_recovered_symbols() {
+        let src = "import os\n\nclass Good:\n    def ok(self):\n        return 1\n\ndef broken(:\n    pass\n\ndef after(x):\n    return os.getcwd()\n";
+        let f = crate::extract(Language::Python, src.as_bytes());
+        let names: Vec<_> = outline(&f).into_iter().map(|(q, _)| q).collect();
+        assert_eq!(names, ["Good", "Good.ok", "broken", "after"]);
+        let d: Vec<_> = f
+            .diagnostics
+            .iter()
+            .map(|d| (d.line, d.column, d.message.as_str()))
+            .collect();
+        assert_eq!(d, [(7, 12, "missing `)`")]);
+        assert_eq!(calls(&f), ["after -> os.getcwd @11"]);
+        assert_eq!(imports(&f), ["os @1"]);
+    }
+}

@@ -1,0 +1,631 @@
+//! Rust: functions and methods, structs (with fields), enums (with
+//! variants), unions, traits (supertraits as inheritance), type aliases,
+//! consts, statics, modules, `macro_rules!`, and impl blocks.
+//!
+//! An `impl Foo { fn bar() }` is an [`SymbolKind::Impl`] symbol named `Foo`
+//! containing the method `Foo.bar`.
+//!
+//! Imports, one per `use` path group: the module is the path without its last
+//! segment and `names` the last segments (`use crate::config::{Config, load}`
+//! is module `crate::config`, names `[Config, load]`; `use std::fmt;` is
+//! module `std`, names `[fmt]`; `use a::b::{self}` is module `a`, names `[b]`).
+//! A single-segment path (`use serde;`, `extern crate serde;`) is the module
+//! itself with no names. A glob is the name `*`. `use a::b as c` is its own
+//! import with names `[b]` and alias `c`. Paths starting with `crate`, `self`
+//! or `super` are relative.
+//!
+//! Inheritance: `impl Trait for Type` records `Type -> Trait`. The inheriting
+//! symbol is the struct, enum, union or type alias named `Type` with the same
+//! qualified name if this file defines one, otherwise the impl block itself.
+
+use std::sync::OnceLock;
+
+use sno_journal::model::{Language, SymbolKind};
+use tree_sitter::{Node, Tree};
+
+use crate::facts::FileFacts;
+use crate::source_text;
+use crate::walker::{self, node_kinds, DocStyle, Grammar, Rules, Walk};
+
+node_kinds! {
+    enum K {
+        AttributeItem = "attribute_item",
+        BlockComment = "block_comment",
+        CallExpression = "call_expression",
+        ConstItem = "const_item",
+        Crate = "crate",
+        EnumItem = "enum_item",
+        EnumVariant = "enum_variant",
+        ExternCrateDeclaration = "extern_crate_declaration",
+        FieldDeclaration = "field_declaration",
+        FieldExpression = "field_expression",
+        FunctionItem = "function_item",
+        FunctionSignatureItem = "function_signature_item",
+        GenericFunction = "generic_function",
+        GenericType = "generic_type",
+        Identifier = "identifier",
+        ImplItem = "impl_item",
+        LineComment = "line_comment",
+        MacroDefinition = "macro_definition",
+        MacroInvocation = "macro_invocation",
+        ModItem = "mod_item",
+        MutableSpecifier = "mutable_specifier",
+        ScopedIdentifier = "scoped_identifier",
+        ScopedTypeIdentifier = "scoped_type_identifier",
+        ScopedUseList = "scoped_use_list",
+        SelfKeyword = "self",
+        StaticItem = "static_item",
+        Super = "super",
+        StructItem = "struct_item",
+        TraitItem = "trait_item",
+        TypeIdentifier = "type_identifier",
+        TypeItem = "type_item",
+        UnionItem = "union_item",
+        UseAsClause = "use_as_clause",
+        UseDeclaration = "use_declaration",
+        UseList = "use_list",
+        UseWildcard = "use_wildcard",
+    }
+    skip ["parameters", "generic_type", "reference_type", "scoped_type_identifier", "type_arguments", "tuple_type", "function_type", "pointer_type", "dynamic_type", "abstract_type", "bounded_type", "string_literal", "raw_string_literal", "char_literal", "integer_literal", "float_literal", "visibility_modifier", "lifetime", "where_clause", "type_parameters"]
+}
+
+static GRAMMAR: OnceLock<Grammar<K>> = OnceLock::new();
+
+/// Extracts the facts of a parsed Rust file.
+pub(crate) fn extract(tree: &Tree, src: &[u8]) -> FileFacts {
+    let mut rules = RustRules {
+        g: Grammar::get(&GRAMMAR, Language::Rust),
+    };
+    let mut facts = walker::walk(Language::Rust, tree, src, &mut rules).into_facts();
+    attach_impl_inheritance_to_types(&mut facts);
+    facts
+}
+
+/// Points `impl Trait for Type` inheritance at `Type`'s own symbol when the
+/// file defines it (see the module docs).
+fn attach_impl_inheritance_to_types(facts: &mut FileFacts) {
+    for i in 0..facts.inherits.len() {
+        let sym = facts.inherits[i].symbol;
+        if facts.symbols[sym].kind != SymbolKind::Impl {
+            continue;
+        }
+        let qualified = &facts.symbols[sym].qualified_name;
+        let target = facts.symbols.iter().position(|s| {
+            matches!(
+                s.kind,
+                SymbolKind::Struct | SymbolKind::Enum | SymbolKind::Union | SymbolKind::TypeAlias
+            ) && &s.qualified_name == qualified
+        });
+        if let Some(t) = target {
+            facts.inherits[i].symbol = t;
+        }
+    }
+}
+
+struct RustRules {
+    g: &'static Grammar<K>,
+}
+
+/// One imported path, before paths sharing a module are grouped.
+struct UsePath {
+    module: String,
+    name: Option<String>,
+    alias: Option<String>,
+}
+
+impl<'t> Rules<'t> for RustRules {
+    fn enter(&mut self, w: &mut Walk<'t>, node: Node<'t>) -> bool {
+        let f = &self.g.f;
+        match self.g.kind(node) {
+            K::LineComment | K::BlockComment => {
+                w.comment(node);
+                false
+            }
+            K::AttributeItem => {
+                w.doc_transparent();
+                false
+            }
+            K::FunctionItem | K::FunctionSignatureItem => {
+                let kind = match w.container_kind() {
+                    Some(SymbolKind::Impl | SymbolKind::Trait) => SymbolKind::Method,
+                    _ => SymbolKind::Function,
+                };
+                self.named(w, node, kind);
+                true
+            }
+            K::StructItem => {
+                self.named(w, node, SymbolKind::Struct);
+                true
+            }
+            K::UnionItem => {
+                self.named(w, node, SymbolKind::Union);
+                true
+            }
+            K::EnumItem => {
+                self.named(w, node, SymbolKind::Enum);
+                true
+            }
+            K::EnumVariant => {
+                self.named(w, node, SymbolKind::EnumMember);
+                true
+            }
+            K::FieldDeclaration => {
+                self.named(w, node, SymbolKind::Field);
+                true
+            }
+            K::TraitItem => {
+                if let Some(sym) = self.named(w, node, SymbolKind::Trait) {
+                    if let Some(bounds) = node.child_by_field_id(f.bounds) {
+                        let mut cursor = bounds.walk();
+                        for b in bounds.named_children(&mut cursor) {
+                            if matches!(
+                                self.g.kind(b),
+                                K::TypeIdentifier | K::ScopedTypeIdentifier | K::GenericType
+                            ) {
+                                w.inherit(sym, b);
+                            }
+                        }
+                    }
+                }
+                true
+            }
+            K::TypeItem => {
+                self.named(w, node, SymbolKind::TypeAlias);
+                true
+            }
+            K::ConstItem => {
+                self.named(w, node, SymbolKind::Constant);
+                true
+            }
+            K::StaticItem => {
+                let mut cursor = node.walk();
+                let mutable = node
+                    .named_children(&mut cursor)
+                    .any(|c| self.g.kind(c) == K::MutableSpecifier);
+                let kind = if mutable {
+                    SymbolKind::Variable
+                } else {
+                    SymbolKind::Constant
+                };
+                self.named(w, node, kind);
+                true
+            }
+            K::ModItem => {
+                self.named(w, node, SymbolKind::Module);
+                true
+            }
+            K::MacroDefinition => {
+                if let Some(name) = node.child_by_field_id(f.name) {
+                    let doc = w.doc_comment(node, DocStyle::RustOuter);
+                    // The rules are the body: the signature is `macro_rules! name`.
+                    let rules = name.next_sibling();
+                    let name = w.text(name);
+                    w.symbol(&name, SymbolKind::Macro, node, rules, doc, None, true);
+                }
+                false
+            }
+            K::ImplItem => {
+                let Some(ty) = node.child_by_field_id(f.type_) else {
+                    return true;
+                };
+                let text = w.text(ty);
+                let name = source_text::base_name(&text).to_string();
+                if name.is_empty() {
+                    return true;
+                }
+                let doc = w.doc_comment(node, DocStyle::RustOuter);
+                let body = node.child_by_field_id(f.body);
+                let sym = w.symbol(&name, SymbolKind::Impl, node, body, doc, None, true);
+                if let Some(t) = node.child_by_field_id(f.trait_) {
+                    w.inherit(sym, t);
+                }
+                true
+            }
+            K::UseDeclaration => {
+                if let Some(arg) = node.child_by_field_id(f.argument) {
+                    self.use_declaration(w, node, arg);
+                }
+                false
+            }
+            K::ExternCrateDeclaration => {
+                if let Some(name) = node.child_by_field_id(f.name) {
+                    let module = w.text(name).into_owned();
+                    w.import(module, Vec::new(), None, false, node);
+                }
+                false
+            }
+            K::CallExpression => {
+                if let Some(func) = node.child_by_field_id(f.function) {
+                    self.call(w, func, node);
+                }
+                true
+            }
+            K::MacroInvocation => {
+                if let Some(m) = node.child_by_field_id(f.macro_) {
+                    self.call(w, m, node);
+                }
+                // Macro arguments are token trees, not expressions: nothing to find.
+                false
+            }
+            K::Skip | K::GenericType | K::ScopedTypeIdentifier | K::TypeIdentifier => false,
+            _ => true,
+        }
+    }
+}
+
+impl RustRules {
+    /// A symbol named by the `name` field, with the `///` docs above it.
+    fn named(&self, w: &mut Walk<'_>, node: Node<'_>, kind: SymbolKind) -> Option<usize> {
+        let name = node.child_by_field_id(self.g.f.name)?;
+        let doc = w.doc_comment(node, DocStyle::RustOuter);
+        let body = node.child_by_field_id(self.g.f.body);
+        let opens_scope = kind != SymbolKind::Field;
+        let name = w.text(name);
+        Some(w.symbol(&name, kind, node, body, doc, None, opens_scope))
+    }
+
+    /// Records a call (or macro invocation) of `target`.
+    fn call(&self, w: &mut Walk<'_>, target: Node<'_>, at: Node<'_>) {
+        let f = &self.g.f;
+        match self.g.kind(target) {
+            K::Identifier => {
+                let callee = w.text(target);
+                w.call(&callee, None, at);
+            }
+            K::FieldExpression => {
+                let Some(field) = target.child_by_field_id(f.field) else {
+                    return;
+                };
+                let receiver = target
+                    .child_by_field_id(f.value)
+                    .and_then(|v| self.receiver(w, v));
+                let callee = w.text(field);
+                w.call(&callee, receiver, at);
+            }
+            K::ScopedIdentifier => {
+                let Some(name) = target.child_by_field_id(f.name) else {
+                    return;
+                };
+                let receiver = target
+                    .child_by_field_id(f.path)
+                    .map(|p| compact(&w.text(p)));
+                let callee = w.text(name);
+                w.call(&callee, receiver, at);
+            }
+            K::GenericFunction => {
+                if let Some(inner) = target.child_by_field_id(f.function) {
+                    if self.g.kind(inner) != K::GenericFunction {
+                        self.call(w, inner, at);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn receiver(&self, w: &Walk<'_>, node: Node<'_>) -> Option<String> {
+        let mut cur = node;
+        loop {
+            match self.g.kind(cur) {
+                K::Identifier | K::SelfKeyword => return Some(w.text(node).into_owned()),
+                K::FieldExpression => cur = cur.child_by_field_id(self.g.f.value)?,
+                _ => return None,
+            }
+        }
+    }
+
+    fn use_declaration(&self, w: &mut Walk<'_>, decl: Node<'_>, arg: Node<'_>) {
+        let mut paths = Vec::new();
+        // Use trees nest (`a::{b::{c}}`); an explicit stack keeps hostile
+        // input from exhausting the call stack.
+        let mut stack = vec![(arg, String::new())];
+        while let Some((node, prefix)) = stack.pop() {
+            self.use_tree(w, node, prefix, &mut paths, &mut stack);
+        }
+        // Popping reversed the order of list items; restore source order.
+        paths.reverse();
+        let mut grouped: Vec<(String, Vec<String>, Option<String>)> = Vec::new();
+        for p in paths {
+            let names: Vec<String> = p.name.into_iter().collect();
+            if p.alias.is_none() {
+                if let Some(g) = grouped
+                    .iter_mut()
+                    .find(|g| g.0 == p.module && g.2.is_none())
+                {
+                    g.1.extend(names);
+                    continue;
+                }
+            }
+            grouped.push((p.module, names, p.alias));
+        }
+        for (module, names, alias) in grouped {
+            let is_relative = ["crate", "self", "super"]
+                .iter()
+                .any(|r| module == *r || module.starts_with(&format!("{r}::")));
+            w.import(module, names, alias, is_relative, decl);
+        }
+    }
+
+    fn use_tree<'t>(
+        &self,
+        w: &Walk<'_>,
+        node: Node<'t>,
+        prefix: String,
+        paths: &mut Vec<UsePath>,
+        stack: &mut Vec<(Node<'t>, String)>,
+    ) {
+        let f = &self.g.f;
+        let join = |rest: &str| {
+            let rest = compact(rest);
+            if prefix.is_empty() {
+                rest
+            } else if rest.is_empty() {
+                prefix.clone()
+            } else {
+                format!("{prefix}::{rest}")
+            }
+        };
+        match self.g.kind(node) {
+            K::ScopedUseList => {
+                let path = node
+                    .child_by_field_id(f.path)
+                    .map(|p| w.text(p))
+                    .unwrap_or_default();
+                if let Some(list) = node.child_by_field_id(f.list) {
+                    stack.push((list, join(&path)));
+                }
+            }
+            K::UseList => {
+                let mut cursor = node.walk();
+                for item in node.named_children(&mut cursor) {
+                    stack.push((item, prefix.clone()));
+                }
+            }
+            K::UseWildcard => {
+                let path = node.named_child(0).map(|p| w.text(p)).unwrap_or_default();
+                paths.push(UsePath {
+                    module: join(&path),
+                    name: Some("*".into()),
+                    alias: None,
+                });
+            }
+            K::UseAsClause => {
+                let Some(path) = node.child_by_field_id(f.path) else {
+                    return;
+                };
+                let alias = node
+                    .child_by_field_id(f.alias)
+                    .map(|a| w.text(a).into_owned());
+                let mut p = split_path(&join(&w.text(path)));
+                p.alias = alias;
+                paths.push(p);
+            }
+            K::SelfKeyword if !prefix.is_empty() => paths.push(split_path(&prefix)),
+            K::Identifier | K::ScopedIdentifier | K::Crate | K::Super | K::SelfKeyword => {
+                paths.push(split_path(&join(&w.text(node))));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `a::b::c` as module `a::b`, name `c`; a single segment is a module alone.
+fn split_path(path: &str) -> UsePath {
+    match path.rsplit_once("::") {
+        Some((module, name)) => UsePath {
+            module: module.to_string(),
+            name: Some(name.to_string()),
+            alias: None,
+        },
+        None => UsePath {
+            module: path.to_string(),
+            name: None,
+            alias: None,
+        },
+    }
+}
+
+/// A path without the whitespace formatting may have put inside it.
+fn compact(path: &str) -> String {
+    path.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use sno_journal::model::{Language, SymbolKind as S};
+
+    use crate::lang::test_support::*;
+
+    const CONFIG_RS: &str = r##"//! Configuration loading.
+
+use std::collections::HashMap;
+use std::fmt;
+use crate::source::{self, Source, parse as parse_source};
+use super::*;
+
+/// Maximum nesting depth.
+pub const MAX_DEPTH: usize = 8;
+
+static mut COUNTER: u32 = 0;
+
+/// Loaded settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where it came from.
+    pub path: String,
+    values: HashMap<String, String>,
+}
+
+/// Things that can load a config.
+pub trait Loader: Send + fmt::Debug {
+    /// Loads from `path`.
+    fn load(&self, path: &str) -> Option<Config>;
+}
+
+impl Config {
+    /// Parses a config file.
+    pub fn parse(path: &str, text: &str) -> Result<Self, Error> {
+        let values = source::parse_pairs(text)?;
+        let cfg = Config { path: path.to_string(), values };
+        cfg.validate();
+        Ok(cfg)
+    }
+
+    // A plain comment, not a doc.
+    fn validate(&self) {
+        assert!(self.values.len() < MAX_DEPTH);
+        self.values.keys().for_each(|k| check(k));
+    }
+}
+
+impl fmt::Display for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path)
+    }
+}
+
+pub enum Error {
+    Missing(String),
+    Invalid { line: u32 },
+}
+
+mod tests {
+    type Pairs = Vec<(String, String)>;
+
+    macro_rules! pairs {
+        ($($k:expr => $v:expr),*) => { vec![$(($k.into(), $v.into())),*] };
+    }
+}
+"##;
+
+    #[test]
+    fn rust_config_symbols() {
+        let f = extract_clean(Language::Rust, CONFIG_RS);
+        let want = [
+            ("MAX_DEPTH", S::Constant),
+            ("COUNTER", S::Variable),
+            ("Config", S::Struct),
+            ("Config.path", S::Field),
+            ("Config.values", S::Field),
+            ("Loader", S::Trait),
+            ("Loader.load", S::Method),
+            ("Config", S::Impl),
+            ("Config.parse", S::Method),
+            ("Config.validate", S::Method),
+            ("Config", S::Impl),
+            ("Config.fmt", S::Method),
+            ("Error", S::Enum),
+            ("Error.Missing", S::EnumMember),
+            ("Error.Invalid", S::EnumMember),
+            ("Error.Invalid.line", S::Field),
+            ("tests", S::Module),
+            ("tests.Pairs", S::TypeAlias),
+            ("tests.pairs", S::Macro),
+        ];
+        assert_eq!(outline(&f), want.map(|(q, k)| (q.to_string(), k)));
+
+        assert_eq!(lines(&f, "Config.parse"), (29, 34));
+        let config = sym_of(&f, "Config", S::Struct);
+        assert_eq!((config.span.start_line, config.span.end_line), (15, 19));
+        assert_eq!(config.doc, "Loaded settings.");
+        assert_eq!(config.signature, "pub struct Config");
+        let parse = sym(&f, "Config.parse");
+        assert_eq!(
+            parse.signature,
+            "pub fn parse(path: &str, text: &str) -> Result<Self, Error>"
+        );
+        assert_eq!(parse.doc, "Parses a config file.");
+        assert_eq!(f.symbols[parse.parent.unwrap()].kind, S::Impl);
+        assert_span_text(CONFIG_RS, parse, "pub fn parse", "Ok(cfg)\n    }");
+        // A plain `//` comment is not a doc comment.
+        assert_eq!(sym(&f, "Config.validate").doc, "");
+        assert_eq!(sym(&f, "Config.path").doc, "Where it came from.");
+        assert_eq!(sym(&f, "Loader.load").doc, "Loads from `path`.");
+        assert_eq!(sym(&f, "MAX_DEPTH").doc, "Maximum nesting depth.");
+        let display = f
+            .symbols
+            .iter()
+            .filter(|s| s.kind == S::Impl)
+            .nth(1)
+            .unwrap();
+        assert_eq!(display.signature, "impl fmt::Display for Config");
+        assert_eq!(sym(&f, "tests.pairs").signature, "macro_rules! pairs");
+    }
+
+    #[test]
+    fn rust_config_references() {
+        let f = extract_clean(Language::Rust, CONFIG_RS);
+        assert_eq!(
+            imports(&f),
+            [
+                "std::collections [HashMap] @3",
+                "std [fmt] @4",
+                "crate [source] (rel) @5",
+                "crate::source [Source] (rel) @5",
+                "crate::source [parse] as parse_source (rel) @5",
+                "super [*] (rel) @6",
+            ]
+        );
+        assert_eq!(
+            calls(&f),
+            [
+                "Config.parse -> source.parse_pairs @30",
+                "Config.parse -> path.to_string @31",
+                "Config.parse -> cfg.validate @32",
+                "Config.parse -> Ok @33",
+                "Config.validate -> assert @38",
+                "Config.validate -> for_each @39",
+                "Config.validate -> self.values.keys @39",
+                "Config.validate -> check @39",
+                "Config.fmt -> write @45",
+            ]
+        );
+        assert_eq!(
+            inherits(&f),
+            [
+                "Loader : Send @22",
+                "Loader : Debug @22",
+                "Config : Display @43",
+            ]
+        );
+
+        // The trait impl's inheritance points at the struct, not the impl block.
+        let display = f.inherits.iter().find(|i| i.base == "Display").unwrap();
+        assert_eq!(f.symbols[display.symbol].kind, S::Struct);
+    }
+
+    #[test]
+    fn impl_of_a_foreign_type_inherits_through_the_impl() {
+        let f = extract_clean(
+            Language::Rust,
+            "impl Iterator for Vec<u8> {\n    fn next(&mut self) {}\n}\n",
+        );
+        assert_eq!(
+            outline(&f),
+            [
+                ("Vec".to_string(), S::Impl),
+                ("Vec.next".to_string(), S::Method)
+            ]
+        );
+        assert_eq!(f.inherits.len(), 1);
+        assert_eq!(
+            (f.inherits[0].symbol, f.inherits[0].base.as_str()),
+            (0, "Iterator")
+        );
+    }
+
+    #[test]
+    fn broken_rust_keeps_symbols() {
+        let src = "fn good() { run(); }\n\nfn bad(x: u8) -> u8 {\n    let y = ;\n    x\n}\n\nstruct After { a: u8 }\n";
+        let f = crate::extract(Language::Rust, src.as_bytes());
+        let names: Vec<_> = outline(&f).into_iter().map(|(q, _)| q).collect();
+        assert_eq!(names, ["good", "bad", "After", "After.a"]);
+        let d: Vec<_> = f
+            .diagnostics
+            .iter()
+            .map(|d| (d.line, d.column, d.message.as_str()))
+            .collect();
+        assert_eq!(d, [(4, 11, "syntax error near `=`")]);
+        assert_eq!(lines(&f, "bad"), (3, 6));
+    }
+}

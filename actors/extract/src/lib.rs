@@ -1,0 +1,99 @@
+//! Tree-sitter extraction for sno: symbols, imports, calls, inheritance and
+//! syntax diagnostics of one source file, in one pass over its syntax tree.
+//!
+//! [`extract`] never fails: a file that does not parse cleanly yields what
+//! tree-sitter recovered plus diagnostics.
+//!
+//! Conventions shared by all languages: a glob import (`from m import *`,
+//! `use m::*`, `import a.b.*`, `export * from`) has the single name `*`; a
+//! renamed import of one name is its own [`Import`] whose `alias` is the local
+//! name; [`Inheritance::base`] and [`CallSite::callee`] are last segments
+//! without generic arguments. Each language module documents its own rules.
+
+pub mod facts;
+mod lang;
+mod source_text;
+mod walker;
+
+use std::cell::RefCell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+pub use facts::*;
+use sno_journal::model::{Diagnostic, Language};
+
+/// The tree-sitter grammar for a sno language. TypeScript uses
+/// `LANGUAGE_TYPESCRIPT` and TSX `LANGUAGE_TSX`; the JavaScript grammar covers
+/// JSX.
+pub fn grammar(lang: Language) -> tree_sitter::Language {
+    match lang {
+        Language::Python => tree_sitter_python::LANGUAGE.into(),
+        Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Language::Go => tree_sitter_go::LANGUAGE.into(),
+        Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+        Language::Java => tree_sitter_java::LANGUAGE.into(),
+        Language::C => tree_sitter_c::LANGUAGE.into(),
+        Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+        Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+    }
+}
+
+thread_local! {
+    /// One parser per language and thread: creating a parser and setting its
+    /// language costs more than parsing a small file.
+    static PARSERS: RefCell<[Option<tree_sitter::Parser>; Language::ALL.len()]> =
+        RefCell::new(Default::default());
+}
+
+/// Parses `source` without extracting anything (the benchmark's "parse
+/// floor"). Reuses a thread-local parser per language. `None` only if
+/// tree-sitter refuses the grammar, which the pinned grammars do not.
+pub fn parse(lang: Language, source: &[u8]) -> Option<tree_sitter::Tree> {
+    PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let slot = &mut parsers[lang as usize];
+        if slot.is_none() {
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&grammar(lang)).ok()?;
+            *slot = Some(parser);
+        }
+        slot.as_mut()?.parse(source, None)
+    })
+}
+
+/// Parses and extracts the facts of one file. Never fails and never panics:
+/// syntax errors become diagnostics beside the recovered symbols.
+pub fn extract(lang: Language, source: &[u8]) -> FileFacts {
+    let Some(tree) = parse(lang, source) else {
+        return failed(lang, "parser failed");
+    };
+    // The extractors are written not to panic; this is the last line of
+    // defence so one odd file cannot take down an indexing worker.
+    catch_unwind(AssertUnwindSafe(|| lang::extract_tree(lang, &tree, source)))
+        .unwrap_or_else(|_| failed(lang, INTERNAL_ERROR))
+}
+
+/// The diagnostic message of a file whose extraction panicked.
+const INTERNAL_ERROR: &str = "internal extractor error";
+
+fn failed(lang: Language, message: &str) -> FileFacts {
+    FileFacts {
+        language: lang,
+        symbols: Vec::new(),
+        imports: Vec::new(),
+        calls: Vec::new(),
+        inherits: Vec::new(),
+        diagnostics: vec![Diagnostic {
+            line: 1,
+            column: 1,
+            message: message.to_string(),
+        }],
+    }
+}
+
+#[cfg(test)]
+mod robustness_tests;
+
+#[cfg(test)]
+mod speed_tests;
