@@ -9,12 +9,18 @@ fn not_a_git_repository() {
     let dir = tempfile::tempdir().unwrap();
     let o = sno_in(dir.path(), &["init", "."], &[]);
     assert_error_code(&o, "SNO-NOT-A-REPO");
-    assert!(!dir.path().join(".sno").exists(), "nothing is created outside a repository");
+    assert!(
+        !dir.path().join(".sno").exists(),
+        "nothing is created outside a repository"
+    );
     let o = sno_in(dir.path(), &["init", "--json", "."], &[]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["error"]["code"], "SNO-NOT-A-REPO");
     assert_eq!(v["error"]["fixability"], "trivial");
-    assert!(v["error"]["llm_hint"].as_str().unwrap().contains("git init"));
+    assert!(v["error"]["llm_hint"]
+        .as_str()
+        .unwrap()
+        .contains("git init"));
 }
 
 #[test]
@@ -43,7 +49,10 @@ fn unknown_revision() {
     let repo = Repo::new();
     repo.write("a.py", "x = 1\n");
     repo.commit("one");
-    assert_error_code(&repo.sno(&["init", "--rev", "no-such-branch"]), "SNO-UNKNOWN-REV");
+    assert_error_code(
+        &repo.sno(&["init", "--rev", "no-such-branch"]),
+        "SNO-UNKNOWN-REV",
+    );
 }
 
 #[test]
@@ -67,7 +76,10 @@ fn detached_head_works() {
 fn shallow_clone_indexes_what_it_has() {
     let origin = Repo::new();
     for i in 0..6 {
-        origin.write(&format!("f{i}.py"), format!("def f{i}():\n    return {i}\n"));
+        origin.write(
+            &format!("f{i}.py"),
+            format!("def f{i}():\n    return {i}\n"),
+        );
         origin.commit(&format!("c{i}"));
     }
     let dir = tempfile::tempdir().unwrap();
@@ -84,7 +96,8 @@ fn shallow_clone_indexes_what_it_has() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["shallow"], true);
     assert_eq!(v["commits_indexed"], 2, "the clone holds two commits: {v}");
-    let s: serde_json::Value = serde_json::from_slice(&sno_in(&clone, &["status", "--json"], &[]).stdout).unwrap();
+    let s: serde_json::Value =
+        serde_json::from_slice(&sno_in(&clone, &["status", "--json"], &[]).stdout).unwrap();
     assert_eq!(s["files"]["total"], 6);
 }
 
@@ -107,7 +120,10 @@ fn binary_huge_and_broken_files_are_counted_not_fatal() {
     assert_eq!(s["files"]["parsed_with_errors"], 1);
     assert!(s["diagnostics_total"].as_u64().unwrap() >= 1);
     // Symbols tree-sitter recovered around the error are kept.
-    assert!(s["languages"]["python"]["symbols"].as_u64().unwrap() >= 4, "{s}");
+    assert!(
+        s["languages"]["python"]["symbols"].as_u64().unwrap() >= 4,
+        "{s}"
+    );
 }
 
 #[test]
@@ -117,19 +133,35 @@ fn secret_files_are_never_stored() {
     let marker = "SUPERSECRET_TOKEN_7f3a9c";
     repo.write(".env", format!("API_KEY={marker}\n"));
     repo.write("config/.env.production", format!("DB_PASSWORD={marker}\n"));
-    repo.write("deploy/server.pem", format!("-----BEGIN PRIVATE KEY-----\n{marker}\n"));
-    repo.write("home/.ssh/id_rsa", format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{marker}\n"));
+    repo.write(
+        "deploy/server.pem",
+        format!("-----BEGIN PRIVATE KEY-----\n{marker}\n"),
+    );
+    repo.write(
+        "home/.ssh/id_rsa",
+        format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{marker}\n"),
+    );
     repo.write("scripts/creds.py", format!("TOKEN = '{marker}'\n"));
     repo.write(".sno-secrets.toml", "");
     repo.commit("with secrets");
     // A project-specific pattern on top of the defaults.
     std::fs::create_dir_all(repo.path().join(".sno")).unwrap();
-    std::fs::write(repo.path().join(".sno/config.toml"), "[index]\nextra_secret_patterns = [\"scripts/creds.py\"]\n").unwrap();
+    std::fs::write(
+        repo.path().join(".sno/config.toml"),
+        "[index]\nextra_secret_patterns = [\"scripts/creds.py\"]\n",
+    )
+    .unwrap();
     let out = repo.sno_json(&["init", "--json"]);
     assert_eq!(out["excluded_secrets"], 5, "{out}");
     let bytes = std::fs::read(repo.db()).unwrap();
     let hay = String::from_utf8_lossy(&bytes);
-    for needle in [marker, "id_rsa", "server.pem", ".env.production", "creds.py"] {
+    for needle in [
+        marker,
+        "id_rsa",
+        "server.pem",
+        ".env.production",
+        "creds.py",
+    ] {
         assert!(!hay.contains(needle), "`{needle}` must not be stored");
     }
     assert!(hay.contains("app.py"), "sanity: ordinary paths are stored");
@@ -145,6 +177,10 @@ fn corrupt_database_is_reported_and_left_intact() {
     std::fs::write(repo.db(), &garbage).unwrap();
     for args in [&["status"][..], &["doctor"][..], &["init"][..]] {
         assert_error_code(&repo.sno(args), "SNO-DB-CORRUPT");
-        assert_eq!(std::fs::read(repo.db()).unwrap(), garbage, "sno {args:?} changed the corrupt file");
+        assert_eq!(
+            std::fs::read(repo.db()).unwrap(),
+            garbage,
+            "sno {args:?} changed the corrupt file"
+        );
     }
 }

@@ -14,7 +14,10 @@ fn history_repo(commits: usize) -> Repo {
     seed_polyglot(&repo);
     repo.commit("seed");
     for i in 0..commits {
-        repo.write(&format!("pkg/m{i}.py"), format!("from app.util import read_text\n\ndef f{i}(p):\n    return read_text(p)\n"));
+        repo.write(
+            &format!("pkg/m{i}.py"),
+            format!("from app.util import read_text\n\ndef f{i}(p):\n    return read_text(p)\n"),
+        );
         if i % 3 == 2 {
             repo.remove(&format!("pkg/m{}.py", i - 1));
         }
@@ -68,12 +71,24 @@ fn kill_9_at_several_points_then_rerun_equals_an_uninterrupted_run() {
         // Killed before the database existed is the one case with nothing to check.
         if repo.db().exists() {
             let v: serde_json::Value = serde_json::from_slice(&doc.stdout).unwrap_or_default();
-            assert_eq!(v["ok"], true, "doctor after kill at {after}: {} {}", stdout(&doc), stderr(&doc));
+            assert_eq!(
+                v["ok"],
+                true,
+                "doctor after kill at {after}: {} {}",
+                stdout(&doc),
+                stderr(&doc)
+            );
         }
         let again = repo.sno_json(&["init", "--json", "--history", "all"]);
         assert!(again["commits_indexed"].as_u64().unwrap() <= 13);
         let got = repo.status();
-        for key in ["views_digest", "commits_indexed", "symbols_total", "edges_total", "files"] {
+        for key in [
+            "views_digest",
+            "commits_indexed",
+            "symbols_total",
+            "edges_total",
+            "files",
+        ] {
             assert_eq!(got[key], want[key], "kill after {after}: {key} differs");
         }
         assert_eq!(got["as_of"]["commit"], want["as_of"]["commit"]);
@@ -101,7 +116,11 @@ fn second_init_while_one_runs_names_the_lock_holder() {
     }
     let second = repo.sno(&["init"]);
     assert_error_code(&second, "SNO-LOCKED");
-    assert!(stderr(&second).contains(&format!("locked by pid {}", first.id())), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains(&format!("locked by pid {}", first.id())),
+        "{}",
+        stderr(&second)
+    );
     // Readers get the same clear answer while the writer holds the database.
     assert_error_code(&repo.sno(&["status"]), "SNO-LOCKED");
     for _ in lines {}
@@ -114,16 +133,29 @@ fn a_parser_worker_panic_fails_one_file_and_the_index_completes() {
     let repo = Repo::new();
     seed_polyglot(&repo);
     repo.commit("seed");
-    let o = sno_in(repo.path(), &["init", "--json"], &[("SNO_TEST_PANIC_ON", "app/util.py")]);
+    let o = sno_in(
+        repo.path(),
+        &["init", "--json"],
+        &[("SNO_TEST_PANIC_ON", "app/util.py")],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["files_parsed"], 7, "every other file parsed: {v}");
     assert_eq!(v["failures"][0]["path"], "app/util.py");
-    assert!(v["failures"][0]["reason"].as_str().unwrap().contains("panicked"), "{v}");
+    assert!(
+        v["failures"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("panicked"),
+        "{v}"
+    );
     let s = repo.status();
     assert_eq!(s["files"]["failed"], 1);
     assert_eq!(s["failures"][0]["path"], "app/util.py");
-    assert_eq!(s["languages"]["python"]["files"], 3, "the failed file is still listed");
+    assert_eq!(
+        s["languages"]["python"]["files"], 3,
+        "the failed file is still listed"
+    );
     // The pool kept working after the restart: files parsed after the panic have symbols.
     assert!(s["languages"]["rust"]["symbols"].as_u64().unwrap() >= 3);
 }

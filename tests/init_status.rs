@@ -15,7 +15,10 @@ fn init_indexes_head_and_status_reports_it() {
     assert_eq!(out["branch"], "main");
     assert_eq!(out["commits_indexed"], 1);
     assert_eq!(out["files_parsed"], 8, "eight source files: {out}");
-    assert_eq!(out["skipped"]["unsupported_language"], 1, "README.md has no grammar");
+    assert_eq!(
+        out["skipped"]["unsupported_language"], 1,
+        "README.md has no grammar"
+    );
 
     let s = repo.status();
     assert_eq!(s["as_of"]["commit"], head);
@@ -28,14 +31,23 @@ fn init_indexes_head_and_status_reports_it() {
     assert_eq!(s["languages"]["javascript"]["files"], 2);
     assert_eq!(s["languages"]["go"]["files"], 1);
     assert_eq!(s["languages"]["rust"]["files"], 2);
-    assert!(s["symbols_by_kind"]["class"].as_u64().unwrap() >= 2, "Config and Client: {s}");
+    assert!(
+        s["symbols_by_kind"]["class"].as_u64().unwrap() >= 2,
+        "Config and Client: {s}"
+    );
     assert!(s["symbols_by_kind"]["method"].as_u64().unwrap() >= 5, "{s}");
     // Calls resolved across files: Config.load -> read_text (imported name),
     // main -> Config.load (imported module's class), add -> parse::check.
     let calls = &s["edges_by_kind"]["calls"];
     assert!(calls["resolved"].as_u64().unwrap() >= 5, "{s}");
-    assert!(calls["unresolved"].as_u64().unwrap() >= 1, "print/fetch stay unresolved: {s}");
-    assert!(s["edges_by_kind"]["imports"]["resolved"].as_u64().unwrap() >= 3, "{s}");
+    assert!(
+        calls["unresolved"].as_u64().unwrap() >= 1,
+        "print/fetch stay unresolved: {s}"
+    );
+    assert!(
+        s["edges_by_kind"]["imports"]["resolved"].as_u64().unwrap() >= 3,
+        "{s}"
+    );
 
     // The human form says the same.
     let human = stdout(&repo.sno(&["status"]));
@@ -46,7 +58,11 @@ fn init_indexes_head_and_status_reports_it() {
     let exclude = std::fs::read_to_string(repo.path().join(".git/info/exclude")).unwrap();
     assert!(exclude.contains("/.sno/"), "{exclude}");
     assert!(!repo.path().join(".gitignore").exists());
-    assert_eq!(repo.git(&["status", "--porcelain"]), "", "the work tree stays clean");
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        "",
+        "the work tree stays clean"
+    );
 
     let doc = repo.sno_json(&["doctor", "--json"]);
     assert_eq!(doc["ok"], true, "{doc}");
@@ -67,7 +83,10 @@ fn second_init_continues_with_new_commits_only() {
     let next = repo.sno_json(&["init", "--json"]);
     assert_eq!(next["commit"], c2);
     assert_eq!(next["commits_indexed"], 1);
-    assert_eq!(next["files_parsed"], 1, "only the changed file is parsed: {next}");
+    assert_eq!(
+        next["files_parsed"], 1,
+        "only the changed file is parsed: {next}"
+    );
     assert_eq!(repo.status()["journal_events"], 2);
 }
 
@@ -76,12 +95,23 @@ fn history_is_journaled_oldest_first_and_log_shows_it() {
     let repo = Repo::new();
     let mut commits = Vec::new();
     for i in 0..5 {
-        repo.write(&format!("m{i}.py"), format!("def f{i}():\n    return {i}\n"));
+        repo.write(
+            &format!("m{i}.py"),
+            format!("def f{i}():\n    return {i}\n"),
+        );
         commits.push(repo.commit(&format!("c{i}")));
     }
     let out = repo.sno_json(&["init", "--json", "--history", "3"]);
     assert_eq!(out["commits_indexed"], 4, "HEAD and 3 before it");
     let log = repo.sno_json(&["journal", "log", "--json"]);
-    let logged: Vec<&str> = log.as_array().unwrap().iter().map(|e| e["commit"].as_str().unwrap()).collect();
-    assert_eq!(logged, commits[1..].iter().map(String::as_str).collect::<Vec<_>>());
+    let logged: Vec<&str> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["commit"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        logged,
+        commits[1..].iter().map(String::as_str).collect::<Vec<_>>()
+    );
 }

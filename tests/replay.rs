@@ -63,8 +63,14 @@ fn generated_history(repo: &Repo) -> Vec<String> {
             }
             _ => {
                 // Break a file's syntax, then a binary and a non-code file.
-                repo.write("app/broken.py", format!("def ok_{i}():\n    return 1\n\ndef broken(:\n    pass\n"));
-                repo.write(&format!("assets/blob_{i}.py"), [0u8, 159, 146, 150, i as u8]);
+                repo.write(
+                    "app/broken.py",
+                    format!("def ok_{i}():\n    return 1\n\ndef broken(:\n    pass\n"),
+                );
+                repo.write(
+                    &format!("assets/blob_{i}.py"),
+                    [0u8, 159, 146, 150, i as u8],
+                );
                 repo.write("NOTES.txt", format!("note {i}\n"));
             }
         }
@@ -79,13 +85,21 @@ fn replay_at_every_commit_equals_a_fresh_index_of_it() {
     let commits = generated_history(&repo);
     assert!(commits.len() >= 30);
     let out = repo.sno_json(&["init", "--json", "--history", "all"]);
-    assert_eq!(out["commits_indexed"].as_u64().unwrap() as usize, commits.len());
+    assert_eq!(
+        out["commits_indexed"].as_u64().unwrap() as usize,
+        commits.len()
+    );
 
     // A second clone of the same repository, indexed from scratch at each commit.
     let fresh = tempfile::tempdir().unwrap();
     let clone = fresh.path().join("clone");
     let st = std::process::Command::new("git")
-        .args(["clone", "-q", repo.path().to_str().unwrap(), clone.to_str().unwrap()])
+        .args([
+            "clone",
+            "-q",
+            repo.path().to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ])
         .status()
         .unwrap();
     assert!(st.success());
@@ -94,7 +108,11 @@ fn replay_at_every_commit_equals_a_fresh_index_of_it() {
     for c in &commits {
         let replayed = repo.sno_json(&["replay", "--json", "--to", c]);
         let _ = std::fs::remove_dir_all(clone.join(".sno"));
-        let o = sno_in(&clone, &["init", "--json", "--history", "0", "--rev", c], &[]);
+        let o = sno_in(
+            &clone,
+            &["init", "--json", "--history", "0", "--rev", c],
+            &[],
+        );
         assert!(o.status.success(), "fresh index of {c}: {}", stderr(&o));
         let s = sno_in(&clone, &["status", "--json"], &[]);
         let s: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
@@ -108,7 +126,11 @@ fn replay_at_every_commit_equals_a_fresh_index_of_it() {
         distinct.insert(replayed["views_digest"].as_str().unwrap().to_string());
     }
     // The history really moves the state: nearly every commit is a new state.
-    assert!(distinct.len() >= commits.len() - 2, "{} distinct states", distinct.len());
+    assert!(
+        distinct.len() >= commits.len() - 2,
+        "{} distinct states",
+        distinct.len()
+    );
 
     // Replay reads only: the views still describe HEAD.
     let s = repo.status();

@@ -39,7 +39,9 @@ impl SecretFilter {
             let g = Glob::new(p).map_err(|e| format!("secret pattern `{p}`: {e}"))?;
             b.add(g);
         }
-        Ok(SecretFilter { set: b.build().map_err(|e| e.to_string())? })
+        Ok(SecretFilter {
+            set: b.build().map_err(|e| e.to_string())?,
+        })
     }
 
     /// Whether the path names a secret file.
@@ -62,7 +64,10 @@ impl IgnoreRules {
     pub fn new(files: &[(String, Vec<u8>)]) -> IgnoreRules {
         let mut rules = Vec::new();
         for (path, content) in files {
-            let dir = path.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default();
+            let dir = path
+                .rsplit_once('/')
+                .map(|(d, _)| d.to_string())
+                .unwrap_or_default();
             let mut b = GitignoreBuilder::new(virtual_path(&dir));
             for line in String::from_utf8_lossy(content).lines() {
                 // A malformed line is ignored by git too.
@@ -116,7 +121,12 @@ pub fn judge_path(path: &str, secrets: &SecretFilter, ignores: &IgnoreRules) -> 
 }
 
 /// Decides on content: too large (by size alone), binary, or parseable.
-pub fn judge_content(language: Option<Language>, size: u64, max_size: u64, head: Option<&[u8]>) -> ContentVerdict {
+pub fn judge_content(
+    language: Option<Language>,
+    size: u64,
+    max_size: u64,
+    head: Option<&[u8]>,
+) -> ContentVerdict {
     if size > max_size {
         return ContentVerdict::Skip(SkipReason::TooLarge);
     }
@@ -144,16 +154,35 @@ mod tests {
     use crate::config::DEFAULT_SECRET_PATTERNS;
 
     fn secrets() -> SecretFilter {
-        SecretFilter::new(&DEFAULT_SECRET_PATTERNS.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+        SecretFilter::new(
+            &DEFAULT_SECRET_PATTERNS
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>(),
+        )
+        .unwrap()
     }
 
     #[test]
     fn secrets_by_name_and_path() {
         let s = secrets();
-        for p in [".env", "app/.env.production", "deploy/server.pem", "home/.ssh/id_rsa", "x/.aws/credentials", ".npmrc"] {
+        for p in [
+            ".env",
+            "app/.env.production",
+            "deploy/server.pem",
+            "home/.ssh/id_rsa",
+            "x/.aws/credentials",
+            ".npmrc",
+        ] {
             assert!(s.is_secret(p), "{p} should be secret");
         }
-        for p in ["src/env.py", "environment.ts", "keys.rs", "id_rsa.pub.md", "README.md"] {
+        for p in [
+            "src/env.py",
+            "environment.ts",
+            "keys.rs",
+            "id_rsa.pub.md",
+            "README.md",
+        ] {
             assert!(!s.is_secret(p), "{p} should not be secret");
         }
     }
@@ -174,10 +203,25 @@ mod tests {
 
     #[test]
     fn content_verdicts() {
-        assert_eq!(judge_content(Some(Language::Python), 10, 5, None), ContentVerdict::Skip(SkipReason::TooLarge));
-        assert_eq!(judge_content(Some(Language::C), 3, 5, Some(b"a\0b")), ContentVerdict::Skip(SkipReason::Binary));
-        assert_eq!(judge_content(Some(Language::C), 2, 5, Some(&[0xff, 0xfe])), ContentVerdict::Skip(SkipReason::Binary));
-        assert_eq!(judge_content(None, 2, 5, Some(b"ok")), ContentVerdict::Skip(SkipReason::UnsupportedLanguage));
-        assert_eq!(judge_content(Some(Language::Go), 2, 5, Some(b"ok")), ContentVerdict::Parse(Language::Go));
+        assert_eq!(
+            judge_content(Some(Language::Python), 10, 5, None),
+            ContentVerdict::Skip(SkipReason::TooLarge)
+        );
+        assert_eq!(
+            judge_content(Some(Language::C), 3, 5, Some(b"a\0b")),
+            ContentVerdict::Skip(SkipReason::Binary)
+        );
+        assert_eq!(
+            judge_content(Some(Language::C), 2, 5, Some(&[0xff, 0xfe])),
+            ContentVerdict::Skip(SkipReason::Binary)
+        );
+        assert_eq!(
+            judge_content(None, 2, 5, Some(b"ok")),
+            ContentVerdict::Skip(SkipReason::UnsupportedLanguage)
+        );
+        assert_eq!(
+            judge_content(Some(Language::Go), 2, 5, Some(b"ok")),
+            ContentVerdict::Parse(Language::Go)
+        );
     }
 }

@@ -22,11 +22,20 @@ impl Actor for Audit {
     type State = Arc<Journal>;
     type Arguments = Arc<Journal>;
 
-    async fn pre_start(&self, _me: ActorRef<AuditMsg>, j: Arc<Journal>) -> Result<Arc<Journal>, ActorProcessingErr> {
+    async fn pre_start(
+        &self,
+        _me: ActorRef<AuditMsg>,
+        j: Arc<Journal>,
+    ) -> Result<Arc<Journal>, ActorProcessingErr> {
         Ok(j)
     }
 
-    async fn handle(&self, _me: ActorRef<AuditMsg>, msg: AuditMsg, j: &mut Arc<Journal>) -> Result<(), ActorProcessingErr> {
+    async fn handle(
+        &self,
+        _me: ActorRef<AuditMsg>,
+        msg: AuditMsg,
+        j: &mut Arc<Journal>,
+    ) -> Result<(), ActorProcessingErr> {
         match msg {
             AuditMsg::Record(rec) => {
                 if let Err(e) = j.record_audit(&rec) {

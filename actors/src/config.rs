@@ -70,9 +70,14 @@ impl Default for IndexConfig {
     fn default() -> Self {
         IndexConfig {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
-            secret_patterns: DEFAULT_SECRET_PATTERNS.iter().map(|s| s.to_string()).collect(),
+            secret_patterns: DEFAULT_SECRET_PATTERNS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             history: Some(DEFAULT_HISTORY),
-            parser_workers: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),
+            parser_workers: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
             fault_panic_on: None,
             commit_delay_ms: 0,
         }
@@ -113,10 +118,17 @@ impl IndexConfig {
         let text = match std::fs::read_to_string(config_path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(cfg),
-            Err(e) => return Err(ConfigError { path: config_path.display().to_string(), message: e.to_string() }),
+            Err(e) => {
+                return Err(ConfigError {
+                    path: config_path.display().to_string(),
+                    message: e.to_string(),
+                })
+            }
         };
-        let file: ConfigFile = toml::from_str(&text)
-            .map_err(|e| ConfigError { path: config_path.display().to_string(), message: e.to_string() })?;
+        let file: ConfigFile = toml::from_str(&text).map_err(|e| ConfigError {
+            path: config_path.display().to_string(),
+            message: e.to_string(),
+        })?;
         let s = file.index;
         if let Some(v) = s.max_file_size {
             cfg.max_file_size = v;
@@ -145,7 +157,11 @@ mod tests {
     fn file_overrides_and_extends_defaults() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("config.toml");
-        std::fs::write(&p, "[index]\nmax_file_size = 10\nextra_secret_patterns = [\"*.secret\"]\n").unwrap();
+        std::fs::write(
+            &p,
+            "[index]\nmax_file_size = 10\nextra_secret_patterns = [\"*.secret\"]\n",
+        )
+        .unwrap();
         let c = IndexConfig::load(&p).unwrap();
         assert_eq!(c.max_file_size, 10);
         assert!(c.secret_patterns.contains(&"*.secret".to_string()));

@@ -79,8 +79,12 @@ fn to_blob_id(id: &gix::oid) -> BlobId {
 impl GitRepo {
     /// Opens the repository containing `path`.
     pub fn open(path: &Path) -> Result<GitRepo, GitError> {
-        let mut repo = gix::discover(path).map_err(|_| GitError::NotARepository(path.to_path_buf()))?;
-        let root = repo.workdir().ok_or_else(|| GitError::Bare(path.to_path_buf()))?.to_path_buf();
+        let mut repo =
+            gix::discover(path).map_err(|_| GitError::NotARepository(path.to_path_buf()))?;
+        let root = repo
+            .workdir()
+            .ok_or_else(|| GitError::Bare(path.to_path_buf()))?
+            .to_path_buf();
         // Unchanged subtrees recur across the commits of a history walk.
         repo.object_cache_size_if_unset(64 * 1024 * 1024);
         Ok(GitRepo { repo, root })
@@ -98,7 +102,11 @@ impl GitRepo {
 
     /// The branch HEAD points to, `None` when detached.
     pub fn branch(&self) -> Result<Option<String>, GitError> {
-        Ok(self.repo.head_name().map_err(git_err)?.map(|n| n.shorten().to_string()))
+        Ok(self
+            .repo
+            .head_name()
+            .map_err(git_err)?
+            .map(|n| n.shorten().to_string()))
     }
 
     /// Whether the repository is a shallow clone.
@@ -111,7 +119,11 @@ impl GitRepo {
         if spec == "HEAD" {
             return self.head();
         }
-        let candidates = [spec.to_string(), format!("refs/heads/{spec}"), format!("refs/tags/{spec}")];
+        let candidates = [
+            spec.to_string(),
+            format!("refs/heads/{spec}"),
+            format!("refs/tags/{spec}"),
+        ];
         for name in &candidates {
             if let Ok(Some(mut r)) = self.repo.try_find_reference(name.as_str()) {
                 if let Ok(id) = r.peel_to_commit() {
@@ -120,7 +132,8 @@ impl GitRepo {
             }
         }
         if spec.len() >= 4 && spec.chars().all(|c| c.is_ascii_hexdigit()) {
-            let prefix = gix::hash::Prefix::from_hex(spec).map_err(|_| GitError::UnknownRevision(spec.into()))?;
+            let prefix = gix::hash::Prefix::from_hex(spec)
+                .map_err(|_| GitError::UnknownRevision(spec.into()))?;
             // `Some(Err(()))` means the prefix is ambiguous.
             if let Ok(Some(Ok(id))) = self.repo.objects.lookup_prefix(prefix, None) {
                 if self.repo.find_commit(id).is_ok() {
@@ -143,7 +156,11 @@ impl GitRepo {
 
     /// `tip` and up to `history` of its first-parent ancestors, oldest first.
     /// A shallow clone simply has fewer.
-    pub fn first_parent_chain(&self, tip: CommitId, history: Option<usize>) -> Result<Vec<CommitId>, GitError> {
+    pub fn first_parent_chain(
+        &self,
+        tip: CommitId,
+        history: Option<usize>,
+    ) -> Result<Vec<CommitId>, GitError> {
         let walk = self
             .repo
             .rev_walk([ObjectId::from_bytes_or_panic(&tip.0)])
@@ -162,19 +179,34 @@ impl GitRepo {
 
     /// Reads a commit.
     pub fn commit(&self, id: CommitId) -> Result<CommitInfo, GitError> {
-        let c = self.repo.find_commit(ObjectId::from_bytes_or_panic(&id.0)).map_err(git_err)?;
+        let c = self
+            .repo
+            .find_commit(ObjectId::from_bytes_or_panic(&id.0))
+            .map_err(git_err)?;
         let tree = c.tree_id().map_err(git_err)?.detach();
         let parents = c.parent_ids().map(|p| to_commit_id(&p)).collect();
-        let summary = c.message().map(|m| m.summary().to_str_lossy().into_owned()).unwrap_or_default();
+        let summary = c
+            .message()
+            .map(|m| m.summary().to_str_lossy().into_owned())
+            .unwrap_or_default();
         let time = c.time().map(|t| t.seconds).unwrap_or(0);
-        Ok(CommitInfo { id, tree, parents, summary, time })
+        Ok(CommitInfo {
+            id,
+            tree,
+            parents,
+            summary,
+            time,
+        })
     }
 
     /// Every blob of a tree, by path (submodules and symlinks are not files).
     pub fn list_tree(&self, tree: ObjectId) -> Result<Vec<TreeFile>, GitError> {
         let mut out = Vec::new();
         self.diff_trees_into(None, Some(tree), "", &mut |path, blob| {
-            out.push(TreeFile { path, blob: blob.expect("listing only adds") });
+            out.push(TreeFile {
+                path,
+                blob: blob.expect("listing only adds"),
+            });
         })?;
         Ok(out)
     }
@@ -182,12 +214,17 @@ impl GitRepo {
     /// The paths whose blob differs between two trees.
     pub fn diff_trees(&self, old: ObjectId, new: ObjectId) -> Result<Vec<PathChange>, GitError> {
         let mut out = Vec::new();
-        self.diff_trees_into(Some(old), Some(new), "", &mut |path, blob| out.push(PathChange { path, blob }))?;
+        self.diff_trees_into(Some(old), Some(new), "", &mut |path, blob| {
+            out.push(PathChange { path, blob })
+        })?;
         Ok(out)
     }
 
     /// Entries of one tree: name -> (is_tree, id). Symlinks and submodules are left out.
-    fn tree_entries(&self, id: Option<ObjectId>) -> Result<BTreeMap<String, (bool, ObjectId)>, GitError> {
+    fn tree_entries(
+        &self,
+        id: Option<ObjectId>,
+    ) -> Result<BTreeMap<String, (bool, ObjectId)>, GitError> {
         let mut map = BTreeMap::new();
         let Some(id) = id else { return Ok(map) };
         let tree = self.repo.find_tree(id).map_err(git_err)?;
@@ -198,7 +235,10 @@ impl GitRepo {
             if !is_tree && !mode.is_blob() {
                 continue;
             }
-            map.insert(entry.filename().to_str_lossy().into_owned(), (is_tree, entry.oid().to_owned()));
+            map.insert(
+                entry.filename().to_str_lossy().into_owned(),
+                (is_tree, entry.oid().to_owned()),
+            );
         }
         Ok(map)
     }
@@ -217,7 +257,13 @@ impl GitRepo {
         }
         let old_entries = self.tree_entries(old)?;
         let new_entries = self.tree_entries(new)?;
-        let join = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
+        let join = |name: &str| {
+            if prefix.is_empty() {
+                name.to_string()
+            } else {
+                format!("{prefix}/{name}")
+            }
+        };
         for (name, &(old_is_tree, old_id)) in &old_entries {
             match new_entries.get(name) {
                 Some(&(new_is_tree, new_id)) if new_is_tree == old_is_tree => {
@@ -241,7 +287,8 @@ impl GitRepo {
             }
         }
         for (name, &(new_is_tree, new_id)) in &new_entries {
-            let same_kind_before = matches!(old_entries.get(name), Some(&(t, _)) if t == new_is_tree);
+            let same_kind_before =
+                matches!(old_entries.get(name), Some(&(t, _)) if t == new_is_tree);
             if same_kind_before {
                 continue;
             }
@@ -256,13 +303,19 @@ impl GitRepo {
 
     /// The size of a blob, without inflating it.
     pub fn blob_size(&self, blob: BlobId) -> Result<u64, GitError> {
-        let h = self.repo.find_header(ObjectId::from_bytes_or_panic(&blob.0)).map_err(git_err)?;
+        let h = self
+            .repo
+            .find_header(ObjectId::from_bytes_or_panic(&blob.0))
+            .map_err(git_err)?;
         Ok(h.size())
     }
 
     /// A blob's bytes.
     pub fn blob(&self, blob: BlobId) -> Result<Vec<u8>, GitError> {
-        let mut b = self.repo.find_blob(ObjectId::from_bytes_or_panic(&blob.0)).map_err(git_err)?;
+        let mut b = self
+            .repo
+            .find_blob(ObjectId::from_bytes_or_panic(&blob.0))
+            .map_err(git_err)?;
         Ok(b.take_data())
     }
 }

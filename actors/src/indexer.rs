@@ -39,9 +39,18 @@ pub struct IndexRequest {
 #[derive(Clone, Debug)]
 pub enum Progress {
     /// The plan: how many commits will be indexed.
-    Planned { commits: usize, resumed_from: Option<CommitId> },
+    Planned {
+        commits: usize,
+        resumed_from: Option<CommitId>,
+    },
     /// One commit is journaled.
-    CommitDone { index: usize, total: usize, commit: CommitId, files_parsed: usize, deltas: usize },
+    CommitDone {
+        index: usize,
+        total: usize,
+        commit: CommitId,
+        files_parsed: usize,
+        deltas: usize,
+    },
 }
 
 /// What a run did.
@@ -68,7 +77,11 @@ pub enum IndexError {
 
 /// Messages of the indexer.
 pub enum IndexerMsg {
-    Run(IndexRequest, Option<UnboundedSender<Progress>>, RpcReplyPort<Result<IndexSummary, IndexError>>),
+    Run(
+        IndexRequest,
+        Option<UnboundedSender<Progress>>,
+        RpcReplyPort<Result<IndexSummary, IndexError>>,
+    ),
 }
 
 /// Arguments of the indexer.
@@ -87,30 +100,60 @@ impl Actor for Indexer {
     type State = IndexerArgs;
     type Arguments = IndexerArgs;
 
-    async fn pre_start(&self, _me: ActorRef<IndexerMsg>, a: IndexerArgs) -> Result<IndexerArgs, ActorProcessingErr> {
+    async fn pre_start(
+        &self,
+        _me: ActorRef<IndexerMsg>,
+        a: IndexerArgs,
+    ) -> Result<IndexerArgs, ActorProcessingErr> {
         Ok(a)
     }
 
-    async fn handle(&self, _me: ActorRef<IndexerMsg>, msg: IndexerMsg, st: &mut IndexerArgs) -> Result<(), ActorProcessingErr> {
+    async fn handle(
+        &self,
+        _me: ActorRef<IndexerMsg>,
+        msg: IndexerMsg,
+        st: &mut IndexerArgs,
+    ) -> Result<(), ActorProcessingErr> {
         let IndexerMsg::Run(req, progress, reply) = msg;
         let pool = ractor::call!(st.supervisor, SupervisorMsg::Pool)?;
         let audit = ractor::call!(st.supervisor, SupervisorMsg::Audit)?;
-        let mut run = IndexRun { pid: std::process::id(), started_ms: now_ms(), ..IndexRun::default() };
-        let result = Run { st, pool: &pool, progress: progress.as_ref() }.execute(&req, &mut run).await;
+        let mut run = IndexRun {
+            pid: std::process::id(),
+            started_ms: now_ms(),
+            ..IndexRun::default()
+        };
+        let result = Run {
+            st,
+            pool: &pool,
+            progress: progress.as_ref(),
+        }
+        .execute(&req, &mut run)
+        .await;
         run.finished_ms = now_ms();
         run.outcome = match &result {
             Ok(_) => "completed".into(),
             Err(e) => e.to_string(),
         };
-        let _ = audit.cast(AuditMsg::Record(AuditRecord { time_ms: now_ms(), entry: AuditEntry::IndexRun(run.clone()) }));
+        let _ = audit.cast(AuditMsg::Record(AuditRecord {
+            time_ms: now_ms(),
+            entry: AuditEntry::IndexRun(run.clone()),
+        }));
         let _ = ractor::call!(audit, AuditMsg::Flush);
-        let _ = reply.send(result.map(|(up_to_date, branch, shallow)| IndexSummary { run, up_to_date, branch, shallow }));
+        let _ = reply.send(result.map(|(up_to_date, branch, shallow)| IndexSummary {
+            run,
+            up_to_date,
+            branch,
+            shallow,
+        }));
         Ok(())
     }
 }
 
 fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 struct Run<'a> {
@@ -127,7 +170,11 @@ struct Pending {
 }
 
 impl Run<'_> {
-    async fn execute(&self, req: &IndexRequest, run: &mut IndexRun) -> Result<(bool, Option<String>, bool), IndexError> {
+    async fn execute(
+        &self,
+        req: &IndexRequest,
+        run: &mut IndexRun,
+    ) -> Result<(bool, Option<String>, bool), IndexError> {
         let cfg = &self.st.config;
         let journal = &self.st.journal;
         let secrets = SecretFilter::new(&cfg.secret_patterns).map_err(IndexError::Config)?;
@@ -146,14 +193,21 @@ impl Run<'_> {
             Some(h) => match chain.iter().position(|c| *c == h.commit) {
                 Some(i) => chain[i + 1..].to_vec(),
                 None => {
-                    journal.append(Event::BranchMoved(BranchMoved { branch: branch.clone(), from: Some(h.commit), to: tip }))?;
+                    journal.append(Event::BranchMoved(BranchMoved {
+                        branch: branch.clone(),
+                        from: Some(h.commit),
+                        to: tip,
+                    }))?;
                     vec![tip]
                 }
             },
             None => chain,
         };
         if let Some(p) = self.progress {
-            let _ = p.send(Progress::Planned { commits: todo.len(), resumed_from: head.as_ref().map(|h| h.commit) });
+            let _ = p.send(Progress::Planned {
+                commits: todo.len(),
+                resumed_from: head.as_ref().map(|h| h.commit),
+            });
         }
         if todo.is_empty() {
             return Ok((true, branch, shallow));
@@ -183,15 +237,28 @@ impl Run<'_> {
                     gi.push((f.path.clone(), repo.blob(f.blob)?));
                 }
                 let rules = IgnoreRules::new(&gi);
-                let admitted = |p: &str| matches!(admission::judge_path(p, &secrets, &rules), PathVerdict::Admit(_));
-                let changes = reconcile(&state, listing.into_iter().map(|f| (f.path, f.blob)).collect(), admitted);
+                let admitted = |p: &str| {
+                    matches!(
+                        admission::judge_path(p, &secrets, &rules),
+                        PathVerdict::Admit(_)
+                    )
+                };
+                let changes = reconcile(
+                    &state,
+                    listing.into_iter().map(|f| (f.path, f.blob)).collect(),
+                    admitted,
+                );
                 ignores = Some(rules);
                 changes
             } else {
                 diffed.unwrap_or_default()
             };
-            let rules = ignores.as_ref().expect("rules are built on the first commit of a run");
-            let (updates, parsed) = self.build_updates(&mut repo, &state, changes, &secrets, rules, run).await?;
+            let rules = ignores
+                .as_ref()
+                .expect("rules are built on the first commit of a run");
+            let (updates, parsed) = self
+                .build_updates(&mut repo, &state, changes, &secrets, rules, run)
+                .await?;
             let deltas = advance(&mut state, &mut paths, updates);
             let n_deltas = deltas.len();
             journal.append_commit(CommitIndexed {
@@ -205,7 +272,13 @@ impl Run<'_> {
             })?;
             run.commits_indexed += 1;
             if let Some(p) = self.progress {
-                let _ = p.send(Progress::CommitDone { index: i + 1, total, commit, files_parsed: parsed, deltas: n_deltas });
+                let _ = p.send(Progress::CommitDone {
+                    index: i + 1,
+                    total,
+                    commit,
+                    files_parsed: parsed,
+                    deltas: n_deltas,
+                });
             }
             if cfg.commit_delay_ms > 0 {
                 tokio::time::sleep(Duration::from_millis(cfg.commit_delay_ms)).await;
@@ -263,8 +336,16 @@ impl Run<'_> {
                     match admission::judge_content(Some(l), size, cfg.max_file_size, Some(&bytes)) {
                         ContentVerdict::Parse(l) => {
                             let (tx, rx) = ractor::concurrency::oneshot();
-                            let pending = Pending { path: change.path.clone(), blob, size };
-                            let job = ParseJob { path: change.path, language: l, bytes };
+                            let pending = Pending {
+                                path: change.path.clone(),
+                                blob,
+                                size,
+                            };
+                            let job = ParseJob {
+                                path: change.path,
+                                language: l,
+                                bytes,
+                            };
                             self.pool
                                 .cast(PoolMsg::Parse(job, tx.into()))
                                 .map_err(|e| IndexError::Actor(format!("parser pool: {e}")))?;
@@ -282,8 +363,21 @@ impl Run<'_> {
                 SkipReason::TooLarge => run.skipped_too_large += 1,
                 SkipReason::UnsupportedLanguage => run.skipped_unsupported += 1,
             }
-            let lines = if reason == SkipReason::Binary { 0 } else { lines };
-            updates.insert(change.path.clone(), Some(skipped_record(&change.path, blob, size, lines, skip_state(reason))));
+            let lines = if reason == SkipReason::Binary {
+                0
+            } else {
+                lines
+            };
+            updates.insert(
+                change.path.clone(),
+                Some(skipped_record(
+                    &change.path,
+                    blob,
+                    size,
+                    lines,
+                    skip_state(reason),
+                )),
+            );
         }
         let mut parsed = 0;
         while let Some((p, outcome)) = inflight.next().await {
@@ -312,15 +406,25 @@ impl Run<'_> {
 /// Compares a full listing with the state: paths whose blob differs or that are
 /// new, state paths that are gone, and state paths no longer admitted (a new
 /// `.gitignore` or secret pattern), which the caller then removes.
-fn reconcile(state: &State, listing: BTreeMap<String, BlobId>, admitted: impl Fn(&str) -> bool) -> Vec<PathChange> {
+fn reconcile(
+    state: &State,
+    listing: BTreeMap<String, BlobId>,
+    admitted: impl Fn(&str) -> bool,
+) -> Vec<PathChange> {
     let mut out: Vec<PathChange> = state
         .keys()
         .filter(|p| !listing.contains_key(*p))
-        .map(|p| PathChange { path: p.clone(), blob: None })
+        .map(|p| PathChange {
+            path: p.clone(),
+            blob: None,
+        })
         .collect();
     for (path, blob) in listing {
         if state.get(&path).map(|r| r.blob) != Some(blob) || !admitted(&path) {
-            out.push(PathChange { path, blob: Some(blob) });
+            out.push(PathChange {
+                path,
+                blob: Some(blob),
+            });
         }
     }
     out

@@ -16,18 +16,36 @@ use crate::resolve::{PathIndex, Resolver};
 /// New records arrive without edges; every edge in the result comes from
 /// resolution against the whole new state, so an incremental advance and a
 /// fresh index of the same commit agree.
-pub fn advance(state: &mut State, paths: &mut PathIndex, updates: BTreeMap<String, Option<FileRecord>>) -> Vec<FileDelta> {
+pub fn advance(
+    state: &mut State,
+    paths: &mut PathIndex,
+    updates: BTreeMap<String, Option<FileRecord>>,
+) -> Vec<FileDelta> {
     let mut before: BTreeMap<String, Option<FileRecord>> = BTreeMap::new();
     let mut affected_names: HashSet<String> = HashSet::new();
     let mut paths_changed = false;
     for (path, new) in updates {
         let old = state.remove(&path);
-        let old_ids: HashSet<SymbolId> = old.iter().flat_map(|r| r.symbols.iter().map(|s| s.id)).collect();
-        let new_ids: HashSet<SymbolId> = new.iter().flat_map(|r| r.symbols.iter().map(|s| s.id)).collect();
-        for s in old.iter().flat_map(|r| &r.symbols).filter(|s| !new_ids.contains(&s.id)) {
+        let old_ids: HashSet<SymbolId> = old
+            .iter()
+            .flat_map(|r| r.symbols.iter().map(|s| s.id))
+            .collect();
+        let new_ids: HashSet<SymbolId> = new
+            .iter()
+            .flat_map(|r| r.symbols.iter().map(|s| s.id))
+            .collect();
+        for s in old
+            .iter()
+            .flat_map(|r| &r.symbols)
+            .filter(|s| !new_ids.contains(&s.id))
+        {
             affected_names.insert(s.name.clone());
         }
-        for s in new.iter().flat_map(|r| &r.symbols).filter(|s| !old_ids.contains(&s.id)) {
+        for s in new
+            .iter()
+            .flat_map(|r| &r.symbols)
+            .filter(|s| !old_ids.contains(&s.id))
+        {
             affected_names.insert(s.name.clone());
         }
         paths_changed |= old.is_none() != new.is_none();
@@ -41,16 +59,32 @@ pub fn advance(state: &mut State, paths: &mut PathIndex, updates: BTreeMap<Strin
         *paths = PathIndex::new(state.keys());
     }
 
-    let mut to_resolve: BTreeSet<String> = before.keys().filter(|p| state.contains_key(*p)).cloned().collect();
+    let mut to_resolve: BTreeSet<String> = before
+        .keys()
+        .filter(|p| state.contains_key(*p))
+        .cloned()
+        .collect();
     if paths_changed || !affected_names.is_empty() {
         for (path, rec) in state.iter() {
             if to_resolve.contains(path) {
                 continue;
             }
             let depends = (paths_changed && !rec.refs.imports.is_empty())
-                || rec.refs.calls.iter().any(|c| affected_names.contains(&c.callee))
-                || rec.refs.inherits.iter().any(|i| affected_names.contains(&i.base))
-                || rec.refs.imports.iter().any(|i| i.names.iter().any(|n| affected_names.contains(n)));
+                || rec
+                    .refs
+                    .calls
+                    .iter()
+                    .any(|c| affected_names.contains(&c.callee))
+                || rec
+                    .refs
+                    .inherits
+                    .iter()
+                    .any(|i| affected_names.contains(&i.base))
+                || rec
+                    .refs
+                    .imports
+                    .iter()
+                    .any(|i| i.names.iter().any(|n| affected_names.contains(n)));
             if depends {
                 to_resolve.insert(path.clone());
             }
@@ -59,10 +93,15 @@ pub fn advance(state: &mut State, paths: &mut PathIndex, updates: BTreeMap<Strin
 
     let resolved: Vec<(String, Vec<Edge>)> = {
         let resolver = Resolver::new(state, paths);
-        to_resolve.iter().map(|p| (p.clone(), resolver.edges_for(&state[p]))).collect()
+        to_resolve
+            .iter()
+            .map(|p| (p.clone(), resolver.edges_for(&state[p])))
+            .collect()
     };
     for (path, edges) in resolved {
-        let rec = state.get_mut(&path).expect("resolved paths are in the state");
+        let rec = state
+            .get_mut(&path)
+            .expect("resolved paths are in the state");
         if !before.contains_key(&path) {
             if rec.edges == edges {
                 continue;
@@ -72,5 +111,8 @@ pub fn advance(state: &mut State, paths: &mut PathIndex, updates: BTreeMap<Strin
         rec.edges = edges;
     }
 
-    before.iter().filter_map(|(path, old)| diff(path, old.as_ref(), state.get(path))).collect()
+    before
+        .iter()
+        .filter_map(|(path, old)| diff(path, old.as_ref(), state.get(path)))
+        .collect()
 }

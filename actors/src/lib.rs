@@ -5,12 +5,12 @@
 //! `indexing`) so it is testable without a runtime; the actors (`parser`,
 //! `indexer`, `audit`, `supervisor`) only move messages and call it.
 pub mod admission;
+pub mod audit;
 pub mod config;
 pub mod git;
+pub mod indexer;
 pub mod indexing;
+pub mod parser;
 pub mod record;
 pub mod resolve;
-pub mod audit;
-pub mod indexer;
-pub mod parser;
 pub mod supervisor;

@@ -19,8 +19,13 @@ pub struct ParseJob {
 /// What came of a job. The bytes travel back so the caller need not keep a copy.
 #[derive(Debug)]
 pub enum ParseOutcome {
-    Parsed { facts: Box<FileFacts>, bytes: Vec<u8> },
-    Failed { reason: String },
+    Parsed {
+        facts: Box<FileFacts>,
+        bytes: Vec<u8>,
+    },
+    Failed {
+        reason: String,
+    },
 }
 
 /// Messages of the pool.
@@ -28,7 +33,11 @@ pub enum PoolMsg {
     /// Parse a file; the answer goes to the reply port.
     Parse(ParseJob, RpcReplyPort<ParseOutcome>),
     /// A worker finished its job.
-    Done { slot: usize, facts: Box<FileFacts>, bytes: Vec<u8> },
+    Done {
+        slot: usize,
+        facts: Box<FileFacts>,
+        bytes: Vec<u8>,
+    },
     /// How many workers were replaced after a crash.
     Restarts(RpcReplyPort<u64>),
 }
@@ -77,24 +86,45 @@ impl Actor for ParseWorker {
     type State = WorkerArgs;
     type Arguments = WorkerArgs;
 
-    async fn pre_start(&self, _me: ActorRef<WorkerMsg>, args: WorkerArgs) -> Result<WorkerArgs, ActorProcessingErr> {
+    async fn pre_start(
+        &self,
+        _me: ActorRef<WorkerMsg>,
+        args: WorkerArgs,
+    ) -> Result<WorkerArgs, ActorProcessingErr> {
         Ok(args)
     }
 
-    async fn handle(&self, _me: ActorRef<WorkerMsg>, msg: WorkerMsg, st: &mut WorkerArgs) -> Result<(), ActorProcessingErr> {
+    async fn handle(
+        &self,
+        _me: ActorRef<WorkerMsg>,
+        msg: WorkerMsg,
+        st: &mut WorkerArgs,
+    ) -> Result<(), ActorProcessingErr> {
         let WorkerMsg::Parse(job) = msg;
         if st.fault_panic_on.as_deref() == Some(job.path.as_str()) {
             panic!("injected parser fault on {}", job.path);
         }
         let facts = Box::new(sno_extract::extract(job.language, &job.bytes));
-        st.pool.cast(PoolMsg::Done { slot: st.slot, facts, bytes: job.bytes })?;
+        st.pool.cast(PoolMsg::Done {
+            slot: st.slot,
+            facts,
+            bytes: job.bytes,
+        })?;
         Ok(())
     }
 }
 
 impl ParserPool {
-    async fn spawn_worker(me: &ActorRef<PoolMsg>, slot: usize, args: &PoolArgs) -> Result<ActorRef<WorkerMsg>, ActorProcessingErr> {
-        let wargs = WorkerArgs { slot, pool: me.clone(), fault_panic_on: args.fault_panic_on.clone() };
+    async fn spawn_worker(
+        me: &ActorRef<PoolMsg>,
+        slot: usize,
+        args: &PoolArgs,
+    ) -> Result<ActorRef<WorkerMsg>, ActorProcessingErr> {
+        let wargs = WorkerArgs {
+            slot,
+            pool: me.clone(),
+            fault_panic_on: args.fault_panic_on.clone(),
+        };
         let (w, _) = Actor::spawn_linked(None, ParseWorker, wargs, me.get_cell()).await?;
         Ok(w)
     }
@@ -104,12 +134,16 @@ impl ParserPool {
             if slot.busy.is_some() {
                 continue;
             }
-            let Some((job, reply)) = st.queue.pop_front() else { return };
+            let Some((job, reply)) = st.queue.pop_front() else {
+                return;
+            };
             let path = job.path.clone();
             match slot.worker.cast(WorkerMsg::Parse(job)) {
                 Ok(()) => slot.busy = Some((path, reply)),
                 Err(e) => {
-                    let _ = reply.send(ParseOutcome::Failed { reason: format!("parser worker unavailable: {e}") });
+                    let _ = reply.send(ParseOutcome::Failed {
+                        reason: format!("parser worker unavailable: {e}"),
+                    });
                 }
             }
         }
@@ -121,15 +155,32 @@ impl Actor for ParserPool {
     type State = PoolState;
     type Arguments = PoolArgs;
 
-    async fn pre_start(&self, me: ActorRef<PoolMsg>, args: PoolArgs) -> Result<PoolState, ActorProcessingErr> {
+    async fn pre_start(
+        &self,
+        me: ActorRef<PoolMsg>,
+        args: PoolArgs,
+    ) -> Result<PoolState, ActorProcessingErr> {
         let mut slots = Vec::new();
         for slot in 0..args.workers.max(1) {
-            slots.push(Slot { worker: Self::spawn_worker(&me, slot, &args).await?, busy: None });
+            slots.push(Slot {
+                worker: Self::spawn_worker(&me, slot, &args).await?,
+                busy: None,
+            });
         }
-        Ok(PoolState { slots, queue: VecDeque::new(), restarts: 0, args })
+        Ok(PoolState {
+            slots,
+            queue: VecDeque::new(),
+            restarts: 0,
+            args,
+        })
     }
 
-    async fn handle(&self, _me: ActorRef<PoolMsg>, msg: PoolMsg, st: &mut PoolState) -> Result<(), ActorProcessingErr> {
+    async fn handle(
+        &self,
+        _me: ActorRef<PoolMsg>,
+        msg: PoolMsg,
+        st: &mut PoolState,
+    ) -> Result<(), ActorProcessingErr> {
         match msg {
             PoolMsg::Parse(job, reply) => st.queue.push_back((job, reply)),
             PoolMsg::Done { slot, facts, bytes } => {
@@ -153,13 +204,25 @@ impl Actor for ParserPool {
         st: &mut PoolState,
     ) -> Result<(), ActorProcessingErr> {
         let (cell, reason) = match ev {
-            SupervisionEvent::ActorFailed(cell, err) => (cell, format!("parser worker panicked: {err}")),
-            SupervisionEvent::ActorTerminated(cell, _, why) => {
-                (cell, format!("parser worker stopped: {}", why.unwrap_or_else(|| "no reason".into())))
+            SupervisionEvent::ActorFailed(cell, err) => {
+                (cell, format!("parser worker panicked: {err}"))
             }
+            SupervisionEvent::ActorTerminated(cell, _, why) => (
+                cell,
+                format!(
+                    "parser worker stopped: {}",
+                    why.unwrap_or_else(|| "no reason".into())
+                ),
+            ),
             _ => return Ok(()),
         };
-        let Some(slot) = st.slots.iter().position(|s| s.worker.get_id() == cell.get_id()) else { return Ok(()) };
+        let Some(slot) = st
+            .slots
+            .iter()
+            .position(|s| s.worker.get_id() == cell.get_id())
+        else {
+            return Ok(());
+        };
         if let Some((path, reply)) = st.slots[slot].busy.take() {
             tracing::warn!(%path, %reason, "file failed to parse; replacing the worker");
             let _ = reply.send(ParseOutcome::Failed { reason });

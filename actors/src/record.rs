@@ -5,15 +5,24 @@ use std::collections::HashMap;
 
 use sno_extract::FileFacts;
 use sno_journal::model::{
-    BlobId, FileRecord, FileRefs, FileState, RawCall, RawImport, RawInherit, SkipReason, Symbol, SymbolId,
+    BlobId, FileRecord, FileRefs, FileState, RawCall, RawImport, RawInherit, SkipReason, Symbol,
+    SymbolId,
 };
 
 /// A record for a parsed file. Edges are left empty: resolution fills them.
-pub fn parsed_record(path: &str, blob: BlobId, size: u64, source: &[u8], facts: FileFacts) -> FileRecord {
+pub fn parsed_record(
+    path: &str,
+    blob: BlobId,
+    size: u64,
+    source: &[u8],
+    facts: FileFacts,
+) -> FileRecord {
     let mut ordinals: HashMap<(&str, u8), u32> = HashMap::new();
     let mut ids = Vec::with_capacity(facts.symbols.len());
     for s in &facts.symbols {
-        let n = ordinals.entry((s.qualified_name.as_str(), s.kind as u8)).or_insert(0);
+        let n = ordinals
+            .entry((s.qualified_name.as_str(), s.kind as u8))
+            .or_insert(0);
         ids.push(SymbolId::derive(path, &s.qualified_name, s.kind, *n));
         *n += 1;
     }
@@ -37,7 +46,13 @@ pub fn parsed_record(path: &str, blob: BlobId, size: u64, source: &[u8], facts: 
         imports: facts
             .imports
             .into_iter()
-            .map(|i| RawImport { module: i.module, names: i.names, alias: i.alias, is_relative: i.is_relative, line: i.line })
+            .map(|i| RawImport {
+                module: i.module,
+                names: i.names,
+                alias: i.alias,
+                is_relative: i.is_relative,
+                line: i.line,
+            })
             .collect(),
         calls: facts
             .calls
@@ -52,10 +67,20 @@ pub fn parsed_record(path: &str, blob: BlobId, size: u64, source: &[u8], facts: 
         inherits: facts
             .inherits
             .into_iter()
-            .filter_map(|h| Some(RawInherit { symbol: *ids.get(h.symbol)?, base: h.base, line: h.line }))
+            .filter_map(|h| {
+                Some(RawInherit {
+                    symbol: *ids.get(h.symbol)?,
+                    base: h.base,
+                    line: h.line,
+                })
+            })
             .collect(),
     };
-    let state = if facts.diagnostics.is_empty() { FileState::Parsed } else { FileState::ParsedWithErrors };
+    let state = if facts.diagnostics.is_empty() {
+        FileState::Parsed
+    } else {
+        FileState::ParsedWithErrors
+    };
     let mut rec = FileRecord {
         path: path.to_string(),
         blob,
@@ -73,7 +98,13 @@ pub fn parsed_record(path: &str, blob: BlobId, size: u64, source: &[u8], facts: 
 }
 
 /// A record for a file that is tracked but not parsed.
-pub fn skipped_record(path: &str, blob: BlobId, size: u64, lines: u32, state: FileState) -> FileRecord {
+pub fn skipped_record(
+    path: &str,
+    blob: BlobId,
+    size: u64,
+    lines: u32,
+    state: FileState,
+) -> FileRecord {
     FileRecord {
         path: path.to_string(),
         blob,

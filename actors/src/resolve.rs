@@ -11,7 +11,9 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use sno_journal::delta::State;
-use sno_journal::model::{Edge, EdgeKind, EdgeTarget, FileRecord, Language, RawImport, Symbol, SymbolId, SymbolKind};
+use sno_journal::model::{
+    Edge, EdgeKind, EdgeTarget, FileRecord, Language, RawImport, Symbol, SymbolId, SymbolKind,
+};
 
 /// Facts derived from the set of paths alone; rebuilt only when files appear
 /// or disappear.
@@ -60,7 +62,10 @@ impl PathIndex {
         for p in paths {
             ix.paths.insert(p.clone());
             let name = p.rsplit('/').next().unwrap_or(p);
-            ix.by_file_name.entry(name.to_string()).or_default().push(p.clone());
+            ix.by_file_name
+                .entry(name.to_string())
+                .or_default()
+                .push(p.clone());
             let mut d = dir_of(p);
             while !d.is_empty() && ix.dirs.insert(d.to_string()) {
                 d = dir_of(d);
@@ -69,11 +74,18 @@ impl PathIndex {
                 let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
                 let segs: Vec<&str> = stem.split('/').collect();
                 for k in 0..segs.len() {
-                    ix.python_modules.entry(segs[k..].join(".")).or_default().push(p.clone());
+                    ix.python_modules
+                        .entry(segs[k..].join("."))
+                        .or_default()
+                        .push(p.clone());
                 }
             }
         }
-        for v in ix.by_file_name.values_mut().chain(ix.python_modules.values_mut()) {
+        for v in ix
+            .by_file_name
+            .values_mut()
+            .chain(ix.python_modules.values_mut())
+        {
             v.sort();
             v.dedup();
         }
@@ -85,7 +97,10 @@ impl PathIndex {
     }
 
     fn first_existing(&self, candidates: &[String]) -> Option<EdgeTarget> {
-        candidates.iter().find(|c| self.has(c)).map(|c| EdgeTarget::File(c.clone()))
+        candidates
+            .iter()
+            .find(|c| self.has(c))
+            .map(|c| EdgeTarget::File(c.clone()))
     }
 
     /// The unique file whose path ends with `suffix` (on a segment boundary).
@@ -104,7 +119,12 @@ impl PathIndex {
     }
 
     /// Resolves an import written in `from` (a file of language `lang`).
-    pub fn resolve_import(&self, from: &str, lang: Language, imp: &RawImport) -> Option<EdgeTarget> {
+    pub fn resolve_import(
+        &self,
+        from: &str,
+        lang: Language,
+        imp: &RawImport,
+    ) -> Option<EdgeTarget> {
         let m = imp.module.as_str();
         let dir = dir_of(from);
         match lang {
@@ -125,7 +145,10 @@ impl PathIndex {
             }
             Language::Go => {
                 let segs: Vec<&str> = m.split('/').collect();
-                (0..segs.len()).map(|k| segs[k..].join("/")).find(|s| self.dirs.contains(s)).map(EdgeTarget::Module)
+                (0..segs.len())
+                    .map(|k| segs[k..].join("/"))
+                    .find(|s| self.dirs.contains(s))
+                    .map(EdgeTarget::Module)
             }
             Language::Rust => self.resolve_rust(from, m, &imp.names),
             Language::Java => {
@@ -140,7 +163,10 @@ impl PathIndex {
                         return Some(EdgeTarget::File(p));
                     }
                 }
-                let mut dirs = self.dirs.iter().filter(|d| *d == &as_path || d.ends_with(&format!("/{as_path}")));
+                let mut dirs = self
+                    .dirs
+                    .iter()
+                    .filter(|d| *d == &as_path || d.ends_with(&format!("/{as_path}")));
                 match (dirs.next(), dirs.next()) {
                     (Some(d), None) => Some(EdgeTarget::Module(d.clone())),
                     _ => None,
@@ -157,9 +183,15 @@ impl PathIndex {
                 self.unique_suffix(m).map(EdgeTarget::File)
             }
             Language::Ruby => {
-                let with_ext = if m.ends_with(".rb") { m.to_string() } else { format!("{m}.rb") };
+                let with_ext = if m.ends_with(".rb") {
+                    m.to_string()
+                } else {
+                    format!("{m}.rb")
+                };
                 if imp.is_relative {
-                    return normalize(&join(dir, &with_ext)).filter(|p| self.has(p)).map(EdgeTarget::File);
+                    return normalize(&join(dir, &with_ext))
+                        .filter(|p| self.has(p))
+                        .map(EdgeTarget::File);
                 }
                 if self.has(&format!("lib/{with_ext}")) {
                     return Some(EdgeTarget::File(format!("lib/{with_ext}")));
@@ -178,11 +210,20 @@ impl PathIndex {
                 base = dir_of(&base).to_string();
             }
             let rel = rest.replace('.', "/");
-            let stem = if rel.is_empty() { base.clone() } else { join(&base, &rel) };
-            if let Some(t) = self.first_existing(&[format!("{stem}.py"), format!("{stem}/__init__.py")]) {
+            let stem = if rel.is_empty() {
+                base.clone()
+            } else {
+                join(&base, &rel)
+            };
+            if let Some(t) =
+                self.first_existing(&[format!("{stem}.py"), format!("{stem}/__init__.py")])
+            {
                 return Some(t);
             }
-            return self.dirs.contains(&stem).then_some(EdgeTarget::Module(stem));
+            return self
+                .dirs
+                .contains(&stem)
+                .then_some(EdgeTarget::Module(stem));
         }
         let rel = rest.replace('.', "/");
         if let Some(t) = self.first_existing(&[format!("{rel}.py"), format!("{rel}/__init__.py")]) {
@@ -228,7 +269,10 @@ impl PathIndex {
         base.extend(rest.iter().map(|s| s.to_string()));
         while !base.is_empty() {
             let p = base.join("/");
-            if let Some(t) = self.first_existing(&[format!("{src_root}/{p}.rs"), format!("{src_root}/{p}/mod.rs")]) {
+            if let Some(t) = self.first_existing(&[
+                format!("{src_root}/{p}.rs"),
+                format!("{src_root}/{p}/mod.rs"),
+            ]) {
                 return Some(t);
             }
             base.pop();
@@ -258,13 +302,21 @@ impl<'a> Resolver<'a> {
         let mut by_name: HashMap<&str, Vec<Located>> = HashMap::new();
         for (path, rec) in state {
             for sym in &rec.symbols {
-                by_name.entry(sym.name.as_str()).or_default().push(Located { path, sym });
+                by_name
+                    .entry(sym.name.as_str())
+                    .or_default()
+                    .push(Located { path, sym });
             }
         }
         Resolver { paths, by_name }
     }
 
-    fn in_target(&self, name: &str, target: &EdgeTarget, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
+    fn in_target(
+        &self,
+        name: &str,
+        target: &EdgeTarget,
+        want: fn(SymbolKind) -> bool,
+    ) -> Option<SymbolId> {
         let cands = self.by_name.get(name)?;
         let mut matching = cands.iter().filter(|l| {
             want(l.sym.kind)
@@ -276,7 +328,10 @@ impl<'a> Resolver<'a> {
         });
         // Prefer a top-level definition over a same-named member.
         let all: Vec<&Located> = matching.by_ref().collect();
-        all.iter().find(|l| l.sym.parent.is_none()).or(all.first()).map(|l| l.sym.id)
+        all.iter()
+            .find(|l| l.sym.parent.is_none())
+            .or(all.first())
+            .map(|l| l.sym.id)
     }
 
     fn unique(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
@@ -316,7 +371,9 @@ impl<'a> Resolver<'a> {
             edges.push(Edge {
                 kind: EdgeKind::Imports,
                 from: None,
-                to: target.clone().unwrap_or_else(|| EdgeTarget::Unresolved(imp.module.clone())),
+                to: target
+                    .clone()
+                    .unwrap_or_else(|| EdgeTarget::Unresolved(imp.module.clone())),
                 name: imp.module.clone(),
                 line: imp.line,
             });
@@ -335,7 +392,11 @@ impl<'a> Resolver<'a> {
         let imported_name = |name: &str, want: fn(SymbolKind) -> bool| -> Option<SymbolId> {
             imports.iter().find_map(|(imp, t)| {
                 let t = t.as_ref()?;
-                imp.names.iter().any(|n| n == name).then(|| self.in_target(name, t, want)).flatten()
+                imp.names
+                    .iter()
+                    .any(|n| n == name)
+                    .then(|| self.in_target(name, t, want))
+                    .flatten()
             })
         };
         for call in &rec.refs.calls {
@@ -353,29 +414,42 @@ impl<'a> Resolver<'a> {
                 let same_owner = |s: &&Symbol| -> bool {
                     s.parent.is_some()
                         && (s.parent == owner
-                            || s.parent.and_then(|p| local.get(&p)).map(|p| p.name.as_str()) == owner_name)
+                            || s.parent
+                                .and_then(|p| local.get(&p))
+                                .map(|p| p.name.as_str())
+                                == owner_name)
                 };
                 let preferred = cands.iter().find(|s| same_owner(s));
                 target = if is_self {
                     preferred.or(cands.first())
                 } else {
-                    preferred.or(cands.iter().find(|s| s.parent.is_none())).or(cands.first())
+                    preferred
+                        .or(cands.iter().find(|s| s.parent.is_none()))
+                        .or(cands.first())
                 }
                 .map(|s| s.id);
             } else if let Some(r) = recv {
                 // `module.func()` through an import, or `Class.method()` of this file.
                 target = imports.iter().find_map(|(imp, t)| {
                     let t = t.as_ref()?;
-                    let last = imp.module.rsplit(['.', '/', ':']).next().unwrap_or(&imp.module);
+                    let last = imp
+                        .module
+                        .rsplit(['.', '/', ':'])
+                        .next()
+                        .unwrap_or(&imp.module);
                     let names_it = imp.alias.as_deref() == Some(r)
                         || imp.module == r
                         || (imp.alias.is_none() && last == r)
                         || imp.names.iter().any(|n| n == r);
-                    names_it.then(|| self.in_target(callee, t, SymbolKind::is_callable)).flatten()
+                    names_it
+                        .then(|| self.in_target(callee, t, SymbolKind::is_callable))
+                        .flatten()
                 });
                 if target.is_none() {
                     let head = r.rsplit('.').next().unwrap_or(r);
-                    let class = local_by_name.get(head).and_then(|v| v.iter().find(|s| s.kind.is_type()));
+                    let class = local_by_name
+                        .get(head)
+                        .and_then(|v| v.iter().find(|s| s.kind.is_type()));
                     if let Some(class) = class {
                         target = local_by_name
                             .get(callee)
@@ -412,7 +486,9 @@ impl<'a> Resolver<'a> {
             edges.push(Edge {
                 kind: EdgeKind::Inherits,
                 from: Some(inh.symbol),
-                to: target.map(EdgeTarget::Symbol).unwrap_or_else(|| EdgeTarget::Unresolved(base.to_string())),
+                to: target
+                    .map(EdgeTarget::Symbol)
+                    .unwrap_or_else(|| EdgeTarget::Unresolved(base.to_string())),
                 name: base.to_string(),
                 line: inh.line,
             });
@@ -464,43 +540,103 @@ mod tests {
 
     #[test]
     fn python_absolute_relative_and_src_layout() {
-        let ix = index(&["src/pkg/__init__.py", "src/pkg/config.py", "src/pkg/sub/util.py", "tools/run.py"]);
+        let ix = index(&[
+            "src/pkg/__init__.py",
+            "src/pkg/config.py",
+            "src/pkg/sub/util.py",
+            "tools/run.py",
+        ]);
         let from = "src/pkg/sub/util.py";
-        assert_eq!(ix.resolve_import(from, Language::Python, &imp("pkg.config", &[], false)), file("src/pkg/config.py"));
-        assert_eq!(ix.resolve_import(from, Language::Python, &imp("..config", &["load"], false)), file("src/pkg/config.py"));
-        assert_eq!(ix.resolve_import(from, Language::Python, &imp("..", &["config"], false)), file("src/pkg/__init__.py"));
-        assert_eq!(ix.resolve_import(from, Language::Python, &imp("pkg", &[], false)), file("src/pkg/__init__.py"));
-        assert_eq!(ix.resolve_import(from, Language::Python, &imp("os.path", &[], false)), None);
+        assert_eq!(
+            ix.resolve_import(from, Language::Python, &imp("pkg.config", &[], false)),
+            file("src/pkg/config.py")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Python, &imp("..config", &["load"], false)),
+            file("src/pkg/config.py")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Python, &imp("..", &["config"], false)),
+            file("src/pkg/__init__.py")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Python, &imp("pkg", &[], false)),
+            file("src/pkg/__init__.py")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Python, &imp("os.path", &[], false)),
+            None
+        );
     }
 
     #[test]
     fn javascript_relative_with_extensions_and_index() {
         let ix = index(&["web/api.ts", "web/lib/index.js", "web/app.tsx"]);
         let from = "web/app.tsx";
-        assert_eq!(ix.resolve_import(from, Language::Tsx, &imp("./api", &[], true)), file("web/api.ts"));
-        assert_eq!(ix.resolve_import(from, Language::Tsx, &imp("./lib", &[], true)), file("web/lib/index.js"));
-        assert_eq!(ix.resolve_import(from, Language::Tsx, &imp("react", &[], false)), None);
-        assert_eq!(ix.resolve_import(from, Language::Tsx, &imp("../../outside", &[], true)), None);
+        assert_eq!(
+            ix.resolve_import(from, Language::Tsx, &imp("./api", &[], true)),
+            file("web/api.ts")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Tsx, &imp("./lib", &[], true)),
+            file("web/lib/index.js")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Tsx, &imp("react", &[], false)),
+            None
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Tsx, &imp("../../outside", &[], true)),
+            None
+        );
     }
 
     #[test]
     fn go_package_directories_by_import_path_suffix() {
         let ix = index(&["internal/store/db.go", "cmd/main.go"]);
         assert_eq!(
-            ix.resolve_import("cmd/main.go", Language::Go, &imp("example.com/app/internal/store", &[], false)),
+            ix.resolve_import(
+                "cmd/main.go",
+                Language::Go,
+                &imp("example.com/app/internal/store", &[], false)
+            ),
             Some(EdgeTarget::Module("internal/store".into()))
         );
-        assert_eq!(ix.resolve_import("cmd/main.go", Language::Go, &imp("fmt", &[], false)), None);
+        assert_eq!(
+            ix.resolve_import("cmd/main.go", Language::Go, &imp("fmt", &[], false)),
+            None
+        );
     }
 
     #[test]
     fn rust_crate_self_and_super_paths() {
-        let ix = index(&["core/src/lib.rs", "core/src/config.rs", "core/src/net/mod.rs", "core/src/net/tcp.rs"]);
+        let ix = index(&[
+            "core/src/lib.rs",
+            "core/src/config.rs",
+            "core/src/net/mod.rs",
+            "core/src/net/tcp.rs",
+        ]);
         let from = "core/src/net/tcp.rs";
-        assert_eq!(ix.resolve_import(from, Language::Rust, &imp("crate::config", &["Config"], false)), file("core/src/config.rs"));
-        assert_eq!(ix.resolve_import(from, Language::Rust, &imp("super", &["Socket"], false)), file("core/src/net/mod.rs"));
-        assert_eq!(ix.resolve_import(from, Language::Rust, &imp("crate", &["config"], false)), file("core/src/config.rs"));
-        assert_eq!(ix.resolve_import(from, Language::Rust, &imp("std::fmt", &[], false)), None);
+        assert_eq!(
+            ix.resolve_import(
+                from,
+                Language::Rust,
+                &imp("crate::config", &["Config"], false)
+            ),
+            file("core/src/config.rs")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Rust, &imp("super", &["Socket"], false)),
+            file("core/src/net/mod.rs")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Rust, &imp("crate", &["config"], false)),
+            file("core/src/config.rs")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Rust, &imp("std::fmt", &[], false)),
+            None
+        );
     }
 
     #[test]
@@ -514,14 +650,37 @@ mod tests {
             "lib/acme.rb",
         ]);
         let j = "src/main/java/com/acme/App.java";
-        assert_eq!(ix.resolve_import(j, Language::Java, &imp("com.acme.Config", &[], false)), file("src/main/java/com/acme/Config.java"));
+        assert_eq!(
+            ix.resolve_import(j, Language::Java, &imp("com.acme.Config", &[], false)),
+            file("src/main/java/com/acme/Config.java")
+        );
         assert_eq!(
             ix.resolve_import(j, Language::Java, &imp("com.acme.util.*", &[], false)),
             Some(EdgeTarget::Module("src/main/java/com/acme/util".into()))
         );
-        assert_eq!(ix.resolve_import("src/config.c", Language::C, &imp("acme/config.h", &[], true)), file("include/acme/config.h"));
-        assert_eq!(ix.resolve_import("src/config.c", Language::C, &imp("stdio.h", &[], false)), None);
-        assert_eq!(ix.resolve_import("lib/acme.rb", Language::Ruby, &imp("acme/loader", &[], true)), file("lib/acme/loader.rb"));
-        assert_eq!(ix.resolve_import("bin/x.rb", Language::Ruby, &imp("acme", &[], false)), file("lib/acme.rb"));
+        assert_eq!(
+            ix.resolve_import(
+                "src/config.c",
+                Language::C,
+                &imp("acme/config.h", &[], true)
+            ),
+            file("include/acme/config.h")
+        );
+        assert_eq!(
+            ix.resolve_import("src/config.c", Language::C, &imp("stdio.h", &[], false)),
+            None
+        );
+        assert_eq!(
+            ix.resolve_import(
+                "lib/acme.rb",
+                Language::Ruby,
+                &imp("acme/loader", &[], true)
+            ),
+            file("lib/acme/loader.rb")
+        );
+        assert_eq!(
+            ix.resolve_import("bin/x.rb", Language::Ruby, &imp("acme", &[], false)),
+            file("lib/acme.rb")
+        );
     }
 }

@@ -53,21 +53,41 @@ pub struct SupervisorState {
 const MAX_RESTARTS_PER_MINUTE: usize = 5;
 
 impl Supervisor {
-    async fn spawn_audit(me: &ActorRef<SupervisorMsg>, a: &SupervisorArgs) -> Result<ActorRef<AuditMsg>, ActorProcessingErr> {
-        Ok(Actor::spawn_linked(None, Audit, a.journal.clone(), me.get_cell()).await?.0)
+    async fn spawn_audit(
+        me: &ActorRef<SupervisorMsg>,
+        a: &SupervisorArgs,
+    ) -> Result<ActorRef<AuditMsg>, ActorProcessingErr> {
+        Ok(
+            Actor::spawn_linked(None, Audit, a.journal.clone(), me.get_cell())
+                .await?
+                .0,
+        )
     }
-    async fn spawn_pool(me: &ActorRef<SupervisorMsg>, a: &SupervisorArgs) -> Result<ActorRef<PoolMsg>, ActorProcessingErr> {
-        let args = PoolArgs { workers: a.config.parser_workers, fault_panic_on: a.config.fault_panic_on.clone() };
-        Ok(Actor::spawn_linked(None, ParserPool, args, me.get_cell()).await?.0)
+    async fn spawn_pool(
+        me: &ActorRef<SupervisorMsg>,
+        a: &SupervisorArgs,
+    ) -> Result<ActorRef<PoolMsg>, ActorProcessingErr> {
+        let args = PoolArgs {
+            workers: a.config.parser_workers,
+            fault_panic_on: a.config.fault_panic_on.clone(),
+        };
+        Ok(Actor::spawn_linked(None, ParserPool, args, me.get_cell())
+            .await?
+            .0)
     }
-    async fn spawn_indexer(me: &ActorRef<SupervisorMsg>, a: &SupervisorArgs) -> Result<ActorRef<IndexerMsg>, ActorProcessingErr> {
+    async fn spawn_indexer(
+        me: &ActorRef<SupervisorMsg>,
+        a: &SupervisorArgs,
+    ) -> Result<ActorRef<IndexerMsg>, ActorProcessingErr> {
         let args = IndexerArgs {
             root: a.root.clone(),
             journal: a.journal.clone(),
             config: a.config.clone(),
             supervisor: me.clone(),
         };
-        Ok(Actor::spawn_linked(None, Indexer, args, me.get_cell()).await?.0)
+        Ok(Actor::spawn_linked(None, Indexer, args, me.get_cell())
+            .await?
+            .0)
     }
 
     fn child_name(st: &SupervisorState, cell: &ActorCell) -> Option<&'static str> {
@@ -89,20 +109,44 @@ impl Actor for Supervisor {
     type State = SupervisorState;
     type Arguments = SupervisorArgs;
 
-    async fn pre_start(&self, me: ActorRef<SupervisorMsg>, args: SupervisorArgs) -> Result<SupervisorState, ActorProcessingErr> {
+    async fn pre_start(
+        &self,
+        me: ActorRef<SupervisorMsg>,
+        args: SupervisorArgs,
+    ) -> Result<SupervisorState, ActorProcessingErr> {
         let audit = Self::spawn_audit(&me, &args).await?;
         let pool = Self::spawn_pool(&me, &args).await?;
         let indexer = Self::spawn_indexer(&me, &args).await?;
-        Ok(SupervisorState { args, audit, pool, indexer, health: Health::default(), recent: BTreeMap::new() })
+        Ok(SupervisorState {
+            args,
+            audit,
+            pool,
+            indexer,
+            health: Health::default(),
+            recent: BTreeMap::new(),
+        })
     }
 
-    async fn post_stop(&self, me: ActorRef<SupervisorMsg>, _st: &mut SupervisorState) -> Result<(), ActorProcessingErr> {
+    async fn post_stop(
+        &self,
+        me: ActorRef<SupervisorMsg>,
+        _st: &mut SupervisorState,
+    ) -> Result<(), ActorProcessingErr> {
         // Without this, children are killed without their own post_stop.
-        me.stop_children_and_wait(Some("supervisor stopping".into()), Some(Duration::from_secs(5))).await;
+        me.stop_children_and_wait(
+            Some("supervisor stopping".into()),
+            Some(Duration::from_secs(5)),
+        )
+        .await;
         Ok(())
     }
 
-    async fn handle(&self, _me: ActorRef<SupervisorMsg>, msg: SupervisorMsg, st: &mut SupervisorState) -> Result<(), ActorProcessingErr> {
+    async fn handle(
+        &self,
+        _me: ActorRef<SupervisorMsg>,
+        msg: SupervisorMsg,
+        st: &mut SupervisorState,
+    ) -> Result<(), ActorProcessingErr> {
         match msg {
             SupervisorMsg::Indexer(r) => {
                 let _ = r.send(st.indexer.clone());
@@ -131,7 +175,9 @@ impl Actor for Supervisor {
             SupervisionEvent::ActorTerminated(cell, _, why) => (cell, why.unwrap_or_default()),
             _ => return Ok(()),
         };
-        let Some(name) = Self::child_name(st, &cell) else { return Ok(()) };
+        let Some(name) = Self::child_name(st, &cell) else {
+            return Ok(());
+        };
         tracing::error!(child = name, reason = %why, "actor died; restarting");
         let now = Instant::now();
         let recent = st.recent.entry(name.to_string()).or_default();
@@ -139,7 +185,11 @@ impl Actor for Supervisor {
         recent.push(now);
         if recent.len() > MAX_RESTARTS_PER_MINUTE {
             st.health.given_up.push(name.to_string());
-            return Err(format!("{name} crashed {} times in a minute; giving up", recent.len()).into());
+            return Err(format!(
+                "{name} crashed {} times in a minute; giving up",
+                recent.len()
+            )
+            .into());
         }
         let backoff = Duration::from_millis(10 << recent.len().min(6));
         tokio::time::sleep(backoff).await;

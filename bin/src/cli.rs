@@ -30,7 +30,9 @@ fn parse_history(s: &str) -> Result<History, String> {
     if s == "all" {
         return Ok(History::All);
     }
-    s.parse::<usize>().map(History::Commits).map_err(|_| format!("`{s}` is not a number of commits or `all`"))
+    s.parse::<usize>()
+        .map(History::Commits)
+        .map_err(|_| format!("`{s}` is not a number of commits or `all`"))
 }
 
 #[derive(Subcommand, Debug)]
@@ -127,7 +129,9 @@ impl Command {
             | Command::Status { json, .. }
             | Command::Doctor { json, .. }
             | Command::Replay { json, .. } => *json,
-            Command::Journal { command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. } } => *json,
+            Command::Journal {
+                command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. },
+            } => *json,
         }
     }
 }

@@ -24,14 +24,23 @@ use crate::report::{print_status, status_report};
 /// Runs a command; `Ok` carries the exit code for outcomes that are not errors.
 pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
     match cmd {
-        Command::Init { path, history, rev, max_file_size, workers, json } => {
-            init(&path, history, rev, max_file_size, workers, json)
-        }
+        Command::Init {
+            path,
+            history,
+            rev,
+            max_file_size,
+            workers,
+            json,
+        } => init(&path, history, rev, max_file_size, workers, json),
         Command::Status { path, json } => status(&path, json),
         Command::Doctor { path, repair, json } => doctor(&path, repair, json),
         Command::Replay { to, path, json } => replay(&path, &to, json),
-        Command::Journal { command: JournalCommand::Log { path, tail, json } } => journal_log(&path, tail, json),
-        Command::Journal { command: JournalCommand::Verify { path, json } } => doctor(&path, false, json),
+        Command::Journal {
+            command: JournalCommand::Log { path, tail, json },
+        } => journal_log(&path, tail, json),
+        Command::Journal {
+            command: JournalCommand::Verify { path, json },
+        } => doctor(&path, false, json),
     }
 }
 
@@ -61,13 +70,19 @@ fn init(
     }
     // Test hooks, documented in the README's "Testing" section.
     config.fault_panic_on = std::env::var("SNO_TEST_PANIC_ON").ok();
-    config.commit_delay_ms = std::env::var("SNO_TEST_COMMIT_DELAY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    config.commit_delay_ms = std::env::var("SNO_TEST_COMMIT_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let history = match history {
         Some(History::All) => None,
         Some(History::Commits(n)) => Some(n),
         None => config.history,
     };
-    let request = IndexRequest { target: rev, history };
+    let request = IndexRequest {
+        target: rev,
+        history,
+    };
     let workers = config.parser_workers;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers.max(2))
@@ -75,12 +90,20 @@ fn init(
         .build()
         .context("starting the async runtime")?;
     let summary = runtime.block_on(async {
-        let args = SupervisorArgs { root: paths.root.clone(), journal: journal.clone(), config };
-        let (sup, handle) = Actor::spawn(None, Supervisor, args).await.map_err(|e| anyhow::anyhow!("{e}"))?;
-        let indexer = ractor::call!(sup, SupervisorMsg::Indexer).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let args = SupervisorArgs {
+            root: paths.root.clone(),
+            journal: journal.clone(),
+            config,
+        };
+        let (sup, handle) = Actor::spawn(None, Supervisor, args)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let indexer =
+            ractor::call!(sup, SupervisorMsg::Indexer).map_err(|e| anyhow::anyhow!("{e}"))?;
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let renderer = tokio::spawn(crate::progress::render(rx));
-        let result = ractor::call!(indexer, IndexerMsg::Run, request, Some(tx)).map_err(|e| anyhow::anyhow!("{e}"));
+        let result = ractor::call!(indexer, IndexerMsg::Run, request, Some(tx))
+            .map_err(|e| anyhow::anyhow!("{e}"));
         let _ = renderer.await;
         sup.stop(None);
         let _ = handle.await;
@@ -90,7 +113,12 @@ fn init(
     Ok(ExitCode::SUCCESS)
 }
 
-fn report_init(paths: &RepoPaths, journal: &Journal, s: &IndexSummary, json: bool) -> anyhow::Result<()> {
+fn report_init(
+    paths: &RepoPaths,
+    journal: &Journal,
+    s: &IndexSummary,
+    json: bool,
+) -> anyhow::Result<()> {
     let head = journal.head()?;
     let r = &s.run;
     if json {
@@ -126,7 +154,8 @@ fn report_init(paths: &RepoPaths, journal: &Journal, s: &IndexSummary, json: boo
         r.files_parsed,
         r.finished_ms.saturating_sub(r.started_ms) as f64 / 1000.0
     );
-    let skipped = r.skipped_binary + r.skipped_too_large + r.skipped_unsupported + r.skipped_ignored;
+    let skipped =
+        r.skipped_binary + r.skipped_too_large + r.skipped_unsupported + r.skipped_ignored;
     if skipped + r.excluded_secrets > 0 {
         println!(
             "     skipped {} binary, {} over the size limit, {} without a grammar, {} ignored; {} secret file(s) never admitted",
@@ -174,17 +203,34 @@ fn doctor(path: &Path, repair: bool, json: bool) -> anyhow::Result<ExitCode> {
     let journal = open_existing(&paths)?;
     let mut report = verify(&journal);
     let mut repaired = false;
-    if repair && report.problems.iter().all(|p| p.code == "SNO-J-VIEWS" || p.code == "SNO-J-HEAD") && !report.problems.is_empty() {
+    if repair
+        && report
+            .problems
+            .iter()
+            .all(|p| p.code == "SNO-J-VIEWS" || p.code == "SNO-J-HEAD")
+        && !report.problems.is_empty()
+    {
         repair_views(&journal)?;
         repaired = true;
         report = verify(&journal);
     }
     if json {
-        print_json(&serde_json::json!({ "ok": report.problems.is_empty(), "repaired": repaired, "report": report }))?;
+        print_json(
+            &serde_json::json!({ "ok": report.problems.is_empty(), "repaired": repaired, "report": report }),
+        )?;
     } else {
         println!("database    {}", paths.db().display());
-        println!("journal     {} events, chain intact: {}", report.events, !report.problems.iter().any(|p| p.code.starts_with("SNO-J-") && p.code != "SNO-J-VIEWS" && p.code != "SNO-J-HEAD"));
-        println!("views       {} files, digest {:016x}", report.files_in_views, report.views_digest);
+        println!(
+            "journal     {} events, chain intact: {}",
+            report.events,
+            !report.problems.iter().any(|p| p.code.starts_with("SNO-J-")
+                && p.code != "SNO-J-VIEWS"
+                && p.code != "SNO-J-HEAD")
+        );
+        println!(
+            "views       {} files, digest {:016x}",
+            report.files_in_views, report.views_digest
+        );
         if repaired {
             println!("repaired    the views were rebuilt from the journal");
         }
@@ -192,7 +238,10 @@ fn doctor(path: &Path, repair: bool, json: bool) -> anyhow::Result<ExitCode> {
             println!("ok          the views equal a replay of the journal");
         }
         for p in &report.problems {
-            println!("problem     [{}] {}\n  repair:   {}", p.code, p.message, p.repair);
+            println!(
+                "problem     [{}] {}\n  repair:   {}",
+                p.code, p.message, p.repair
+            );
         }
     }
     if report.problems.is_empty() {
@@ -208,8 +257,19 @@ fn replay(path: &Path, to: &str, json: bool) -> anyhow::Result<ExitCode> {
     let commit = resolve_journaled(&paths, &journal, to)?;
     let state = replay_to_commit(&journal, &commit)?;
     let seq = journal.seq_of_commit(&commit)?.unwrap_or(Seq(0));
-    let head = sno_journal::IndexedHead { commit, branch: None, seq };
-    let report = status_report(paths.root.display().to_string(), &state, Some(&head), seq.0 + 1, 0, None);
+    let head = sno_journal::IndexedHead {
+        commit,
+        branch: None,
+        seq,
+    };
+    let report = status_report(
+        paths.root.display().to_string(),
+        &state,
+        Some(&head),
+        seq.0 + 1,
+        0,
+        None,
+    );
     if json {
         print_json(&serde_json::json!({
             "commit": commit.to_hex(),
@@ -288,7 +348,11 @@ fn journal_log(path: &Path, tail: usize, json: bool) -> anyhow::Result<ExitCode>
         print_json(&rows)?;
     } else {
         for r in &rows {
-            let commit = r["commit"].as_str().or(r["to"].as_str()).map(|c| &c[..12]).unwrap_or("");
+            let commit = r["commit"]
+                .as_str()
+                .or(r["to"].as_str())
+                .map(|c| &c[..12])
+                .unwrap_or("");
             println!(
                 "{:>6}  {:<14} {}  {} ({} file deltas)",
                 r["seq"],

@@ -131,7 +131,12 @@ pub fn contract_of(err: &anyhow::Error) -> ErrorContract {
             );
         }
         if let Some(e) = cause.downcast_ref::<PathMissing>() {
-            return ErrorContract::new("SNO-NO-PATH", e.to_string(), "Pass an existing directory.", Fixability::Trivial);
+            return ErrorContract::new(
+                "SNO-NO-PATH",
+                e.to_string(),
+                "Pass an existing directory.",
+                Fixability::Trivial,
+            );
         }
         if let Some(e) = cause.downcast_ref::<DoctorFound>() {
             return ErrorContract::new(

@@ -27,7 +27,11 @@ fn main() -> ExitCode {
         Err(err) => {
             let contract = failure::contract_of(&err);
             if json {
-                println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "error": contract })).unwrap_or_default());
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&serde_json::json!({ "error": contract }))
+                        .unwrap_or_default()
+                );
             }
             eprintln!("error[{}]: {}", contract.code, contract.message);
             eprintln!("  hint: {}", contract.llm_hint);
@@ -45,5 +49,8 @@ fn init_logging(verbose: u8) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("SNO_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     // stdout is reserved for results (and for the protocol under `sno serve`).
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

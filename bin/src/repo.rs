@@ -22,7 +22,11 @@ impl RepoPaths {
         let repo = GitRepo::open(path)?;
         let root = repo.root().to_path_buf();
         let root = root.canonicalize().unwrap_or(root);
-        Ok(RepoPaths { sno_dir: root.join(".sno"), git_dir: repo.git_dir().to_path_buf(), root })
+        Ok(RepoPaths {
+            sno_dir: root.join(".sno"),
+            git_dir: repo.git_dir().to_path_buf(),
+            root,
+        })
     }
 
     /// The database file.
@@ -42,10 +46,16 @@ impl RepoPaths {
         std::fs::create_dir_all(&info).with_context(|| format!("creating {}", info.display()))?;
         let exclude = info.join("exclude");
         let current = std::fs::read_to_string(&exclude).unwrap_or_default();
-        if current.lines().any(|l| matches!(l.trim(), ".sno/" | ".sno" | "/.sno/" | "/.sno")) {
+        if current
+            .lines()
+            .any(|l| matches!(l.trim(), ".sno/" | ".sno" | "/.sno/" | "/.sno"))
+        {
             return Ok(());
         }
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&exclude)?;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&exclude)?;
         if !current.is_empty() && !current.ends_with('\n') {
             writeln!(f)?;
         }

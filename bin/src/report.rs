@@ -6,7 +6,9 @@ use sno_journal::audit::{AuditEntry, AuditRecord};
 use sno_journal::delta::{digest, State};
 use sno_journal::model::{EdgeTarget, FileState};
 use sno_journal::IndexedHead;
-use sno_protocol::status::{AsOf, EdgeCounts, Failure, FileCounts, LanguageCounts, LastRun, StatusReport};
+use sno_protocol::status::{
+    AsOf, EdgeCounts, Failure, FileCounts, LanguageCounts, LastRun, StatusReport,
+};
 
 /// Counts everything in a state.
 pub fn status_report(
@@ -31,14 +33,19 @@ pub fn status_report(
             FileState::Skipped(r) => *files.skipped.entry(r.name().to_string()).or_default() += 1,
             FileState::Failed(reason) => {
                 files.failed += 1;
-                failures.push(Failure { path: rec.path.clone(), reason: reason.clone() });
+                failures.push(Failure {
+                    path: rec.path.clone(),
+                    reason: reason.clone(),
+                });
             }
         }
         diagnostics_total += rec.diagnostics.len() as u64;
         symbols_total += rec.symbols.len() as u64;
         edges_total += rec.edges.len() as u64;
         for s in &rec.symbols {
-            *symbols_by_kind.entry(s.kind.name().to_string()).or_default() += 1;
+            *symbols_by_kind
+                .entry(s.kind.name().to_string())
+                .or_default() += 1;
         }
         for e in &rec.edges {
             let c = edges_by_kind.entry(e.kind.name().to_string()).or_default();
@@ -48,7 +55,10 @@ pub fn status_report(
                 c.resolved += 1;
             }
         }
-        let parsed = matches!(rec.state, FileState::Parsed | FileState::ParsedWithErrors | FileState::Failed(_));
+        let parsed = matches!(
+            rec.state,
+            FileState::Parsed | FileState::ParsedWithErrors | FileState::Failed(_)
+        );
         if let (Some(lang), true) = (rec.language, parsed) {
             let l = languages.entry(lang.name().to_string()).or_default();
             l.files += 1;
@@ -70,7 +80,11 @@ pub fn status_report(
     });
     StatusReport {
         repository,
-        as_of: head.map(|h| AsOf { commit: h.commit.to_hex(), branch: h.branch.clone(), seq: h.seq.0 }),
+        as_of: head.map(|h| AsOf {
+            commit: h.commit.to_hex(),
+            branch: h.branch.clone(),
+            seq: h.seq.0,
+        }),
         journal_events,
         commits_indexed,
         files,
@@ -98,28 +112,56 @@ pub fn print_status(r: &StatusReport) {
         ),
         None => println!("as of       nothing indexed yet"),
     }
-    println!("journal     {} events, {} commits indexed", r.journal_events, r.commits_indexed);
-    let skipped: Vec<String> = r.files.skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    println!(
+        "journal     {} events, {} commits indexed",
+        r.journal_events, r.commits_indexed
+    );
+    let skipped: Vec<String> = r
+        .files
+        .skipped
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
     println!(
         "files       {} total: {} parsed, {} with syntax errors, {} failed{}",
         r.files.total,
         r.files.parsed,
         r.files.parsed_with_errors,
         r.files.failed,
-        if skipped.is_empty() { String::new() } else { format!(", skipped: {}", skipped.join(", ")) }
+        if skipped.is_empty() {
+            String::new()
+        } else {
+            format!(", skipped: {}", skipped.join(", "))
+        }
     );
     if !r.languages.is_empty() {
-        println!("\n{:<12} {:>7} {:>9} {:>9} {:>9} {:>7}", "language", "files", "lines", "symbols", "edges", "errors");
+        println!(
+            "\n{:<12} {:>7} {:>9} {:>9} {:>9} {:>7}",
+            "language", "files", "lines", "symbols", "edges", "errors"
+        );
         for (name, l) in &r.languages {
-            println!("{:<12} {:>7} {:>9} {:>9} {:>9} {:>7}", name, l.files, l.lines, l.symbols, l.edges, l.files_with_errors);
+            println!(
+                "{:<12} {:>7} {:>9} {:>9} {:>9} {:>7}",
+                name, l.files, l.lines, l.symbols, l.edges, l.files_with_errors
+            );
         }
     }
-    let kinds: Vec<String> = r.symbols_by_kind.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let kinds: Vec<String> = r
+        .symbols_by_kind
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
     println!("\nsymbols     {} ({})", r.symbols_total, kinds.join(", "));
     let edges: Vec<String> = r
         .edges_by_kind
         .iter()
-        .map(|(k, c)| format!("{k} {} ({} unresolved)", c.resolved + c.unresolved, c.unresolved))
+        .map(|(k, c)| {
+            format!(
+                "{k} {} ({} unresolved)",
+                c.resolved + c.unresolved,
+                c.unresolved
+            )
+        })
         .collect();
     println!("edges       {} ({})", r.edges_total, edges.join(", "));
     println!("diagnostics {}", r.diagnostics_total);

@@ -74,8 +74,10 @@ pub fn diff(path: &str, old: Option<&FileRecord>, new: Option<&FileRecord>) -> O
             if old == new {
                 return None;
             }
-            let old_by_id: HashMap<SymbolId, &Symbol> = old.symbols.iter().map(|s| (s.id, s)).collect();
-            let new_by_id: HashMap<SymbolId, &Symbol> = new.symbols.iter().map(|s| (s.id, s)).collect();
+            let old_by_id: HashMap<SymbolId, &Symbol> =
+                old.symbols.iter().map(|s| (s.id, s)).collect();
+            let new_by_id: HashMap<SymbolId, &Symbol> =
+                new.symbols.iter().map(|s| (s.id, s)).collect();
             let symbols_removed = old
                 .symbols
                 .iter()
@@ -90,8 +92,18 @@ pub fn diff(path: &str, old: Option<&FileRecord>, new: Option<&FileRecord>) -> O
                 .collect();
             let old_edges: BTreeSet<&Edge> = old.edges.iter().collect();
             let new_edges: BTreeSet<&Edge> = new.edges.iter().collect();
-            let edges_removed = old.edges.iter().filter(|e| !new_edges.contains(e)).cloned().collect();
-            let edges_added = new.edges.iter().filter(|e| !old_edges.contains(e)).cloned().collect();
+            let edges_removed = old
+                .edges
+                .iter()
+                .filter(|e| !new_edges.contains(e))
+                .cloned()
+                .collect();
+            let edges_added = new
+                .edges
+                .iter()
+                .filter(|e| !old_edges.contains(e))
+                .cloned()
+                .collect();
             let change = if old.meta_eq(new) {
                 FileChange::Reresolved
             } else {
@@ -187,7 +199,13 @@ mod tests {
             qualified_name: name.into(),
             kind: SymbolKind::Function,
             parent: None,
-            span: Span { start_line: line, end_line: line + 1, start_byte: line * 10, end_byte: line * 10 + 5, ..Default::default() },
+            span: Span {
+                start_line: line,
+                end_line: line + 1,
+                start_byte: line * 10,
+                end_byte: line * 10 + 5,
+                ..Default::default()
+            },
             signature: format!("def {name}()"),
             doc: String::new(),
             content_hash: hash,
@@ -212,7 +230,13 @@ mod tests {
     }
 
     fn call(from: &Symbol, to: &str) -> Edge {
-        Edge { kind: EdgeKind::Calls, from: Some(from.id), to: EdgeTarget::Unresolved(to.into()), name: to.into(), line: 1 }
+        Edge {
+            kind: EdgeKind::Calls,
+            from: Some(from.id),
+            to: EdgeTarget::Unresolved(to.into()),
+            name: to.into(),
+            line: 1,
+        }
     }
 
     #[test]
@@ -222,7 +246,12 @@ mod tests {
         let b2 = sym("a.py", "b", 3, 99);
         let c = sym("a.py", "c", 5, 3);
         let old = rec("a.py", 1, vec![a.clone(), b.clone()], vec![call(&a, "x")]);
-        let new = rec("a.py", 2, vec![a.clone(), b2.clone(), c.clone()], vec![call(&a, "y"), call(&c, "x")]);
+        let new = rec(
+            "a.py",
+            2,
+            vec![a.clone(), b2.clone(), c.clone()],
+            vec![call(&a, "y"), call(&c, "x")],
+        );
         let d = diff("a.py", Some(&old), Some(&new)).unwrap();
         assert_eq!(d.symbols_removed, vec![b.id]);
         assert_eq!(d.symbols_added.len(), 2);
@@ -253,8 +282,14 @@ mod tests {
         let a = sym("a.py", "a", 1, 1);
         let r = rec("a.py", 1, vec![a], vec![]);
         let add = diff("a.py", None, Some(&r)).unwrap();
-        assert_eq!(apply(Some(r.clone()), &add), Err(ApplyError::FileExists("a.py".into())));
+        assert_eq!(
+            apply(Some(r.clone()), &add),
+            Err(ApplyError::FileExists("a.py".into()))
+        );
         let del = diff("a.py", Some(&r), None).unwrap();
-        assert_eq!(apply(None, &del), Err(ApplyError::MissingFile("a.py".into())));
+        assert_eq!(
+            apply(None, &del),
+            Err(ApplyError::MissingFile("a.py".into()))
+        );
     }
 }

@@ -6,7 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{CommitId, Diagnostic, Edge, FileRefs, FileState, Language, BlobId, Symbol, SymbolId};
+use crate::model::{
+    BlobId, CommitId, Diagnostic, Edge, FileRefs, FileState, Language, Symbol, SymbolId,
+};
 
 /// Format version of [`Envelope`] payloads written by this build.
 pub const FORMAT_VERSION: u16 = 1;

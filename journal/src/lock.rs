@@ -21,11 +21,18 @@ impl WriterLock {
     pub fn acquire(dir: &Path) -> Result<WriterLock, JournalError> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join("lock");
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path)?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(JournalError::Locked { pid: holder_pid(&path) });
+                return Err(JournalError::Locked {
+                    pid: holder_pid(&path),
+                });
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(e.into()),
         }

@@ -235,7 +235,9 @@ impl SymbolKind {
 
 /// A source range. Lines and columns are 1-based (columns count bytes); bytes are
 /// 0-based offsets into the file, end exclusive.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug, Default)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug, Default,
+)]
 pub struct Span {
     pub start_line: u32,
     pub start_col: u32,
@@ -414,7 +416,11 @@ impl FileRecord {
     /// the same facts compare equal whatever order they were produced in.
     pub fn canonicalize(&mut self) {
         self.symbols.sort_by(|a, b| {
-            (a.span.start_byte, a.span.end_byte, a.id).cmp(&(b.span.start_byte, b.span.end_byte, b.id))
+            (a.span.start_byte, a.span.end_byte, a.id).cmp(&(
+                b.span.start_byte,
+                b.span.end_byte,
+                b.id,
+            ))
         });
         self.edges.sort();
         self.edges.dedup();

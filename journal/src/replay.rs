@@ -17,13 +17,20 @@ pub enum ReplayError {
 }
 
 /// The state after applying every event up to and including `to`.
-pub fn replay_to_seq(journal: &Journal, to: Seq) -> Result<(State, Option<IndexedHead>), JournalError> {
+pub fn replay_to_seq(
+    journal: &Journal,
+    to: Seq,
+) -> Result<(State, Option<IndexedHead>), JournalError> {
     let mut state = State::new();
     let mut head = None;
     for (seq, env) in journal.events(Seq(0), Some(Seq(to.0 + 1)))? {
         apply_all(&mut state, env.event.deltas())?;
         if let Event::CommitIndexed(c) = &env.event {
-            head = Some(IndexedHead { commit: c.commit, branch: c.branch.clone(), seq });
+            head = Some(IndexedHead {
+                commit: c.commit,
+                branch: c.branch.clone(),
+                seq,
+            });
         }
     }
     Ok((state, head))
@@ -31,7 +38,9 @@ pub fn replay_to_seq(journal: &Journal, to: Seq) -> Result<(State, Option<Indexe
 
 /// The state as it was when `commit` was indexed.
 pub fn replay_to_commit(journal: &Journal, commit: &CommitId) -> Result<State, ReplayError> {
-    let seq = journal.seq_of_commit(commit)?.ok_or_else(|| ReplayError::UnknownCommit(commit.to_hex()))?;
+    let seq = journal
+        .seq_of_commit(commit)?
+        .ok_or_else(|| ReplayError::UnknownCommit(commit.to_hex()))?;
     Ok(replay_to_seq(journal, seq)?.0)
 }
 

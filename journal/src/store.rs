@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use crate::audit::AuditRecord;
 use crate::delta::{self, State};
 use crate::error::JournalError;
-use crate::event::{decode_value, encode_value, record_hash, CommitIndexed, Envelope, Event, FORMAT_VERSION};
+use crate::event::{
+    decode_value, encode_value, record_hash, CommitIndexed, Envelope, Event, FORMAT_VERSION,
+};
 use crate::lock::holder_pid;
 use crate::model::{CommitId, FileRecord, Seq};
 
@@ -46,7 +48,10 @@ impl std::fmt::Debug for Journal {
 }
 
 fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 impl Journal {
@@ -56,7 +61,10 @@ impl Journal {
             std::fs::create_dir_all(dir)?;
         }
         let db = Database::create(path).map_err(|e| map_db_error(path, e))?;
-        let j = Journal { db, path: path.to_path_buf() };
+        let j = Journal {
+            db,
+            path: path.to_path_buf(),
+        };
         j.create_tables()?;
         Ok(j)
     }
@@ -108,8 +116,15 @@ impl Journal {
     pub fn head(&self) -> Result<Option<IndexedHead>, JournalError> {
         let r = self.db.begin_read()?;
         let t = r.open_table(META)?;
-        let Some(v) = t.get(META_HEAD)? else { return Ok(None) };
-        decode_value(v.value()).map(Some).map_err(|source| JournalError::Decode { seq: u64::MAX, source })
+        let Some(v) = t.get(META_HEAD)? else {
+            return Ok(None);
+        };
+        decode_value(v.value())
+            .map(Some)
+            .map_err(|source| JournalError::Decode {
+                seq: u64::MAX,
+                source,
+            })
     }
 
     /// The journal position of the event that indexed `commit`, if any.
@@ -127,7 +142,10 @@ impl Journal {
         for row in t.iter()? {
             let (k, v) = row?;
             let rec: FileRecord =
-                decode_value(v.value()).map_err(|source| JournalError::Decode { seq: u64::MAX, source })?;
+                decode_value(v.value()).map_err(|source| JournalError::Decode {
+                    seq: u64::MAX,
+                    source,
+                })?;
             state.insert(k.value().to_string(), rec);
         }
         Ok(state)
@@ -137,8 +155,15 @@ impl Journal {
     pub fn file(&self, path: &str) -> Result<Option<FileRecord>, JournalError> {
         let r = self.db.begin_read()?;
         let t = r.open_table(FILES)?;
-        let Some(v) = t.get(path)? else { return Ok(None) };
-        decode_value(v.value()).map(Some).map_err(|source| JournalError::Decode { seq: u64::MAX, source })
+        let Some(v) = t.get(path)? else {
+            return Ok(None);
+        };
+        decode_value(v.value())
+            .map(Some)
+            .map_err(|source| JournalError::Decode {
+                seq: u64::MAX,
+                source,
+            })
     }
 
     /// Appends a `CommitIndexed` event and moves the views by its deltas, in
@@ -151,10 +176,12 @@ impl Journal {
             let mut files = tx.open_table(FILES)?;
             for d in &ev.deltas {
                 let old = match files.get(d.path.as_str())? {
-                    Some(v) => Some(
-                        decode_value::<FileRecord>(v.value())
-                            .map_err(|source| JournalError::Decode { seq: u64::MAX, source })?,
-                    ),
+                    Some(v) => Some(decode_value::<FileRecord>(v.value()).map_err(|source| {
+                        JournalError::Decode {
+                            seq: u64::MAX,
+                            source,
+                        }
+                    })?),
                     None => None,
                 };
                 match delta::apply(old, d)? {
@@ -170,8 +197,13 @@ impl Journal {
             let branch = ev.branch.clone();
             seq = append_event(&tx, Event::CommitIndexed(ev))?;
             tx.open_table(COMMITS)?.insert(commit.0.as_slice(), seq.0)?;
-            let head = IndexedHead { commit, branch, seq };
-            tx.open_table(META)?.insert(META_HEAD, encode_value(&head).as_slice())?;
+            let head = IndexedHead {
+                commit,
+                branch,
+                seq,
+            };
+            tx.open_table(META)?
+                .insert(META_HEAD, encode_value(&head).as_slice())?;
         }
         tx.commit()?;
         Ok(seq)
@@ -179,7 +211,10 @@ impl Journal {
 
     /// Appends an event that does not move the views.
     pub fn append(&self, ev: Event) -> Result<Seq, JournalError> {
-        assert!(ev.deltas().is_empty(), "events with deltas go through append_commit");
+        assert!(
+            ev.deltas().is_empty(),
+            "events with deltas go through append_commit"
+        );
         let tx = self.db.begin_write()?;
         let seq = append_event(&tx, ev)?;
         tx.commit()?;
@@ -190,7 +225,8 @@ impl Journal {
     pub fn events(&self, from: Seq, to: Option<Seq>) -> Result<Vec<(Seq, Envelope)>, JournalError> {
         let mut out = Vec::new();
         self.for_each_raw(from, to, |seq, bytes| {
-            let env = Envelope::decode(bytes).map_err(|source| JournalError::Decode { seq: seq.0, source })?;
+            let env = Envelope::decode(bytes)
+                .map_err(|source| JournalError::Decode { seq: seq.0, source })?;
             out.push((seq, env));
             Ok(())
         })?;
@@ -219,7 +255,11 @@ impl Journal {
 
     /// Replaces all views with `state` at `head`: the repair path, used only
     /// with a state replayed from the journal itself.
-    pub fn replace_views(&self, state: &State, head: Option<&IndexedHead>) -> Result<(), JournalError> {
+    pub fn replace_views(
+        &self,
+        state: &State,
+        head: Option<&IndexedHead>,
+    ) -> Result<(), JournalError> {
         let tx = self.db.begin_write()?;
         {
             tx.delete_table(FILES)?;
@@ -261,7 +301,12 @@ impl Journal {
         let mut out = Vec::new();
         for row in t.iter()?.rev().take(n) {
             let (k, v) = row?;
-            out.push(decode_value(v.value()).map_err(|source| JournalError::Decode { seq: k.value(), source })?);
+            out.push(
+                decode_value(v.value()).map_err(|source| JournalError::Decode {
+                    seq: k.value(),
+                    source,
+                })?,
+            );
         }
         out.reverse();
         Ok(out)
@@ -274,7 +319,12 @@ fn append_event(tx: &redb::WriteTransaction, event: Event) -> Result<Seq, Journa
         Some((k, v)) => (k.value() + 1, record_hash(v.value())),
         None => (0, 0),
     };
-    let env = Envelope { version: FORMAT_VERSION, prev_hash, written_ms: now_ms(), event };
+    let env = Envelope {
+        version: FORMAT_VERSION,
+        prev_hash,
+        written_ms: now_ms(),
+        event,
+    };
     events.insert(seq, env.encode().as_slice())?;
     Ok(Seq(seq))
 }
@@ -283,13 +333,20 @@ fn map_db_error(path: &Path, e: redb::DatabaseError) -> JournalError {
     match e {
         redb::DatabaseError::DatabaseAlreadyOpen => {
             let lock = path.with_file_name("lock");
-            JournalError::Locked { pid: holder_pid(&lock) }
+            JournalError::Locked {
+                pid: holder_pid(&lock),
+            }
         }
         // redb reports a file that is not a database as invalid data.
-        redb::DatabaseError::Storage(redb::StorageError::Io(io)) if io.kind() != std::io::ErrorKind::InvalidData => {
+        redb::DatabaseError::Storage(redb::StorageError::Io(io))
+            if io.kind() != std::io::ErrorKind::InvalidData =>
+        {
             JournalError::Io(io)
         }
-        other => JournalError::Corrupt { path: path.display().to_string(), detail: other.to_string() },
+        other => JournalError::Corrupt {
+            path: path.display().to_string(),
+            detail: other.to_string(),
+        },
     }
 }
 
@@ -308,7 +365,10 @@ impl Journal {
         {
             let mut t = tx.open_table(EVENTS).unwrap();
             let old = Envelope::decode(t.get(seq).unwrap().unwrap().value()).unwrap();
-            let env = Envelope { event: Event::CommitIndexed(ev), ..old };
+            let env = Envelope {
+                event: Event::CommitIndexed(ev),
+                ..old
+            };
             t.insert(seq, env.encode().as_slice()).unwrap();
         }
         tx.commit().unwrap();

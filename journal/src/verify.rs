@@ -28,7 +28,8 @@ pub struct Report {
 }
 
 const REBUILD_VIEWS: &str = "run `sno doctor --repair` to rebuild the views from the journal";
-const REINDEX: &str = "move .sno/ aside and run `sno init` to index again; the old journal is kept for inspection";
+const REINDEX: &str =
+    "move .sno/ aside and run `sno init` to index again; the old journal is kept for inspection";
 
 /// Checks the chain of records and that the views equal a replay of the journal.
 pub fn verify(journal: &Journal) -> Report {
@@ -65,7 +66,11 @@ pub fn verify(journal: &Journal) -> Report {
         Ok(())
     });
     if let Err(e) = walked {
-        report.problems.push(Problem { code: "SNO-J-READ", message: e.to_string(), repair: REINDEX });
+        report.problems.push(Problem {
+            code: "SNO-J-READ",
+            message: e.to_string(),
+            repair: REINDEX,
+        });
         return report;
     }
     if !report.problems.is_empty() {
@@ -74,7 +79,11 @@ pub fn verify(journal: &Journal) -> Report {
     let replayed = match replay_all(journal) {
         Ok(r) => r,
         Err(e) => {
-            report.problems.push(Problem { code: "SNO-J-REPLAY", message: e.to_string(), repair: REINDEX });
+            report.problems.push(Problem {
+                code: "SNO-J-REPLAY",
+                message: e.to_string(),
+                repair: REINDEX,
+            });
             return report;
         }
     };
@@ -92,12 +101,19 @@ pub fn verify(journal: &Journal) -> Report {
                     .collect::<Vec<_>>();
                 report.problems.push(Problem {
                     code: "SNO-J-VIEWS",
-                    message: format!("the views differ from a replay of the journal (e.g. {})", differing.join(", ")),
+                    message: format!(
+                        "the views differ from a replay of the journal (e.g. {})",
+                        differing.join(", ")
+                    ),
                     repair: REBUILD_VIEWS,
                 });
             }
         }
-        Err(e) => report.problems.push(Problem { code: "SNO-J-VIEWS", message: e.to_string(), repair: REBUILD_VIEWS }),
+        Err(e) => report.problems.push(Problem {
+            code: "SNO-J-VIEWS",
+            message: e.to_string(),
+            repair: REBUILD_VIEWS,
+        }),
     }
     match journal.head() {
         Ok(head) if head != replayed.1 => report.problems.push(Problem {
@@ -106,7 +122,11 @@ pub fn verify(journal: &Journal) -> Report {
             repair: REBUILD_VIEWS,
         }),
         Ok(_) => {}
-        Err(e) => report.problems.push(Problem { code: "SNO-J-HEAD", message: e.to_string(), repair: REBUILD_VIEWS }),
+        Err(e) => report.problems.push(Problem {
+            code: "SNO-J-HEAD",
+            message: e.to_string(),
+            repair: REBUILD_VIEWS,
+        }),
     }
     report
 }
@@ -162,7 +182,8 @@ mod tests {
     fn healthy_journal_verifies_and_tampered_views_are_found_and_repaired() {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
-        j.append_commit(commit(1, vec![add("a.py", 1), add("b.py", 2)])).unwrap();
+        j.append_commit(commit(1, vec![add("a.py", 1), add("b.py", 2)]))
+            .unwrap();
         j.append_commit(commit(2, vec![add("c.py", 3)])).unwrap();
         let r = verify(&j);
         assert!(r.problems.is_empty(), "{:?}", r.problems);
@@ -190,7 +211,11 @@ mod tests {
         j.append_commit(commit(3, vec![add("c.py", 3)])).unwrap();
         j.tamper_rewrite_event(1, commit(9, vec![add("b.py", 2)]));
         let r = verify(&j);
-        assert!(r.problems.iter().any(|p| p.code == "SNO-J-CHAIN"), "{:?}", r.problems);
+        assert!(
+            r.problems.iter().any(|p| p.code == "SNO-J-CHAIN"),
+            "{:?}",
+            r.problems
+        );
     }
 
     #[test]
@@ -198,7 +223,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
         j.append_commit(commit(1, vec![add("a.py", 1)])).unwrap();
-        let err = j.append_commit(commit(2, vec![add("z.py", 5), add("a.py", 1)])).unwrap_err();
+        let err = j
+            .append_commit(commit(2, vec![add("z.py", 5), add("a.py", 1)]))
+            .unwrap_err();
         assert!(err.to_string().contains("already has"), "{err}");
         assert_eq!(j.len().unwrap(), 1, "the event was not appended");
         assert!(j.file("z.py").unwrap().is_none(), "no view moved");

@@ -29,7 +29,12 @@ pub struct ErrorContract {
 
 impl ErrorContract {
     /// Builds an error with no suggestions.
-    pub fn new(code: &str, message: impl Into<String>, llm_hint: impl Into<String>, fixability: Fixability) -> Self {
+    pub fn new(
+        code: &str,
+        message: impl Into<String>,
+        llm_hint: impl Into<String>,
+        fixability: Fixability,
+    ) -> Self {
         ErrorContract {
             code: code.to_string(),
             message: message.into(),
@@ -42,7 +47,11 @@ impl ErrorContract {
 
 impl std::fmt::Display for ErrorContract {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {} (hint: {})", self.code, self.message, self.llm_hint)
+        write!(
+            f,
+            "{}: {} (hint: {})",
+            self.code, self.message, self.llm_hint
+        )
     }
 }
 

@@ -43,7 +43,11 @@ impl Repo {
             .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
             .output()
             .expect("git runs");
-        assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
@@ -78,8 +82,14 @@ impl Repo {
     /// Runs sno and parses stdout as JSON, asserting success.
     pub fn sno_json(&self, args: &[&str]) -> Value {
         let out = self.sno(args);
-        assert!(out.status.success(), "sno {args:?} failed:\nstdout: {}\nstderr: {}", stdout(&out), stderr(&out));
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("sno {args:?}: not JSON ({e}): {}", stdout(&out)))
+        assert!(
+            out.status.success(),
+            "sno {args:?} failed:\nstdout: {}\nstderr: {}",
+            stdout(&out),
+            stderr(&out)
+        );
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("sno {args:?}: not JSON ({e}): {}", stdout(&out)))
     }
 
     /// `sno status --json`.
@@ -113,9 +123,16 @@ pub fn stderr(o: &Output) -> String {
 
 /// Asserts a failed run printed the error code on stderr.
 pub fn assert_error_code(o: &Output, code: &str) {
-    assert!(!o.status.success(), "expected failure with {code}, got success: {}", stdout(o));
+    assert!(
+        !o.status.success(),
+        "expected failure with {code}, got success: {}",
+        stdout(o)
+    );
     let err = stderr(o);
-    assert!(err.contains(&format!("error[{code}]")), "expected {code} in stderr, got: {err}");
+    assert!(
+        err.contains(&format!("error[{code}]")),
+        "expected {code} in stderr, got: {err}"
+    );
     assert!(err.contains("hint:"), "every error carries a hint: {err}");
 }
 

@@ -68,7 +68,9 @@ fn main() {
         for _ in 0..threads {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((lang, bytes)) = files.get(i) else { break };
+                let Some((lang, bytes)) = files.get(i) else {
+                    break;
+                };
                 if sno_extract::parse(*lang, bytes).is_none() {
                     failures.fetch_add(1, Ordering::Relaxed);
                 }
