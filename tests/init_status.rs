@@ -115,3 +115,34 @@ fn history_is_journaled_oldest_first_and_log_shows_it() {
         commits[1..].iter().map(String::as_str).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn gitignore_of_the_commit_is_respected_even_for_force_added_files() {
+    let repo = Repo::new();
+    repo.write(".gitignore", "generated/\n*.gen.py\n");
+    repo.write("src/app.py", "def app():\n    return 1\n");
+    repo.write("generated/schema.py", "def schema():\n    return 2\n");
+    repo.write("src/models.gen.py", "def model():\n    return 3\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["add", "-f", "generated/schema.py", "src/models.gen.py"]);
+    repo.git(&["commit", "-q", "-m", "force-added generated code"]);
+    let out = repo.sno_json(&["init", "--json"]);
+    assert_eq!(out["skipped"]["ignored"], 2, "{out}");
+    let s = repo.status();
+    assert_eq!(s["languages"]["python"]["files"], 1, "only src/app.py: {s}");
+
+    // A later commit that ignores an indexed file removes it from the index,
+    // and one that un-ignores a tracked file brings it in.
+    repo.write(".gitignore", "*.gen.py\nsrc/app.py\n");
+    let head = repo.commit("ignore app, un-ignore generated/");
+    let out = repo.sno_json(&["init", "--json"]);
+    assert_eq!(out["commit"], head);
+    let s = repo.status();
+    assert_eq!(
+        s["languages"]["python"]["files"], 1,
+        "only generated/schema.py now: {s}"
+    );
+    let bytes = std::fs::read(repo.db()).unwrap();
+    assert!(String::from_utf8_lossy(&bytes).contains("generated/schema.py"));
+    assert_eq!(repo.sno_json(&["doctor", "--json"])["ok"], true);
+}

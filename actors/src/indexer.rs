@@ -221,6 +221,7 @@ impl Run<'_> {
         let mut ignores: Option<IgnoreRules> = None;
         let total = todo.len();
         for (i, commit) in todo.into_iter().enumerate() {
+            let t0 = std::time::Instant::now();
             let info = repo.commit(commit)?;
             let diffed = match (prev_tree, &ignores) {
                 (Some(prev), Some(_)) => Some(repo.diff_trees(prev, info.tree)?),
@@ -259,7 +260,9 @@ impl Run<'_> {
             let (updates, parsed) = self
                 .build_updates(&mut repo, &state, changes, &secrets, rules, run)
                 .await?;
+            let t_parsed = t0.elapsed();
             let deltas = advance(&mut state, &mut paths, updates);
+            let t_advanced = t0.elapsed();
             let n_deltas = deltas.len();
             journal.append_commit(CommitIndexed {
                 commit,
@@ -271,6 +274,15 @@ impl Run<'_> {
                 deltas,
             })?;
             run.commits_indexed += 1;
+            tracing::info!(
+                commit = %commit.short(),
+                parsed,
+                deltas = n_deltas,
+                read_parse_ms = t_parsed.as_millis() as u64,
+                resolve_ms = (t_advanced - t_parsed).as_millis() as u64,
+                write_ms = (t0.elapsed() - t_advanced).as_millis() as u64,
+                "commit journaled"
+            );
             if let Some(p) = self.progress {
                 let _ = p.send(Progress::CommitDone {
                     index: i + 1,
