@@ -11,39 +11,67 @@ use support::*;
 fn generated_history(repo: &Repo) -> Vec<String> {
     let mut commits = Vec::new();
     seed_polyglot(repo);
+    // Side-effect imports of plugins that appear later: when one appears,
+    // only the set of paths changes, and this unchanged file's import must
+    // resolve.
+    repo.write(
+        "web/boot.js",
+        (1..=5)
+            .map(|n| format!("import './plugin_{n}.js';\n"))
+            .collect::<String>(),
+    );
     commits.push(repo.commit("seed"));
     for i in 0..33u32 {
         match i % 6 {
             0 => {
-                // Add a module that calls into existing code.
+                // Add a module that calls into existing code, and calls a
+                // name nobody defines yet (unresolved until the next step).
                 repo.write(
                     &format!("app/feature_{i}.py"),
                     format!(
-                        "from app.util import read_text\n\n\ndef feature_{i}(p):\n    \"\"\"Feature {i}.\"\"\"\n    return read_text(p) + helper_{i}()\n\n\ndef helper_{i}():\n    return '{i}'\n"
+                        "from app.util import read_text\n\n\ndef feature_{i}(p):\n    \"\"\"Feature {i}.\"\"\"\n    return read_text(p) + helper_{i}() + later_{}()\n\n\ndef helper_{i}():\n    return '{i}'\n",
+                        i + 1
                     ),
                 );
             }
             1 => {
-                // Edit: add a function whose name makes a previously unique
-                // callee ambiguous, or resolves a previously unresolved one.
+                // Define the missing name elsewhere: the unchanged caller's
+                // edge must now resolve.
                 repo.write(
                     "app/util.py",
                     format!(
-                        "def read_text(path):\n    \"\"\"Return the file's text ({i}).\"\"\"\n    with open(path) as f:\n        return f.read()\n\n\ndef helper_{}():\n    return 'shadow'\n",
-                        i - 1
+                        "def read_text(path):\n    \"\"\"Return the file's text ({i}).\"\"\"\n    with open(path) as f:\n        return f.read()\n\n\ndef later_{i}():\n    return 'now'\n"
                     ),
                 );
             }
             2 => {
-                // Rename a file (git sees delete + add).
+                // Rename a file (git sees delete + add); add a page importing
+                // and calling a module that does not exist yet.
                 let from = format!("app/feature_{}.py", i - 2);
                 if repo.path().join(&from).exists() {
                     repo.git(&["mv", &from, &format!("app/renamed_{i}.py")]);
                 }
-                repo.write(&format!("web/page_{i}.js"), format!("import {{ getUser }} from './api.js';\nexport function page{i}() {{ return getUser({i}); }}\n"));
+                repo.write(
+                    &format!("web/page_{i}.js"),
+                    format!("import {{ getUser }} from './api.js';\nimport {{ futureFn{i} }} from './future_{i}.js';\nimport './side_{i}.js';\nexport function page{i}() {{ return getUser({i}) + futureFn{i}(); }}\n"),
+                );
             }
             3 => {
-                // Edit Go and Rust bodies; move a Rust module.
+                // A second definition makes a uniquely resolved call ambiguous;
+                // the missing module appears; Go and Rust bodies change.
+                repo.write(
+                    "app/dup.py",
+                    format!("def later_{}():\n    return 'dup'\n", i - 2),
+                );
+                // A side-effect import target appears: only the set of paths changed.
+                repo.write(
+                    &format!("web/side_{}.js", i - 1),
+                    "console.log('loaded');\n",
+                );
+                repo.write(
+                    &format!("web/future_{}.js", i - 1),
+                    format!("export function futureFn{}() {{ return 1; }}\n", i - 1),
+                );
                 repo.write(
                     "server/server.go",
                     format!("package server\n\nimport \"fmt\"\n\n// Server answers requests.\ntype Server struct {{\n\tName string\n}}\n\n// Run starts the server.\nfunc (s *Server) Run() error {{\n\tfmt.Println(s.Name, {i})\n\treturn s.stop()\n}}\n\nfunc (s *Server) stop() error {{ return nil }}\n\nfunc Extra{i}() int {{ return {i} }}\n"),
@@ -51,14 +79,16 @@ fn generated_history(repo: &Repo) -> Vec<String> {
                 repo.write("core/src/parse.rs", format!("/// Checks a value.\npub fn check(v: i32) -> i32 {{\n    v + {i}\n}}\n\npub fn more_{i}() {{}}\n"));
             }
             4 => {
-                // Delete files.
-                let victim = format!("web/page_{}.js", i - 2);
-                if repo.path().join(&victim).exists() {
-                    repo.remove(&victim);
-                }
-                let renamed = format!("app/renamed_{}.py", i - 2);
-                if repo.path().join(&renamed).exists() {
-                    repo.remove(&renamed);
+                // Delete files: callers of what they defined lose their targets.
+                for victim in [
+                    format!("web/page_{}.js", i - 2),
+                    format!("app/renamed_{}.py", i - 2),
+                    "app/dup.py".to_string(),
+                    format!("web/future_{}.js", i - 2),
+                ] {
+                    if repo.path().join(&victim).exists() {
+                        repo.remove(&victim);
+                    }
                 }
             }
             _ => {
@@ -72,6 +102,10 @@ fn generated_history(repo: &Repo) -> Vec<String> {
                     [0u8, 159, 146, 150, i as u8],
                 );
                 repo.write("NOTES.txt", format!("note {i}\n"));
+                repo.write(
+                    &format!("web/plugin_{}.js", i / 6 + 1),
+                    "console.log('plugin');\n",
+                );
             }
         }
         commits.push(repo.commit(&format!("step {i}")));

@@ -20,10 +20,9 @@ use crate::admission::{self, ContentVerdict, IgnoreRules, PathVerdict, SecretFil
 use crate::audit::AuditMsg;
 use crate::config::IndexConfig;
 use crate::git::{GitError, GitRepo, PathChange};
-use crate::indexing::advance;
+use crate::indexing::{advance, RepoIndex};
 use crate::parser::{ParseJob, ParseOutcome, PoolMsg};
 use crate::record::{count_lines, parsed_record, skip_state, skipped_record};
-use crate::resolve::PathIndex;
 use crate::supervisor::SupervisorMsg;
 
 /// What to index.
@@ -217,7 +216,7 @@ impl Run<'_> {
             None => None,
         };
         let mut base = head.as_ref().map(|h| h.commit);
-        let mut paths = PathIndex::new(state.keys());
+        let mut index = RepoIndex::new(&state);
         let mut ignores: Option<IgnoreRules> = None;
         let total = todo.len();
         for (i, commit) in todo.into_iter().enumerate() {
@@ -261,7 +260,7 @@ impl Run<'_> {
                 .build_updates(&mut repo, &state, changes, &secrets, rules, run)
                 .await?;
             let t_parsed = t0.elapsed();
-            let deltas = advance(&mut state, &mut paths, updates);
+            let deltas = advance(&mut state, &mut index, updates);
             let t_advanced = t0.elapsed();
             let n_deltas = deltas.len();
             journal.append_commit(CommitIndexed {

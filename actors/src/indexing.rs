@@ -2,23 +2,75 @@
 //! re-resolve every file whose edges may have changed, and compute the deltas
 //! the journal records. Pure: no git, no actors, no storage.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use sno_journal::delta::{diff, State};
 use sno_journal::event::FileDelta;
-use sno_journal::model::{Edge, FileRecord, SymbolId};
+use sno_journal::model::{Edge, EdgeKind, FileRecord, SymbolId};
 
-use crate::resolve::{PathIndex, Resolver};
+use crate::resolve::{names_used, PathIndex, Resolver, SymbolIndex};
+
+/// The indexes resolution needs, kept in step with a [`State`] by [`advance`]:
+/// built once per run, then updated per changed file, so the cost of a commit
+/// follows the size of the commit rather than of the repository.
+#[derive(Debug, Default)]
+pub struct RepoIndex {
+    paths: PathIndex,
+    symbols: SymbolIndex,
+    /// name -> files whose references use it.
+    users: HashMap<String, BTreeSet<String>>,
+    /// Files with at least one import.
+    importers: BTreeSet<String>,
+}
+
+impl RepoIndex {
+    /// Indexes a whole state.
+    pub fn new(state: &State) -> RepoIndex {
+        let mut ix = RepoIndex {
+            paths: PathIndex::new(state.keys()),
+            symbols: SymbolIndex::new(state),
+            ..RepoIndex::default()
+        };
+        for rec in state.values() {
+            ix.add_refs(rec);
+        }
+        ix
+    }
+
+    fn add_refs(&mut self, rec: &FileRecord) {
+        for name in names_used(rec) {
+            self.users
+                .entry(name.to_string())
+                .or_default()
+                .insert(rec.path.clone());
+        }
+        if !rec.refs.imports.is_empty() {
+            self.importers.insert(rec.path.clone());
+        }
+    }
+
+    fn remove_refs(&mut self, rec: &FileRecord) {
+        for name in names_used(rec) {
+            if let Some(users) = self.users.get_mut(name) {
+                users.remove(&rec.path);
+                if users.is_empty() {
+                    self.users.remove(name);
+                }
+            }
+        }
+        self.importers.remove(&rec.path);
+    }
+}
 
 /// Applies `updates` (path -> new record, `None` = gone) to `state`, resolves
 /// edges, and returns the deltas from the old state to the new one, by path.
 ///
 /// New records arrive without edges; every edge in the result comes from
 /// resolution against the whole new state, so an incremental advance and a
-/// fresh index of the same commit agree.
+/// fresh index of the same commit agree (the replay invariant).
 pub fn advance(
     state: &mut State,
-    paths: &mut PathIndex,
+    index: &mut RepoIndex,
     updates: BTreeMap<String, Option<FileRecord>>,
 ) -> Vec<FileDelta> {
     let mut before: BTreeMap<String, Option<FileRecord>> = BTreeMap::new();
@@ -48,15 +100,28 @@ pub fn advance(
         {
             affected_names.insert(s.name.clone());
         }
-        paths_changed |= old.is_none() != new.is_none();
+        if let Some(old) = &old {
+            index.symbols.remove(old);
+            index.remove_refs(old);
+        }
+        match (&old, &new) {
+            (None, Some(_)) => {
+                index.paths.add(&path);
+                paths_changed = true;
+            }
+            (Some(_), None) => {
+                index.paths.remove(&path);
+                paths_changed = true;
+            }
+            _ => {}
+        }
         if let Some(mut rec) = new {
             rec.edges.clear();
+            index.symbols.add(&rec);
+            index.add_refs(&rec);
             state.insert(path.clone(), rec);
         }
         before.insert(path, old);
-    }
-    if paths_changed {
-        *paths = PathIndex::new(state.keys());
     }
 
     let mut to_resolve: BTreeSet<String> = before
@@ -64,40 +129,31 @@ pub fn advance(
         .filter(|p| state.contains_key(*p))
         .cloned()
         .collect();
-    if paths_changed || !affected_names.is_empty() {
-        for (path, rec) in state.iter() {
+    for name in &affected_names {
+        if let Some(users) = index.users.get(name) {
+            to_resolve.extend(users.iter().cloned());
+        }
+    }
+    let resolver = Resolver::new(&index.paths, &index.symbols);
+    if paths_changed {
+        // A new or vanished path can only change import targets; files whose
+        // imports still resolve the same keep their edges.
+        for path in &index.importers {
             if to_resolve.contains(path) {
                 continue;
             }
-            let depends = (paths_changed && !rec.refs.imports.is_empty())
-                || rec
-                    .refs
-                    .calls
-                    .iter()
-                    .any(|c| affected_names.contains(&c.callee))
-                || rec
-                    .refs
-                    .inherits
-                    .iter()
-                    .any(|i| affected_names.contains(&i.base))
-                || rec
-                    .refs
-                    .imports
-                    .iter()
-                    .any(|i| i.names.iter().any(|n| affected_names.contains(n)));
-            if depends {
+            let rec = &state[path];
+            let current = rec.edges.iter().filter(|e| e.kind == EdgeKind::Imports);
+            if !current.eq(resolver.import_edges(rec).iter()) {
                 to_resolve.insert(path.clone());
             }
         }
     }
 
-    let resolved: Vec<(String, Vec<Edge>)> = {
-        let resolver = Resolver::new(state, paths);
-        to_resolve
-            .iter()
-            .map(|p| (p.clone(), resolver.edges_for(&state[p])))
-            .collect()
-    };
+    let resolved: Vec<(String, Vec<Edge>)> = to_resolve
+        .iter()
+        .map(|p| (p.clone(), resolver.edges_for(&state[p])))
+        .collect();
     for (path, edges) in resolved {
         let rec = state
             .get_mut(&path)

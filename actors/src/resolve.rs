@@ -24,8 +24,9 @@ pub struct PathIndex {
     by_file_name: HashMap<String, Vec<String>>,
     /// dotted Python module name (and each of its dotted suffixes) -> files.
     python_modules: HashMap<String, Vec<String>>,
-    /// Directories holding at least one file (Go packages, Java packages).
-    dirs: HashSet<String>,
+    /// Directories holding at least one file, with how many files are below
+    /// them (Go packages, Java packages).
+    dirs: HashMap<String, usize>,
 }
 
 fn dir_of(path: &str) -> &str {
@@ -60,36 +61,74 @@ impl PathIndex {
     pub fn new<'a>(paths: impl IntoIterator<Item = &'a String>) -> PathIndex {
         let mut ix = PathIndex::default();
         for p in paths {
-            ix.paths.insert(p.clone());
-            let name = p.rsplit('/').next().unwrap_or(p);
-            ix.by_file_name
-                .entry(name.to_string())
-                .or_default()
-                .push(p.clone());
-            let mut d = dir_of(p);
-            while !d.is_empty() && ix.dirs.insert(d.to_string()) {
-                d = dir_of(d);
-            }
-            if let Some(stem) = p.strip_suffix(".py").or_else(|| p.strip_suffix(".pyi")) {
-                let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
-                let segs: Vec<&str> = stem.split('/').collect();
-                for k in 0..segs.len() {
-                    ix.python_modules
-                        .entry(segs[k..].join("."))
-                        .or_default()
-                        .push(p.clone());
-                }
-            }
-        }
-        for v in ix
-            .by_file_name
-            .values_mut()
-            .chain(ix.python_modules.values_mut())
-        {
-            v.sort();
-            v.dedup();
+            ix.add(p);
         }
         ix
+    }
+
+    fn python_module_keys(p: &str) -> Vec<String> {
+        let Some(stem) = p.strip_suffix(".py").or_else(|| p.strip_suffix(".pyi")) else {
+            return Vec::new();
+        };
+        let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+        let segs: Vec<&str> = stem.split('/').collect();
+        (0..segs.len()).map(|k| segs[k..].join(".")).collect()
+    }
+
+    fn insert_sorted(v: &mut Vec<String>, p: &str) {
+        if let Err(i) = v.binary_search_by(|x| x.as_str().cmp(p)) {
+            v.insert(i, p.to_string());
+        }
+    }
+
+    fn remove_sorted(map: &mut HashMap<String, Vec<String>>, key: &str, p: &str) {
+        if let Some(v) = map.get_mut(key) {
+            if let Ok(i) = v.binary_search_by(|x| x.as_str().cmp(p)) {
+                v.remove(i);
+            }
+            if v.is_empty() {
+                map.remove(key);
+            }
+        }
+    }
+
+    /// Adds a path.
+    pub fn add(&mut self, p: &str) {
+        if !self.paths.insert(p.to_string()) {
+            return;
+        }
+        let name = p.rsplit('/').next().unwrap_or(p);
+        Self::insert_sorted(self.by_file_name.entry(name.to_string()).or_default(), p);
+        let mut d = dir_of(p);
+        while !d.is_empty() {
+            *self.dirs.entry(d.to_string()).or_default() += 1;
+            d = dir_of(d);
+        }
+        for key in Self::python_module_keys(p) {
+            Self::insert_sorted(self.python_modules.entry(key).or_default(), p);
+        }
+    }
+
+    /// Removes a path.
+    pub fn remove(&mut self, p: &str) {
+        if !self.paths.remove(p) {
+            return;
+        }
+        let name = p.rsplit('/').next().unwrap_or(p);
+        Self::remove_sorted(&mut self.by_file_name, name, p);
+        let mut d = dir_of(p);
+        while !d.is_empty() {
+            if let Some(n) = self.dirs.get_mut(d) {
+                *n -= 1;
+                if *n == 0 {
+                    self.dirs.remove(d);
+                }
+            }
+            d = dir_of(d);
+        }
+        for key in Self::python_module_keys(p) {
+            Self::remove_sorted(&mut self.python_modules, &key, p);
+        }
     }
 
     fn has(&self, p: &str) -> bool {
@@ -147,7 +186,7 @@ impl PathIndex {
                 let segs: Vec<&str> = m.split('/').collect();
                 (0..segs.len())
                     .map(|k| segs[k..].join("/"))
-                    .find(|s| self.dirs.contains(s))
+                    .find(|s| self.dirs.contains_key(s))
                     .map(EdgeTarget::Module)
             }
             Language::Rust => self.resolve_rust(from, m, &imp.names),
@@ -165,7 +204,7 @@ impl PathIndex {
                 }
                 let mut dirs = self
                     .dirs
-                    .iter()
+                    .keys()
                     .filter(|d| *d == &as_path || d.ends_with(&format!("/{as_path}")));
                 match (dirs.next(), dirs.next()) {
                     (Some(d), None) => Some(EdgeTarget::Module(d.clone())),
@@ -222,7 +261,7 @@ impl PathIndex {
             }
             return self
                 .dirs
-                .contains(&stem)
+                .contains_key(&stem)
                 .then_some(EdgeTarget::Module(stem));
         }
         let rel = rest.replace('.', "/");
@@ -281,34 +320,77 @@ impl PathIndex {
     }
 }
 
-/// A symbol and the file it lives in.
-#[derive(Clone, Copy, Debug)]
-struct Located<'a> {
-    path: &'a str,
-    sym: &'a Symbol,
+/// One definition of a name.
+#[derive(Clone, Debug)]
+struct NameEntry {
+    path: std::sync::Arc<str>,
+    /// Position in the file's canonical symbol order.
+    order: u32,
+    id: SymbolId,
+    kind: SymbolKind,
+    top_level: bool,
+}
+
+/// Every symbol of the repository by name, kept in step with the state so a
+/// commit that touches three files costs three files, not a rebuild. Entries
+/// are ordered by path, then position, so resolution is deterministic.
+#[derive(Debug, Default)]
+pub struct SymbolIndex {
+    by_name: HashMap<String, Vec<NameEntry>>,
+}
+
+impl SymbolIndex {
+    /// Indexes every symbol of a state.
+    pub fn new(state: &State) -> SymbolIndex {
+        let mut ix = SymbolIndex::default();
+        for rec in state.values() {
+            ix.add(rec);
+        }
+        ix
+    }
+
+    /// Adds a file's symbols.
+    pub fn add(&mut self, rec: &FileRecord) {
+        let path: std::sync::Arc<str> = rec.path.as_str().into();
+        for (order, sym) in rec.symbols.iter().enumerate() {
+            let v = self.by_name.entry(sym.name.clone()).or_default();
+            let e = NameEntry {
+                path: path.clone(),
+                order: order as u32,
+                id: sym.id,
+                kind: sym.kind,
+                top_level: sym.parent.is_none(),
+            };
+            let at = v.partition_point(|x| (&*x.path, x.order) < (&*e.path, e.order));
+            v.insert(at, e);
+        }
+    }
+
+    /// Removes a file's symbols.
+    pub fn remove(&mut self, rec: &FileRecord) {
+        for sym in &rec.symbols {
+            if let Some(v) = self.by_name.get_mut(&sym.name) {
+                v.retain(|e| !(e.id == sym.id && *e.path == *rec.path));
+                if v.is_empty() {
+                    self.by_name.remove(&sym.name);
+                }
+            }
+        }
+    }
 }
 
 /// Everything resolution needs of the repository at one state.
 pub struct Resolver<'a> {
     paths: &'a PathIndex,
-    by_name: HashMap<&'a str, Vec<Located<'a>>>,
+    symbols: &'a SymbolIndex,
 }
 
 const SELF_RECEIVERS: &[&str] = &["self", "this", "cls", "Self", "@"];
 
 impl<'a> Resolver<'a> {
-    /// Indexes the symbols of `state`.
-    pub fn new(state: &'a State, paths: &'a PathIndex) -> Resolver<'a> {
-        let mut by_name: HashMap<&str, Vec<Located>> = HashMap::new();
-        for (path, rec) in state {
-            for sym in &rec.symbols {
-                by_name
-                    .entry(sym.name.as_str())
-                    .or_default()
-                    .push(Located { path, sym });
-            }
-        }
-        Resolver { paths, by_name }
+    /// A resolver over indexes that reflect the state being resolved.
+    pub fn new(paths: &'a PathIndex, symbols: &'a SymbolIndex) -> Resolver<'a> {
+        Resolver { paths, symbols }
     }
 
     fn in_target(
@@ -317,29 +399,62 @@ impl<'a> Resolver<'a> {
         target: &EdgeTarget,
         want: fn(SymbolKind) -> bool,
     ) -> Option<SymbolId> {
-        let cands = self.by_name.get(name)?;
-        let mut matching = cands.iter().filter(|l| {
-            want(l.sym.kind)
-                && match target {
-                    EdgeTarget::File(p) => l.path == p,
-                    EdgeTarget::Module(d) => dir_of(l.path) == d,
-                    _ => false,
-                }
-        });
+        let cands = self.symbols.by_name.get(name)?;
+        let all: Vec<&NameEntry> = cands
+            .iter()
+            .filter(|l| {
+                want(l.kind)
+                    && match target {
+                        EdgeTarget::File(p) => *l.path == **p,
+                        EdgeTarget::Module(d) => dir_of(&l.path) == d,
+                        _ => false,
+                    }
+            })
+            .collect();
         // Prefer a top-level definition over a same-named member.
-        let all: Vec<&Located> = matching.by_ref().collect();
         all.iter()
-            .find(|l| l.sym.parent.is_none())
+            .find(|l| l.top_level)
             .or(all.first())
-            .map(|l| l.sym.id)
+            .map(|l| l.id)
     }
 
     fn unique(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
-        let mut it = self.by_name.get(name)?.iter().filter(|l| want(l.sym.kind));
+        let mut it = self
+            .symbols
+            .by_name
+            .get(name)?
+            .iter()
+            .filter(|l| want(l.kind));
         match (it.next(), it.next()) {
-            (Some(one), None) => Some(one.sym.id),
+            (Some(one), None) => Some(one.id),
             _ => None,
         }
+    }
+
+    /// The import edges of a file: cheap, and all that can change for a file
+    /// when only the set of paths changed.
+    pub fn import_edges(&self, rec: &FileRecord) -> Vec<Edge> {
+        let Some(lang) = rec.language else {
+            return Vec::new();
+        };
+        let mut edges: Vec<Edge> = rec
+            .refs
+            .imports
+            .iter()
+            .map(|imp| Edge {
+                kind: EdgeKind::Imports,
+                from: None,
+                to: self
+                    .paths
+                    .resolve_import(&rec.path, lang, imp)
+                    .unwrap_or_else(|| EdgeTarget::Unresolved(imp.module.clone())),
+                name: imp.module.clone(),
+                line: imp.line,
+            })
+            .collect();
+        edges.sort();
+        edges.dedup();
+        edges
     }
 
     /// All edges of one file at this state.
