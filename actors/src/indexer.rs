@@ -211,54 +211,47 @@ impl Run<'_> {
         if todo.is_empty() {
             return Ok((true, branch, shallow));
         }
-        let mut prev_tree = match &head {
+        let prev_tree = match &head {
             Some(h) => repo.commit(h.commit).ok().map(|c| c.tree),
             None => None,
         };
         let mut base = head.as_ref().map(|h| h.commit);
         let mut index = RepoIndex::new(&state);
-        let mut ignores: Option<IgnoreRules> = None;
         let total = todo.len();
-        for (i, commit) in todo.into_iter().enumerate() {
+        // Two-stage pipeline: while commit k is resolved and written, the files
+        // of commit k+1 are already being read and parsed.
+        let mut ctx = PrepareCtx {
+            secrets,
+            ignores: None,
+        };
+        let mut next =
+            Some(self.prepare(&mut repo, &mut ctx, todo[0], prev_tree, Some(&state), run)?);
+        for (i, &commit) in todo.iter().enumerate() {
             let t0 = std::time::Instant::now();
-            let info = repo.commit(commit)?;
-            let diffed = match (prev_tree, &ignores) {
-                (Some(prev), Some(_)) => Some(repo.diff_trees(prev, info.tree)?),
-                _ => None,
-            };
-            let full = match &diffed {
-                Some(changes) => changes.iter().any(|c| admission::is_gitignore(&c.path)),
-                None => true,
-            };
-            let changes: Vec<PathChange> = if full {
-                let listing = repo.list_tree(info.tree)?;
-                let mut gi = Vec::new();
-                for f in listing.iter().filter(|f| admission::is_gitignore(&f.path)) {
-                    gi.push((f.path.clone(), repo.blob(f.blob)?));
+            let cur = match next.take().expect("prepared above") {
+                Prepared::Ready(p) => p,
+                // Its .gitignore changed: judge it against the state it follows.
+                Prepared::NeedsFull(info) => {
+                    match self.prepare(&mut repo, &mut ctx, info.id, None, Some(&state), run)? {
+                        Prepared::Ready(p) => p,
+                        Prepared::NeedsFull(_) => {
+                            unreachable!("a full listing never needs another")
+                        }
+                    }
                 }
-                let rules = IgnoreRules::new(&gi);
-                let admitted = |p: &str| {
-                    matches!(
-                        admission::judge_path(p, &secrets, &rules),
-                        PathVerdict::Admit(_)
-                    )
-                };
-                let changes = reconcile(
-                    &state,
-                    listing.into_iter().map(|f| (f.path, f.blob)).collect(),
-                    admitted,
-                );
-                ignores = Some(rules);
-                changes
-            } else {
-                diffed.unwrap_or_default()
             };
-            let rules = ignores
-                .as_ref()
-                .expect("rules are built on the first commit of a run");
-            let (updates, parsed) = self
-                .build_updates(&mut repo, &state, changes, &secrets, rules, run)
-                .await?;
+            if let Some(&following) = todo.get(i + 1) {
+                next = Some(self.prepare(
+                    &mut repo,
+                    &mut ctx,
+                    following,
+                    Some(cur.info.tree),
+                    None,
+                    run,
+                )?);
+            }
+            let info = cur.info.clone();
+            let (updates, parsed) = cur.finish(&state, run).await;
             let t_parsed = t0.elapsed();
             let deltas = advance(&mut state, &mut index, updates);
             let t_advanced = t0.elapsed();
@@ -294,81 +287,126 @@ impl Run<'_> {
             if cfg.commit_delay_ms > 0 {
                 tokio::time::sleep(Duration::from_millis(cfg.commit_delay_ms)).await;
             }
-            prev_tree = Some(info.tree);
             base = Some(commit);
         }
         Ok((false, branch, shallow))
     }
 
-    /// Admits, reads and parses the changed paths; returns the new records
-    /// (`None` = the path leaves the index) and how many files were parsed.
-    async fn build_updates(
+    /// Works out what changed in `commit` and starts parsing it.
+    ///
+    /// With `prev` and no `.gitignore` change, the changes are a tree diff and
+    /// need no state (so this can run ahead of the writer). Otherwise the
+    /// whole tree is listed and reconciled against `state`; without a state at
+    /// hand, that case is handed back as [`Prepared::NeedsFull`].
+    fn prepare(
         &self,
-        // `&mut`: a gix Repository is Send but not Sync, and this future must be Send.
         repo: &mut GitRepo,
-        state: &State,
-        changes: Vec<PathChange>,
-        secrets: &SecretFilter,
-        ignores: &IgnoreRules,
+        ctx: &mut PrepareCtx,
+        commit: CommitId,
+        prev: Option<gix::ObjectId>,
+        state: Option<&State>,
         run: &mut IndexRun,
-    ) -> Result<(BTreeMap<String, Option<FileRecord>>, usize), IndexError> {
+    ) -> Result<Prepared, IndexError> {
+        let info = repo.commit(commit)?;
+        let diffed = match (prev, &ctx.ignores) {
+            (Some(prev), Some(_)) => Some(repo.diff_trees(prev, info.tree)?),
+            _ => None,
+        };
+        let full = match &diffed {
+            Some(changes) => changes.iter().any(|c| admission::is_gitignore(&c.path)),
+            None => true,
+        };
+        let changes: Vec<PathChange> = if full {
+            let Some(state) = state else {
+                return Ok(Prepared::NeedsFull(info));
+            };
+            let listing = repo.list_tree(info.tree)?;
+            let mut gi = Vec::new();
+            for f in listing.iter().filter(|f| admission::is_gitignore(&f.path)) {
+                gi.push((f.path.clone(), repo.blob(f.blob)?));
+            }
+            let rules = IgnoreRules::new(&gi);
+            let admitted = |p: &str| {
+                matches!(
+                    admission::judge_path(p, &ctx.secrets, &rules),
+                    PathVerdict::Admit(_)
+                )
+            };
+            let changes = reconcile(
+                state,
+                listing.into_iter().map(|f| (f.path, f.blob)).collect(),
+                admitted,
+            );
+            ctx.ignores = Some(rules);
+            changes
+        } else {
+            diffed.unwrap_or_default()
+        };
+        let rules = ctx
+            .ignores
+            .as_ref()
+            .expect("rules are built by the first full listing");
         let cfg = &self.st.config;
-        let mut updates: BTreeMap<String, Option<FileRecord>> = BTreeMap::new();
-        let mut inflight = FuturesUnordered::new();
+        let mut p = PreparedCommit {
+            info,
+            leaving: Vec::new(),
+            skipped: BTreeMap::new(),
+            inflight: FuturesUnordered::new(),
+        };
         for change in changes {
             let Some(blob) = change.blob else {
-                if state.contains_key(&change.path) {
-                    updates.insert(change.path, None);
-                }
+                p.leaving.push(change.path);
                 continue;
             };
-            let language = match admission::judge_path(&change.path, secrets, ignores) {
+            let language = match admission::judge_path(&change.path, &ctx.secrets, rules) {
                 PathVerdict::Secret => {
                     run.excluded_secrets += 1;
-                    if state.contains_key(&change.path) {
-                        updates.insert(change.path, None);
-                    }
+                    p.leaving.push(change.path);
                     continue;
                 }
                 PathVerdict::Ignored => {
                     run.skipped_ignored += 1;
-                    if state.contains_key(&change.path) {
-                        updates.insert(change.path, None);
-                    }
+                    p.leaving.push(change.path);
                     continue;
                 }
                 PathVerdict::Admit(l) => l,
             };
             let size = repo.blob_size(blob)?;
             // Oversized and unsupported files are judged without inflating them.
-            let verdict = match admission::judge_content(language, size, cfg.max_file_size, None) {
-                ContentVerdict::Parse(l) => {
-                    let bytes = repo.blob(blob)?;
-                    match admission::judge_content(Some(l), size, cfg.max_file_size, Some(&bytes)) {
-                        ContentVerdict::Parse(l) => {
-                            let (tx, rx) = ractor::concurrency::oneshot();
-                            let pending = Pending {
-                                path: change.path.clone(),
-                                blob,
-                                size,
-                            };
-                            let job = ParseJob {
-                                path: change.path,
-                                language: l,
-                                bytes,
-                            };
-                            self.pool
-                                .cast(PoolMsg::Parse(job, tx.into()))
-                                .map_err(|e| IndexError::Actor(format!("parser pool: {e}")))?;
-                            inflight.push(async move { (pending, rx.await) });
-                            continue;
+            let (reason, lines) =
+                match admission::judge_content(language, size, cfg.max_file_size, None) {
+                    ContentVerdict::Parse(l) => {
+                        let bytes = repo.blob(blob)?;
+                        match admission::judge_content(
+                            Some(l),
+                            size,
+                            cfg.max_file_size,
+                            Some(&bytes),
+                        ) {
+                            ContentVerdict::Parse(l) => {
+                                let (tx, rx) = ractor::concurrency::oneshot();
+                                let pending = Pending {
+                                    path: change.path.clone(),
+                                    blob,
+                                    size,
+                                };
+                                let job = ParseJob {
+                                    path: change.path,
+                                    language: l,
+                                    bytes,
+                                };
+                                self.pool
+                                    .cast(PoolMsg::Parse(job, tx.into()))
+                                    .map_err(|e| IndexError::Actor(format!("parser pool: {e}")))?;
+                                p.inflight
+                                    .push(Box::pin(async move { (pending, rx.await.ok()) }));
+                                continue;
+                            }
+                            ContentVerdict::Skip(r) => (r, count_lines(&bytes)),
                         }
-                        ContentVerdict::Skip(r) => (r, count_lines(&bytes)),
                     }
-                }
-                ContentVerdict::Skip(r) => (r, 0),
-            };
-            let (reason, lines) = verdict;
+                    ContentVerdict::Skip(r) => (r, 0),
+                };
             match reason {
                 SkipReason::Binary => run.skipped_binary += 1,
                 SkipReason::TooLarge => run.skipped_too_large += 1,
@@ -379,29 +417,67 @@ impl Run<'_> {
             } else {
                 lines
             };
-            updates.insert(
-                change.path.clone(),
-                Some(skipped_record(
-                    &change.path,
-                    blob,
-                    size,
-                    lines,
-                    skip_state(reason),
-                )),
-            );
+            let rec = skipped_record(&change.path, blob, size, lines, skip_state(reason));
+            p.skipped.insert(change.path, rec);
+        }
+        Ok(Prepared::Ready(p))
+    }
+}
+
+/// What [`Run::prepare`] keeps between commits.
+struct PrepareCtx {
+    secrets: SecretFilter,
+    /// The `.gitignore` rules of the last fully listed commit.
+    ignores: Option<IgnoreRules>,
+}
+
+type ParseFuture =
+    std::pin::Pin<Box<dyn std::future::Future<Output = (Pending, Option<ParseOutcome>)> + Send>>;
+
+/// A commit whose changes are known and whose files are being parsed.
+struct PreparedCommit {
+    info: crate::git::CommitInfo,
+    /// Paths that leave the index if the state has them (deleted, secret, ignored).
+    leaving: Vec<String>,
+    /// Records of files tracked but not parsed.
+    skipped: BTreeMap<String, FileRecord>,
+    inflight: FuturesUnordered<ParseFuture>,
+}
+
+enum Prepared {
+    Ready(PreparedCommit),
+    NeedsFull(crate::git::CommitInfo),
+}
+
+impl PreparedCommit {
+    /// Waits for the parses and returns the new records (`None` = the path
+    /// leaves the index) and how many files were parsed.
+    async fn finish(
+        mut self,
+        state: &State,
+        run: &mut IndexRun,
+    ) -> (BTreeMap<String, Option<FileRecord>>, usize) {
+        let mut updates: BTreeMap<String, Option<FileRecord>> = BTreeMap::new();
+        for path in self.leaving {
+            if state.contains_key(&path) {
+                updates.insert(path, None);
+            }
+        }
+        for (path, rec) in self.skipped {
+            updates.insert(path, Some(rec));
         }
         let mut parsed = 0;
-        while let Some((p, outcome)) = inflight.next().await {
+        while let Some((p, outcome)) = self.inflight.next().await {
             let rec = match outcome {
-                Ok(ParseOutcome::Parsed { facts, bytes }) => {
+                Some(ParseOutcome::Parsed { facts, bytes }) => {
                     parsed += 1;
                     parsed_record(&p.path, p.blob, p.size, &bytes, *facts)
                 }
-                Ok(ParseOutcome::Failed { reason }) => {
+                Some(ParseOutcome::Failed { reason }) => {
                     run.failures.push((p.path.clone(), reason.clone()));
                     skipped_record(&p.path, p.blob, p.size, 0, FileState::Failed(reason))
                 }
-                Err(_) => {
+                None => {
                     let reason = "parser pool went away before answering".to_string();
                     run.failures.push((p.path.clone(), reason.clone()));
                     skipped_record(&p.path, p.blob, p.size, 0, FileState::Failed(reason))
@@ -410,7 +486,7 @@ impl Run<'_> {
             updates.insert(p.path, Some(rec));
         }
         run.files_parsed += parsed as u64;
-        Ok((updates, parsed))
+        (updates, parsed)
     }
 }
 

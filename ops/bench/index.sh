@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Indexing benchmark for sno: cold `sno init` on a large real corpus against
-# ctags and against the tree-sitter parse floor, plus the cost of history.
+# ctags and against the tree-sitter parse floor, plus the cost of history on
+# two repositories of successive releases (pip: heavy churn; Django 4.2.x: patches).
 #
-# Usage: ops/bench/index.sh [--quick] [--runs N] [--no-sno] [--no-history] [--no-build] [--corpus-only]
-#   --quick       small corpus (~90k lines) and a 5-version history repo
-#   --runs N      run each measurement N times and keep the fastest (default 1)
-#   --no-sno      skip building and timing sno (ctags and parse floor only)
-#   --no-history  skip the history benchmark
-#   --no-build    use the binaries already in target/release
-#   --corpus-only assemble (or reuse) the corpus and history repos, count lines, stop
+# Usage: ops/bench/index.sh [--quick] [--runs N] [--no-sno] [--no-history] [--history-only]
+#                           [--no-build] [--corpus-only]
+#   --quick        small corpus (~90k lines) and 5-version history repos
+#   --runs N       run each measurement N times and keep the fastest (default 1)
+#   --no-sno       skip building and timing sno (ctags and parse floor only)
+#   --no-history   skip the history benchmark
+#   --history-only skip the corpus (and its measurements): history benchmark only
+#   --no-build     use the binaries already in target/release
+#   --corpus-only  assemble (or reuse) the corpus and history repos, count lines, stop
 # SNO_BIN / FLOOR_BIN override the binaries (then pass --no-build).
 # Everything downloaded or assembled is cached in ops/bench/.cache/ (gitignored).
 # See ops/bench/README.md.
@@ -19,7 +22,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 CACHE="$HERE/.cache"
 DL="$CACHE/dl"
 
-QUICK=0 RUNS=1 WITH_SNO=1 WITH_HISTORY=1 BUILD=1 CORPUS_ONLY=0
+QUICK=0 RUNS=1 WITH_SNO=1 WITH_HISTORY=1 HISTORY_ONLY=0 BUILD=1 CORPUS_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
@@ -28,11 +31,17 @@ while [ $# -gt 0 ]; do
     --no-history) WITH_HISTORY=0 ;;
     --no-build) BUILD=0 ;;
     --corpus-only) CORPUS_ONLY=1 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --history-only) HISTORY_ONLY=1 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "index.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
 done
+if [ "$HISTORY_ONLY" = 1 ]; then
+  [ "$WITH_HISTORY" = 1 ] || { echo "index.sh: --history-only and --no-history exclude each other" >&2; exit 2; }
+  [ "$WITH_SNO" = 1 ] || [ "$CORPUS_ONLY" = 1 ] ||
+    { echo "index.sh: --history-only times sno; it cannot go with --no-sno" >&2; exit 2; }
+fi
 
 # ---- Corpus definition (bump CORPUS_REV when changing it: the cache is keyed on it)
 CORPUS_REV=2
@@ -42,19 +51,37 @@ BROTLI_VERSION=1.1.0
 GO_SRC_PKG=golang-1.19-src
 RUST_CRATES_FULL=(regex-syntax serde gix)
 RUST_CRATES_QUICK=(serde)
-# History: successive sdists of pip (~180k lines of Python each), one commit per release.
-HISTORY_PKG=pip
-HISTORY_VERSIONS_FULL=(22.0 22.0.1 22.0.2 22.0.3 22.0.4 22.1 22.1.1 22.1.2 22.2 22.2.1 22.2.2
+# History repositories: one commit per release, each committed over the previous
+# tree with `git add -A` (deletes and renames show). The tree of a release is
+# made by `history_tree_NAME DEST VERSION` (below).
+#   pip:    whole sdists (~180k lines of Python each). Every release re-vendors
+#           packages, so a commit touches hundreds of files: the heavy-churn case.
+#   django: Django 4.2.0..4.2.20 patch releases, django/ without vendored JS (as
+#           in the corpus): a few dozen files per commit, like ordinary development.
+HISTORIES=(pip django)
+PIP_HISTORY_FULL=(22.0 22.0.1 22.0.2 22.0.3 22.0.4 22.1 22.1.1 22.1.2 22.2 22.2.1 22.2.2
   22.3 22.3.1 23.0 23.0.1 23.1 23.1.1 23.1.2 23.2 23.2.1 23.3 23.3.1 23.3.2 24.0 24.1)
-HISTORY_VERSIONS_QUICK=(23.3 23.3.1 23.3.2 24.0 24.1)
+PIP_HISTORY_QUICK=(23.3 23.3.1 23.3.2 24.0 24.1)
+mapfile -t DJANGO_HISTORY_FULL < <(seq -f '4.2.%g' 0 20)
+DJANGO_HISTORY_QUICK=(4.2.16 4.2.17 4.2.18 4.2.19 4.2.20)
 
+declare -A HIST_DIR HIST_VERSIONS HIST_LABEL
 if [ "$QUICK" = 1 ]; then
-  CORPUS="$CACHE/corpus-quick" HISTORY="$CACHE/history-quick"
-  RUST_CRATES=("${RUST_CRATES_QUICK[@]}") HISTORY_VERSIONS=("${HISTORY_VERSIONS_QUICK[@]}")
+  CORPUS="$CACHE/corpus-quick"
+  RUST_CRATES=("${RUST_CRATES_QUICK[@]}")
+  HIST_DIR[pip]="$CACHE/history-quick" HIST_VERSIONS[pip]="${PIP_HISTORY_QUICK[*]}"
+  HIST_DIR[django]="$CACHE/history-django-quick" HIST_VERSIONS[django]="${DJANGO_HISTORY_QUICK[*]}"
 else
-  CORPUS="$CACHE/corpus-full" HISTORY="$CACHE/history-full"
-  RUST_CRATES=("${RUST_CRATES_FULL[@]}") HISTORY_VERSIONS=("${HISTORY_VERSIONS_FULL[@]}")
+  CORPUS="$CACHE/corpus-full"
+  RUST_CRATES=("${RUST_CRATES_FULL[@]}")
+  HIST_DIR[pip]="$CACHE/history-full" HIST_VERSIONS[pip]="${PIP_HISTORY_FULL[*]}"
+  HIST_DIR[django]="$CACHE/history-django-full" HIST_VERSIONS[django]="${DJANGO_HISTORY_FULL[*]}"
 fi
+for n in "${HISTORIES[@]}"; do
+  read -ra vs <<< "${HIST_VERSIONS[$n]}"
+  HIST_LABEL[$n]="$n ${vs[0]}..${vs[-1]}"
+done
+HIST_LABEL[pip]+=" (heavy churn)" HIST_LABEL[django]+=" (patch series)"
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { echo "index.sh: $*" >&2; exit 1; }
@@ -76,12 +103,13 @@ SNO="${SNO_BIN:-$ROOT/target/release/sno}"
 FLOOR="${FLOOR_BIN:-$ROOT/target/release/sno-parse-floor}"
 if [ "$BUILD" = 1 ] && [ "$CORPUS_ONLY" = 0 ]; then
   log "building release binaries"
-  pkgs=(-p sno-parse-floor)
-  [ "$WITH_SNO" = 1 ] && pkgs=(-p sno "${pkgs[@]}")
+  pkgs=()
+  [ "$WITH_SNO" = 1 ] && pkgs+=(-p sno)
+  [ "$HISTORY_ONLY" = 0 ] && pkgs+=(-p sno-parse-floor)
   (cd "$ROOT" && cargo build --release "${pkgs[@]}")
 fi
 if [ "$CORPUS_ONLY" = 0 ]; then
-  [ -x "$FLOOR" ] || die "no $FLOOR"
+  [ "$HISTORY_ONLY" = 1 ] || [ -x "$FLOOR" ] || die "no $FLOOR"
   [ "$WITH_SNO" = 0 ] || [ -x "$SNO" ] || die "no $SNO"
 fi
 
@@ -212,54 +240,89 @@ build_corpus() {
   echo "$CORPUS_REV" > "$CORPUS.ok"
 }
 
+# ---- History repositories -----------------------------------------------------------
+# history_tree_pip DEST VERSION: the whole pip sdist.
+history_tree_pip() {
+  local f; f=$(pip_sdist pip "$2")
+  tar -xzf "$f" -C "$1" --strip-components=1
+}
+# history_tree_django DEST VERSION: the sdist's django/ without vendored JS, as
+# in the corpus (source files only). Django 4.2.0 is on PyPI as 4.2.
+history_tree_django() {
+  local f tmp="$CACHE/tmp-history" src
+  f=$(pip_sdist django "$2")
+  rm -rf "$tmp"; mkdir -p "$tmp"
+  tar -xzf "$f" -C "$tmp"
+  src=("$tmp"/*/django)
+  [ "${#src[@]}" = 1 ] && [ -d "${src[0]}" ] || die "no single django/ in $f"
+  copy_code "${src[0]}" "$1/django" ! -path '*/vendor/*'
+  rm -rf "$tmp"
+}
+# build_history NAME: one commit per version of history NAME, in ${HIST_DIR[NAME]}.
 build_history() {
-  local h="$HISTORY.new" i=0 v f
+  local name="$1" dir="${HIST_DIR[$1]}" h="${HIST_DIR[$1]}.new" i=0 v vs
+  read -ra vs <<< "${HIST_VERSIONS[$name]}"
   git_init "$h"
-  for v in "${HISTORY_VERSIONS[@]}"; do
-    f=$(pip_sdist "$HISTORY_PKG" "$v")
+  for v in "${vs[@]}"; do
     find "$h" -mindepth 1 -maxdepth 1 ! -name .git -exec rm -rf {} +
-    tar -xzf "$f" -C "$h" --strip-components=1
+    "history_tree_$name" "$h" "$v"
     i=$((i + 1))
-    commit_all "$h" "$HISTORY_PKG $v" "$i"
+    commit_all "$h" "$name $v" "$i"
   done
-  rm -rf "$HISTORY"; mv "$h" "$HISTORY"
-  echo "$CORPUS_REV ${HISTORY_VERSIONS[*]}" > "$HISTORY.ok"
+  rm -rf "$dir"; mv "$h" "$dir"
+  echo "$CORPUS_REV ${vs[*]}" > "$dir.ok"
+}
+# head_lines DIR: lines in the source files (as copy_code selects them) at HEAD.
+head_lines() {
+  (cd "$1" && git ls-files -z -- '*.py' '*.js' '*.go' '*.rs' '*.c' '*.h' | xargs -0 -r cat | wc -l)
 }
 
 mkdir -p "$CACHE"
-if [ "$(cat "$CORPUS.ok" 2>/dev/null)" != "$CORPUS_REV" ]; then
+if [ "$HISTORY_ONLY" = 0 ] && [ "$(cat "$CORPUS.ok" 2>/dev/null)" != "$CORPUS_REV" ]; then
   log "assembling corpus in $CORPUS"
   build_corpus
 fi
-if [ "$WITH_HISTORY" = 1 ] && [ "$(cat "$HISTORY.ok" 2>/dev/null)" != "$CORPUS_REV ${HISTORY_VERSIONS[*]}" ]; then
-  log "assembling history repository in $HISTORY"
-  build_history
+if [ "$WITH_HISTORY" = 1 ]; then
+  for n in "${HISTORIES[@]}"; do
+    if [ "$(cat "${HIST_DIR[$n]}.ok" 2>/dev/null)" != "$CORPUS_REV ${HIST_VERSIONS[$n]}" ]; then
+      log "assembling history repository $n in ${HIST_DIR[$n]}"
+      build_history "$n"
+    fi
+  done
 fi
 
 if [ "$CORPUS_ONLY" = 1 ]; then
-  echo "Corpus: $CORPUS"
-  for ext in py js go rs c h; do
-    printf '  *.%-3s %6d files %9d lines\n' "$ext" "$(git -C "$CORPUS" ls-files -- "*.$ext" | wc -l)" \
-      "$(cd "$CORPUS" && git ls-files -z -- "*.$ext" | xargs -0 -r cat | wc -l)"
-  done
-  printf '  total %6d files %9d lines\n' "$(git -C "$CORPUS" ls-files | wc -l)" \
-    "$(cd "$CORPUS" && git ls-files -z | xargs -0 cat | wc -l)"
+  if [ "$HISTORY_ONLY" = 0 ]; then
+    echo "Corpus: $CORPUS"
+    for ext in py js go rs c h; do
+      printf '  *.%-3s %6d files %9d lines\n' "$ext" "$(git -C "$CORPUS" ls-files -- "*.$ext" | wc -l)" \
+        "$(cd "$CORPUS" && git ls-files -z -- "*.$ext" | xargs -0 -r cat | wc -l)"
+    done
+    printf '  total %6d files %9d lines\n' "$(git -C "$CORPUS" ls-files | wc -l)" \
+      "$(cd "$CORPUS" && git ls-files -z | xargs -0 cat | wc -l)"
+  fi
   if [ "$WITH_HISTORY" = 1 ]; then
-    echo "History: $HISTORY, $(git -C "$HISTORY" rev-list --count HEAD) commits"
-    git -C "$HISTORY" log --shortstat --format='  %s' | paste - - - | sed 's/\t\+/ /g'
+    for n in "${HISTORIES[@]}"; do
+      h="${HIST_DIR[$n]}"
+      echo "History ${HIST_LABEL[$n]}: $h, $(git -C "$h" rev-list --count HEAD) commits," \
+        "$(git -C "$h" ls-files | wc -l) files and $(head_lines "$h") source lines at HEAD"
+      git -C "$h" log --shortstat --format='  %s' | paste - - - | sed 's/\t\+/ /g'
+    done
   fi
   exit 0
 fi
 
 # ---- Measurement -------------------------------------------------------------------
-# measure NAME CMD...: run CMD $RUNS times (with `pre_NAME` before each run if
-# defined), keep the fastest; sets M_WALL M_CPU M_RSS_MB and leaves
+# measure [--fresh DIR] NAME CMD...: run CMD $RUNS times (deleting DIR/.sno before
+# each run with --fresh), keep the fastest; sets M_WALL M_CPU M_RSS_MB and leaves
 # the fastest run's stdout in $CACHE/out-NAME.txt.
 measure() {
+  local fresh=""
+  if [ "$1" = --fresh ]; then fresh="$2"; shift 2; fi
   local name="$1"; shift
   local best="" r tf="$CACHE/time-$name.txt" out="$CACHE/out-$name.txt"
   for ((r = 1; r <= RUNS; r++)); do
-    if declare -F "pre_$name" >/dev/null; then "pre_$name"; fi
+    [ -z "$fresh" ] || rm -rf "$fresh/.sno"
     log "$name (run $r/$RUNS): $*"
     if ! "$TIME" -f "%e %U %S %M" -o "$tf" "$@" > "$out.run" 2> "$CACHE/err-$name.txt"; then
       cat "$CACHE/err-$name.txt" >&2; die "$name failed"
@@ -277,83 +340,126 @@ measure() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 floor_get() { awk -v k="$1" '$1 == k { print $2 }' "$CACHE/out-floor.txt"; }
-
-# Warm the page cache so no tool pays for the first read.
-(cd "$CORPUS" && git ls-files -z | xargs -0 cat > /dev/null)
+# json_get KEY FILE: a top-level number from the pretty-printed `sno init --json` output.
+json_get() {
+  local v; v=$(sed -n "s/^  \"$1\": \([0-9.]*\),\{0,1\}\$/\1/p" "$2" | head -1)
+  echo "${v:-?}"
+}
+# warm DIR: read the work tree and the git objects once, so no run pays for the first read.
+warm() {
+  (cd "$1" && git ls-files -z | xargs -0 -r cat > /dev/null)
+  find "$1/.git" -type f -print0 | xargs -0 -r cat > /dev/null
+}
 
 declare -A WALL CPU RSS
 record() { WALL[$1]=$M_WALL CPU[$1]=$M_CPU RSS[$1]=$M_RSS_MB; }
 
-measure floor "$FLOOR" "$CORPUS"; record floor
-FILES=$(floor_get files) LINES=$(floor_get lines) BYTES=$(floor_get bytes)
-PARSE_WALL=$(floor_get parse_wall_s) FAILS=$(floor_get parse_failures)
+if [ "$HISTORY_ONLY" = 0 ]; then
+  warm "$CORPUS"
 
-CTAGS_OUT="$CACHE/tags"
-measure ctags ctags -R --exclude=.git --exclude=.sno -f "$CTAGS_OUT" "$CORPUS"; record ctags
-CTAGS_TAGS=$(grep -vc '^!_TAG_' "$CTAGS_OUT" || true)
+  measure floor "$FLOOR" "$CORPUS"; record floor
+  FILES=$(floor_get files) LINES=$(floor_get lines) BYTES=$(floor_get bytes)
+  PARSE_WALL=$(floor_get parse_wall_s) FAILS=$(floor_get parse_failures)
 
-if [ "$WITH_SNO" = 1 ]; then
-  pre_sno() { rm -rf "$CORPUS/.sno"; }
-  measure sno "$SNO" init --history 0 "$CORPUS"; record sno
+  CTAGS_OUT="$CACHE/tags"
+  measure ctags ctags -R --exclude=.git --exclude=.sno -f "$CTAGS_OUT" "$CORPUS"; record ctags
+  CTAGS_TAGS=$(grep -vc '^!_TAG_' "$CTAGS_OUT" || true)
+
+  if [ "$WITH_SNO" = 1 ]; then
+    measure --fresh "$CORPUS" sno "$SNO" init --history 0 "$CORPUS"; record sno
+  fi
+
+  # ---- Report (corpus) -----------------------------------------------------------------
+  row() { printf '| %-28s | %7s | %9s | %8s | %8s | %8s |\n' "$@"; }
+  TABLE="$CACHE/table.md"
+  {
+    row "tool" "files" "lines" "wall s" "CPU s" "peak MB"
+    row "---" "---:" "---:" "---:" "---:" "---:"
+    [ "$WITH_SNO" = 1 ] && row "sno init --history 0" "$FILES" "$LINES" "${WALL[sno]}" "${CPU[sno]}" "${RSS[sno]}"
+    row "ctags -R (universal-ctags)" "$FILES" "$LINES" "${WALL[ctags]}" "${CPU[ctags]}" "${RSS[ctags]}"
+    row "parse floor (tree-sitter)" "$FILES" "$LINES" "${WALL[floor]}" "${CPU[floor]}" "${RSS[floor]}"
+  } > "$TABLE"
+
+  echo
+  echo "Corpus: $CORPUS ($FILES files, $LINES lines, $((BYTES / 1024 / 1024)) MiB)"
+  awk '$1 ~ /^lang\./ { sub("lang.", "", $1); printf "  %-12s %6d files %9d lines\n", $1, $2, $3 }' "$CACHE/out-floor.txt"
+  echo "Parse floor: parse-only wall ${PARSE_WALL}s on $(floor_get threads) threads, $FAILS parse failures"
+  echo "ctags: $CTAGS_TAGS tags"
+  echo
+  cat "$TABLE"
+  echo
+  RATIOS=""
+  if [ "$WITH_SNO" = 1 ]; then
+    RATIOS=$(
+      echo "- sno / parse floor: $(ratio "${WALL[sno]}" "${WALL[floor]}")x wall, $(ratio "${CPU[sno]}" "${CPU[floor]}")x CPU"
+      echo "- sno / ctags: $(ratio "${WALL[sno]}" "${WALL[ctags]}")x wall, $(ratio "${CPU[sno]}" "${CPU[ctags]}")x CPU"
+      echo "- sno peak RSS per 500k lines: $(awk -v m="${RSS[sno]}" -v l="$LINES" 'BEGIN { printf "%.0f", m * 500000 / l }') MB"
+    )
+  else
+    RATIOS=$(
+      echo "- parse floor / ctags: $(ratio "${WALL[floor]}" "${WALL[ctags]}")x wall, $(ratio "${CPU[floor]}" "${CPU[ctags]}")x CPU"
+      echo "- parse floor peak RSS per 500k lines: $(awk -v m="${RSS[floor]}" -v l="$LINES" 'BEGIN { printf "%.0f", m * 500000 / l }') MB"
+    )
+  fi
+  echo "$RATIOS"
 fi
 
-# ---- Report ------------------------------------------------------------------------
-row() { printf '| %-28s | %7s | %9s | %8s | %8s | %8s |\n' "$@"; }
-TABLE="$CACHE/table.md"
-{
-  row "tool" "files" "lines" "wall s" "CPU s" "peak MB"
-  row "---" "---:" "---:" "---:" "---:" "---:"
-  [ "$WITH_SNO" = 1 ] && row "sno init --history 0" "$FILES" "$LINES" "${WALL[sno]}" "${CPU[sno]}" "${RSS[sno]}"
-  row "ctags -R (universal-ctags)" "$FILES" "$LINES" "${WALL[ctags]}" "${CPU[ctags]}" "${RSS[ctags]}"
-  row "parse floor (tree-sitter)" "$FILES" "$LINES" "${WALL[floor]}" "${CPU[floor]}" "${RSS[floor]}"
-} > "$TABLE"
-
-echo
-echo "Corpus: $CORPUS ($FILES files, $LINES lines, $((BYTES / 1024 / 1024)) MiB)"
-awk '$1 ~ /^lang\./ { sub("lang.", "", $1); printf "  %-12s %6d files %9d lines\n", $1, $2, $3 }' "$CACHE/out-floor.txt"
-echo "Parse floor: parse-only wall ${PARSE_WALL}s on $(floor_get threads) threads, $FAILS parse failures"
-echo "ctags: $CTAGS_TAGS tags"
-echo
-cat "$TABLE"
-echo
-RATIOS=""
-if [ "$WITH_SNO" = 1 ]; then
-  RATIOS=$(
-    echo "- sno / parse floor: $(ratio "${WALL[sno]}" "${WALL[floor]}")x wall, $(ratio "${CPU[sno]}" "${CPU[floor]}")x CPU"
-    echo "- sno / ctags: $(ratio "${WALL[sno]}" "${WALL[ctags]}")x wall, $(ratio "${CPU[sno]}" "${CPU[ctags]}")x CPU"
-    echo "- sno peak RSS per 500k lines: $(awk -v m="${RSS[sno]}" -v l="$LINES" 'BEGIN { printf "%.0f", m * 500000 / l }') MB"
-  )
-else
-  RATIOS=$(
-    echo "- parse floor / ctags: $(ratio "${WALL[floor]}" "${WALL[ctags]}")x wall, $(ratio "${CPU[floor]}" "${CPU[ctags]}")x CPU"
-    echo "- parse floor peak RSS per 500k lines: $(awk -v m="${RSS[floor]}" -v l="$LINES" 'BEGIN { printf "%.0f", m * 500000 / l }') MB"
-  )
-fi
-echo "$RATIOS"
-
+# ---- History: `sno init --history 0` against `sno init`, on each history repository ----
 HIST=""
 if [ "$WITH_HISTORY" = 1 ]; then
-  NCOMMITS=$(git -C "$HISTORY" rev-list --count HEAD)
-  HLINES=$(git -C "$HISTORY" ls-files -z -- '*.py' | (cd "$HISTORY" && xargs -0 cat) | wc -l)
   echo
-  echo "History repository: $HISTORY ($NCOMMITS commits, $HISTORY_PKG ${HISTORY_VERSIONS[0]}..${HISTORY_VERSIONS[-1]}, $HLINES Python lines at HEAD)"
+  declare -A NCOMMITS HLINES PARSED0 PARSEDH
+  for n in "${HISTORIES[@]}"; do
+    h="${HIST_DIR[$n]}"
+    NCOMMITS[$n]=$(git -C "$h" rev-list --count HEAD)
+    HLINES[$n]=$(head_lines "$h")
+    echo "History repository ${HIST_LABEL[$n]}: $h (${NCOMMITS[$n]} commits, ${HLINES[$n]} source lines at HEAD)"
+  done
   if [ "$WITH_SNO" = 1 ]; then
-    (cd "$HISTORY" && git ls-files -z | xargs -0 cat > /dev/null)
-    pre_h0() { rm -rf "$HISTORY/.sno"; }
-    pre_hdef() { rm -rf "$HISTORY/.sno"; }
-    measure h0 "$SNO" init --history 0 "$HISTORY"; record h0
-    measure hdef "$SNO" init "$HISTORY"; record hdef
-    HRATIO=$(ratio "${WALL[hdef]}" "${WALL[h0]}")
+    # Timed with --json (summary format only) to read files_parsed and commits_indexed.
+    for n in "${HISTORIES[@]}"; do
+      h="${HIST_DIR[$n]}"
+      warm "$h"
+      measure --fresh "$h" "h0-$n" "$SNO" init --json --history 0 "$h"; record "h0-$n"
+      measure --fresh "$h" "hdef-$n" "$SNO" init --json "$h"; record "hdef-$n"
+      PARSED0[$n]=$(json_get files_parsed "$CACHE/out-h0-$n.txt")
+      PARSEDH[$n]=$(json_get files_parsed "$CACHE/out-hdef-$n.txt")
+      c=$(json_get commits_indexed "$CACHE/out-hdef-$n.txt")
+      [ "$c" = "${NCOMMITS[$n]}" ] ||
+        echo "WARNING: sno init indexed $c of the ${NCOMMITS[$n]} commits of $n" >&2
+    done
+    hrow() { printf '| %-34s | %7s | %10s | %8s | %10s | %7s | %9s | %7s | %8s | %5s | %7s | %7s |\n' "$@"; }
+    MET=()
     HIST=$(
-      echo "| history ($NCOMMITS commits of $HISTORY_PKG) | wall s | CPU s | peak MB |"
-      echo "| --- | ---: | ---: | ---: |"
-      echo "| sno init --history 0 | ${WALL[h0]} | ${CPU[h0]} | ${RSS[h0]} |"
-      echo "| sno init (last 200 commits) | ${WALL[hdef]} | ${CPU[hdef]} | ${RSS[hdef]} |"
+      hrow "history repository" "commits" "HEAD lines" "files h0" "files hist" "wall h0" "wall hist" \
+        "CPU h0" "CPU hist" "MB h0" "MB hist" "hist/h0"
+      hrow "---" "---:" "---:" "---:" "---:" "---:" "---:" "---:" "---:" "---:" "---:" "---:"
+      for n in "${HISTORIES[@]}"; do
+        hrow "${HIST_LABEL[$n]}" "${NCOMMITS[$n]}" "${HLINES[$n]}" "${PARSED0[$n]}" "${PARSEDH[$n]}" \
+          "${WALL[h0-$n]}" "${WALL[hdef-$n]}" "${CPU[h0-$n]}" "${CPU[hdef-$n]}" \
+          "${RSS[h0-$n]}" "${RSS[hdef-$n]}" "$(ratio "${WALL[hdef-$n]}" "${WALL[h0-$n]}")x"
+      done
       echo
-      echo "- with history / without: ${HRATIO}x wall (target < 2x)"
+      echo "h0: \`sno init --history 0\` (HEAD only); hist: \`sno init\` (default: the last 200" \
+        "first-parent commits, here all of them). files: files parsed; wall and CPU (user + sys)" \
+        "in s; peak RSS in MB; hist/h0: wall ratio, target < 2x."
+      echo
+      for n in "${HISTORIES[@]}"; do
+        r=$(ratio "${WALL[hdef-$n]}" "${WALL[h0-$n]}")
+        if awk -v r="$r" 'BEGIN { exit !(r < 2) }'; then verdict="meets the target"; else verdict="misses the target"; fi
+        echo "- ${HIST_LABEL[$n]}: history parses $(ratio "${PARSEDH[$n]}" "${PARSED0[$n]}")x the files of HEAD;" \
+          "costs ${r}x wall, $(ratio "${CPU[hdef-$n]}" "${CPU[h0-$n]}")x CPU, $(ratio "${RSS[hdef-$n]}" "${RSS[h0-$n]}")x peak RSS: $verdict (< 2x)"
+      done
     )
+    for n in "${HISTORIES[@]}"; do
+      r=$(ratio "${WALL[hdef-$n]}" "${WALL[h0-$n]}")
+      if awk -v r="$r" 'BEGIN { exit !(r < 2) }'; then MET+=("$n"); else
+        echo "WARNING: history costs ${r}x on $n (target < 2x)" >&2
+      fi
+    done
+    HIST+=$'\n'"- target < 2x met by ${#MET[@]} of ${#HISTORIES[@]}: ${MET[*]:-none}"
+    echo
     echo "$HIST"
-    awk -v r="$HRATIO" 'BEGIN { exit !(r >= 2) }' && echo "WARNING: history costs ${HRATIO}x (target < 2x)" >&2
   fi
 fi
 
@@ -363,14 +469,17 @@ MD="$CACHE/last-index.md"
 {
   echo "### Indexing benchmark"
   echo
-  echo "\`ops/bench/index.sh$([ "$QUICK" = 1 ] && echo " --quick")\` at sno $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%Y-%m-%d);" \
+  echo "\`ops/bench/index.sh$([ "$QUICK" = 1 ] && echo " --quick")$([ "$HISTORY_ONLY" = 1 ] && echo " --history-only")\`" \
+    "at sno $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%Y-%m-%d);" \
     "$(nproc) cores ($CPU_MODEL), $(awk '/MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo) GiB; best of $RUNS run(s), warm page cache."
-  echo "Corpus: $FILES files, $LINES lines of real code nobody here wrote:" \
-    "$(awk '$1 ~ /^lang\./ { sub("lang.", "", $1); printf "%s%s %dk", sep, $1, $3 / 1000; sep = ", " }' "$CACHE/out-floor.txt")."
-  echo
-  cat "$TABLE"
-  echo
-  echo "$RATIOS"
+  if [ "$HISTORY_ONLY" = 0 ]; then
+    echo "Corpus: $FILES files, $LINES lines of real code nobody here wrote:" \
+      "$(awk '$1 ~ /^lang\./ { sub("lang.", "", $1); printf "%s%s %dk", sep, $1, $3 / 1000; sep = ", " }' "$CACHE/out-floor.txt")."
+    echo
+    cat "$TABLE"
+    echo
+    echo "$RATIOS"
+  fi
   if [ -n "$HIST" ]; then echo; echo "$HIST"; fi
 } > "$MD"
 echo
