@@ -247,7 +247,10 @@ history_tree_pip() {
   tar -xzf "$f" -C "$1" --strip-components=1
 }
 # history_tree_django DEST VERSION: the sdist's django/ without vendored JS, as
-# in the corpus (source files only). Django 4.2.0 is on PyPI as 4.2.
+# in the corpus (source files only). Django 4.2.0 is on PyPI as 4.2. The 4.2.12
+# sdist (yanked for it) has CRLF line ends in most files; they are made LF again
+# (no other release has a CR in these files), so that release does not show as
+# two whole-tree rewrites.
 history_tree_django() {
   local f tmp="$CACHE/tmp-history" src
   f=$(pip_sdist django "$2")
@@ -256,6 +259,7 @@ history_tree_django() {
   src=("$tmp"/*/django)
   [ "${#src[@]}" = 1 ] && [ -d "${src[0]}" ] || die "no single django/ in $f"
   copy_code "${src[0]}" "$1/django" ! -path '*/vendor/*'
+  { grep -rlIZ $'\r' "$1/django" || true; } | xargs -0 -r sed -i 's/\r$//'
   rm -rf "$tmp"
 }
 # build_history NAME: one commit per version of history NAME, in ${HIST_DIR[NAME]}.
@@ -428,7 +432,7 @@ if [ "$WITH_HISTORY" = 1 ]; then
       [ "$c" = "${NCOMMITS[$n]}" ] ||
         echo "WARNING: sno init indexed $c of the ${NCOMMITS[$n]} commits of $n" >&2
     done
-    hrow() { printf '| %-34s | %7s | %10s | %8s | %10s | %7s | %9s | %7s | %8s | %5s | %7s | %7s |\n' "$@"; }
+    hrow() { printf '| %-36s | %7s | %10s | %8s | %10s | %7s | %9s | %7s | %8s | %5s | %7s | %7s |\n' "$@"; }
     MET=()
     HIST=$(
       hrow "history repository" "commits" "HEAD lines" "files h0" "files hist" "wall h0" "wall hist" \
