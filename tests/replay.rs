@@ -20,6 +20,15 @@ fn generated_history(repo: &Repo) -> Vec<String> {
             .map(|n| format!("import './plugin_{n}.js';\n"))
             .collect::<String>(),
     );
+    // `common` is defined in two files and, every other time, in util.py,
+    // which consumer.py imports it from: its count never falls below two,
+    // yet the consumer's call moves between util.py and unresolved.
+    repo.write("app/common_a.py", "def common():\n    return 'a'\n");
+    repo.write("app/common_b.py", "def common():\n    return 'b'\n");
+    repo.write(
+        "app/consumer.py",
+        "from app.util import common\n\n\ndef consume():\n    return common()\n",
+    );
     commits.push(repo.commit("seed"));
     for i in 0..33u32 {
         match i % 6 {
@@ -40,7 +49,8 @@ fn generated_history(repo: &Repo) -> Vec<String> {
                 repo.write(
                     "app/util.py",
                     format!(
-                        "def read_text(path):\n    \"\"\"Return the file's text ({i}).\"\"\"\n    with open(path) as f:\n        return f.read()\n\n\ndef later_{i}():\n    return 'now'\n"
+                        "def read_text(path):\n    \"\"\"Return the file's text ({i}).\"\"\"\n    with open(path) as f:\n        return f.read()\n\n\ndef later_{i}():\n    return 'now'\n{}",
+                        if (i / 6) % 2 == 0 { "\n\ndef common():\n    return 'util'\n" } else { "" }
                     ),
                 );
             }

@@ -114,34 +114,22 @@ impl GitRepo {
         self.repo.is_shallow().unwrap_or(false)
     }
 
-    /// Resolves a commit-ish: `HEAD`, a branch, a tag or a (full or abbreviated) hex id.
+    /// Resolves a commit-ish as `git rev-parse` does: `HEAD~2`, a branch, a
+    /// tag, a (full or abbreviated) id, `main^`, ...
     pub fn resolve(&self, spec: &str) -> Result<CommitId, GitError> {
         if spec == "HEAD" {
             return self.head();
         }
-        let candidates = [
-            spec.to_string(),
-            format!("refs/heads/{spec}"),
-            format!("refs/tags/{spec}"),
-        ];
-        for name in &candidates {
-            if let Ok(Some(mut r)) = self.repo.try_find_reference(name.as_str()) {
-                if let Ok(id) = r.peel_to_commit() {
-                    return Ok(to_commit_id(&id.id));
-                }
-            }
-        }
-        if spec.len() >= 4 && spec.chars().all(|c| c.is_ascii_hexdigit()) {
-            let prefix = gix::hash::Prefix::from_hex(spec)
-                .map_err(|_| GitError::UnknownRevision(spec.into()))?;
-            // `Some(Err(()))` means the prefix is ambiguous.
-            if let Ok(Some(Ok(id))) = self.repo.objects.lookup_prefix(prefix, None) {
-                if self.repo.find_commit(id).is_ok() {
-                    return Ok(to_commit_id(&id));
-                }
-            }
-        }
-        Err(GitError::UnknownRevision(spec.into()))
+        let id = self
+            .repo
+            .rev_parse_single(spec)
+            .map_err(|_| GitError::UnknownRevision(spec.into()))?;
+        let commit = id
+            .object()
+            .ok()
+            .and_then(|o| o.peel_to_kind(gix::object::Kind::Commit).ok())
+            .ok_or_else(|| GitError::UnknownRevision(spec.into()))?;
+        Ok(to_commit_id(&commit.id))
     }
 
     /// The commit HEAD points to.

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use sno_journal::delta::{diff, State};
 use sno_journal::event::FileDelta;
-use sno_journal::model::{Edge, EdgeKind, FileRecord, SymbolId};
+use sno_journal::model::{Edge, EdgeKind, EdgeTarget, FileRecord, SymbolId, SymbolKind};
 
 use crate::resolve::{names_used, PathIndex, Resolver, SymbolIndex};
 
@@ -62,6 +62,37 @@ impl RepoIndex {
     }
 }
 
+/// Callable and type definitions of a name: what repository-unique
+/// resolution counts.
+fn name_counts(symbols: &SymbolIndex, name: &str) -> (usize, usize) {
+    (
+        symbols.count(name, SymbolKind::is_callable),
+        symbols.count(name, SymbolKind::is_type),
+    )
+}
+
+/// Whether "the only definition of this name" can differ between two counts:
+/// when the count passes through one, or stays at one (the one definition may
+/// have been replaced).
+fn uniqueness_may_change(before: usize, after: usize) -> bool {
+    (before != after && before.min(after) <= 1) || (before == 1 && after == 1)
+}
+
+/// Whether a file's current import edges point at any of `paths` (or their
+/// package directories).
+fn imports_any(rec: &FileRecord, paths: &BTreeSet<String>) -> bool {
+    rec.edges.iter().any(|e| {
+        e.kind == EdgeKind::Imports
+            && match &e.to {
+                EdgeTarget::File(f) => paths.contains(f),
+                EdgeTarget::Module(d) => paths
+                    .iter()
+                    .any(|p| p.rsplit_once('/').map(|(dir, _)| dir).unwrap_or("") == d),
+                _ => false,
+            }
+    })
+}
+
 /// Applies `updates` (path -> new record, `None` = gone) to `state`, resolves
 /// edges, and returns the deltas from the old state to the new one, by path.
 ///
@@ -74,8 +105,10 @@ pub fn advance(
     updates: BTreeMap<String, Option<FileRecord>>,
 ) -> Vec<FileDelta> {
     let mut before: BTreeMap<String, Option<FileRecord>> = BTreeMap::new();
-    let mut affected_names: HashSet<String> = HashSet::new();
+    // Names whose definitions appeared or vanished, and the files where.
+    let mut affected_names: HashMap<String, BTreeSet<String>> = HashMap::new();
     let mut paths_changed = false;
+    let mut counts_before: HashMap<String, (usize, usize)> = HashMap::new();
     for (path, new) in updates {
         let old = state.remove(&path);
         let old_ids: HashSet<SymbolId> = old
@@ -91,14 +124,31 @@ pub fn advance(
             .flat_map(|r| &r.symbols)
             .filter(|s| !new_ids.contains(&s.id))
         {
-            affected_names.insert(s.name.clone());
+            affected_names
+                .entry(s.name.clone())
+                .or_default()
+                .insert(path.clone());
         }
         for s in new
             .iter()
             .flat_map(|r| &r.symbols)
             .filter(|s| !old_ids.contains(&s.id))
         {
-            affected_names.insert(s.name.clone());
+            affected_names
+                .entry(s.name.clone())
+                .or_default()
+                .insert(path.clone());
+        }
+        // Counts before this commit, for the names it touches.
+        for name in old
+            .iter()
+            .chain(new.iter())
+            .flat_map(|r| &r.symbols)
+            .map(|s| &s.name)
+        {
+            counts_before
+                .entry(name.clone())
+                .or_insert_with(|| name_counts(&index.symbols, name));
         }
         if let Some(old) = &old {
             index.symbols.remove(old);
@@ -129,9 +179,23 @@ pub fn advance(
         .filter(|p| state.contains_key(*p))
         .cloned()
         .collect();
-    for name in &affected_names {
-        if let Some(users) = index.users.get(name) {
+    for (name, defined_in) in &affected_names {
+        let Some(users) = index.users.get(name) else {
+            continue;
+        };
+        // A repository-unique name can only start or stop being unique when
+        // its count passes through one; otherwise only files that import one
+        // of the changed files can see the change.
+        let (cb, tb) = counts_before.get(name).copied().unwrap_or((0, 0));
+        let (ca, ta) = name_counts(&index.symbols, name);
+        if uniqueness_may_change(cb, ca) || uniqueness_may_change(tb, ta) {
             to_resolve.extend(users.iter().cloned());
+            continue;
+        }
+        for user in users {
+            if !to_resolve.contains(user) && imports_any(&state[user], defined_in) {
+                to_resolve.insert(user.clone());
+            }
         }
     }
     let resolver = Resolver::new(&index.paths, &index.symbols);

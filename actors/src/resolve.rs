@@ -366,6 +366,13 @@ impl SymbolIndex {
         }
     }
 
+    /// How many symbols named `name` have a kind `want` accepts.
+    pub fn count(&self, name: &str, want: fn(SymbolKind) -> bool) -> usize {
+        self.by_name
+            .get(name)
+            .map_or(0, |v| v.iter().filter(|e| want(e.kind)).count())
+    }
+
     /// Removes a file's symbols.
     pub fn remove(&mut self, rec: &FileRecord) {
         for sym in &rec.symbols {
