@@ -2,6 +2,7 @@
 //! Types and (de)serialization only; no other crate invents a JSON shape.
 
 pub mod error;
+pub mod query;
 pub mod status;
 
 pub use error::{ErrorContract, Fixability};

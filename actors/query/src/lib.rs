@@ -1,0 +1,12 @@
+//! Code-intelligence queries over an indexed state: exact where the graph is
+//! exact, labelled heuristic where it is not. Pure functions of a
+//! [`State`](sno_journal::delta::State) (the views, or a replay of the
+//! journal for answers "as of" an older commit).
+
+pub mod changes;
+pub mod graph;
+pub mod lookup;
+pub mod outline;
+pub mod text;
+
+pub use lookup::{find_symbols, resolve_one, LookupError};

@@ -1,0 +1,130 @@
+//! Finding symbols by name: exact, then case-insensitive, then prefix, then
+//! fuzzy; and the nearest names when nothing matches.
+
+use sno_journal::delta::State;
+use sno_journal::model::Symbol;
+use sno_protocol::query::{MatchKind, SymbolInfo, SymbolMatch};
+
+/// A symbol and the file it is in.
+#[derive(Clone, Copy, Debug)]
+pub struct Located<'a> {
+    pub path: &'a str,
+    pub symbol: &'a Symbol,
+}
+
+impl Located<'_> {
+    /// The wire form.
+    pub fn info(&self) -> SymbolInfo {
+        let s = self.symbol;
+        SymbolInfo {
+            name: s.name.clone(),
+            qualified_name: s.qualified_name.clone(),
+            kind: s.kind.name().to_string(),
+            path: self.path.to_string(),
+            line: s.span.start_line,
+            end_line: s.span.end_line,
+            signature: s.signature.clone(),
+            doc: s.doc.clone(),
+        }
+    }
+}
+
+/// Every symbol of a state, in path order.
+pub fn all_symbols(state: &State) -> impl Iterator<Item = Located<'_>> {
+    state.iter().flat_map(|(path, rec)| rec.symbols.iter().map(move |symbol| Located { path, symbol }))
+}
+
+fn matches_exactly(s: &Symbol, q: &str) -> bool {
+    s.name == q || s.qualified_name == q || s.qualified_name.ends_with(&format!(".{q}"))
+}
+
+fn fuzzy_close(name: &str, q: &str) -> bool {
+    let (a, b) = (name.to_lowercase(), q.to_lowercase());
+    let allowed = (b.chars().count() / 4).max(1);
+    strsim::levenshtein(&a, &b) <= allowed
+}
+
+/// Definitions matching `query`, best tier first: exact (name, qualified name
+/// or its suffix), case-insensitive, then prefix, then fuzzy. Only the best
+/// non-empty tier is returned, at most `limit` of it.
+pub fn find_symbols(state: &State, query: &str, limit: usize) -> Vec<SymbolMatch> {
+    let lower = query.to_lowercase();
+    let tiers: [(MatchKind, Box<dyn Fn(&Symbol) -> bool>); 4] = [
+        (MatchKind::Exact, Box::new(|s| matches_exactly(s, query))),
+        (
+            MatchKind::CaseInsensitive,
+            Box::new(|s| s.name.to_lowercase() == lower || s.qualified_name.to_lowercase() == lower),
+        ),
+        (MatchKind::Prefix, Box::new(|s| s.name.to_lowercase().starts_with(&lower))),
+        (MatchKind::Fuzzy, Box::new(|s| fuzzy_close(&s.name, query))),
+    ];
+    for (kind, pred) in tiers.iter() {
+        let hits: Vec<SymbolMatch> = all_symbols(state)
+            .filter(|l| pred(l.symbol))
+            .take(limit)
+            .map(|l| SymbolMatch { symbol: l.info(), match_kind: *kind })
+            .collect();
+        if !hits.is_empty() {
+            return hits;
+        }
+    }
+    Vec::new()
+}
+
+/// The names closest in spelling to `query` (qualified names, distinct).
+pub fn did_you_mean(state: &State, query: &str, n: usize) -> Vec<String> {
+    let q = query.to_lowercase();
+    let mut scored: Vec<(f64, String)> = all_symbols(state)
+        .map(|l| {
+            let name = l.symbol.name.to_lowercase();
+            let qual = l.symbol.qualified_name.to_lowercase();
+            let score = strsim::jaro_winkler(&name, &q).max(strsim::jaro_winkler(&qual, &q));
+            (score, l.symbol.qualified_name.clone())
+        })
+        .filter(|(score, _)| *score > 0.7)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(n).map(|(_, name)| name).collect()
+}
+
+/// Why a name does not pick out one symbol.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum LookupError {
+    #[error("no symbol named `{query}`")]
+    NotFound { query: String, did_you_mean: Vec<String> },
+    #[error("`{query}` names {} symbols; qualify it", candidates.len())]
+    Ambiguous { query: String, candidates: Vec<String> },
+}
+
+/// The one symbol `query` names: an exact qualified name, or an exact name
+/// (or qualified suffix) that only one symbol has. `path:line` picks by
+/// location.
+pub fn resolve_one<'a>(state: &'a State, query: &str) -> Result<Located<'a>, LookupError> {
+    if let Some((path, line)) = query.rsplit_once(':').and_then(|(p, l)| Some((p, l.parse::<u32>().ok()?))) {
+        if let Some(rec) = state.get(path) {
+            let inner = rec
+                .symbols
+                .iter()
+                .filter(|s| s.span.start_line <= line && line <= s.span.end_line)
+                .min_by_key(|s| s.span.end_byte - s.span.start_byte);
+            if let Some(symbol) = inner {
+                return Ok(Located { path: &rec.path, symbol });
+            }
+        }
+    }
+    let by_qualified: Vec<Located> = all_symbols(state).filter(|l| l.symbol.qualified_name == query).collect();
+    let cands = if by_qualified.is_empty() {
+        all_symbols(state).filter(|l| matches_exactly(l.symbol, query)).collect()
+    } else {
+        by_qualified
+    };
+    match cands.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(LookupError::NotFound { query: query.to_string(), did_you_mean: did_you_mean(state, query, 5) }),
+        many => Err(LookupError::Ambiguous {
+            query: query.to_string(),
+            candidates: many.iter().map(|l| format!("{} ({}:{})", l.symbol.qualified_name, l.path, l.symbol.span.start_line)).collect(),
+        }),
+    }
+}
