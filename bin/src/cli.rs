@@ -93,11 +93,81 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Find symbol definitions by name: exact, then prefix, then fuzzy.
+    Symbol {
+        name: String,
+        #[command(flatten)]
+        q: QueryOpts,
+        /// At most this many results.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// A file's symbols, nested, with signatures and no bodies.
+    Outline {
+        /// The file, relative to the repository root (or to the current directory).
+        file: String,
+        #[command(flatten)]
+        q: QueryOpts,
+    },
+    /// The source of one symbol (`Config.load`, a unique name, or `path:line`).
+    Show {
+        name: String,
+        #[command(flatten)]
+        q: QueryOpts,
+    },
+    /// References to a symbol; --callers / --callees walk the call graph.
+    Refs {
+        name: String,
+        /// Who calls it (transitively with --depth).
+        #[arg(long, conflicts_with = "callees")]
+        callers: bool,
+        /// What it calls (transitively with --depth).
+        #[arg(long)]
+        callees: bool,
+        /// Hops to follow for --callers / --callees.
+        #[arg(long, default_value_t = 1)]
+        depth: u32,
+        #[command(flatten)]
+        q: QueryOpts,
+    },
+    /// Regex search over the indexed files, each hit with its enclosing symbol.
+    Grep {
+        /// A regular expression (Rust regex syntax).
+        pattern: String,
+        /// At most this many hits.
+        #[arg(long, default_value_t = 200)]
+        limit: usize,
+        #[command(flatten)]
+        q: QueryOpts,
+    },
+    /// Symbols added, removed and changed between two indexed commits (A..B),
+    /// from the journal: nothing is reparsed.
+    Changes {
+        /// `A..B` (B defaults to the indexed head: `A..`).
+        range: String,
+        #[command(flatten)]
+        q: QueryOpts,
+    },
     /// Read the journal.
     Journal {
         #[command(subcommand)]
         command: JournalCommand,
     },
+}
+
+/// Options every query command takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct QueryOpts {
+    /// The repository (any directory inside it).
+    #[arg(short = 'C', long = "repo", default_value = ".")]
+    pub repo: PathBuf,
+    /// Answer from the state at this journaled commit-ish instead of the
+    /// indexed head.
+    #[arg(long)]
+    pub at: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -132,6 +202,12 @@ impl Command {
             Command::Journal {
                 command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. },
             } => *json,
+            Command::Symbol { q, .. }
+            | Command::Outline { q, .. }
+            | Command::Show { q, .. }
+            | Command::Refs { q, .. }
+            | Command::Grep { q, .. }
+            | Command::Changes { q, .. } => q.json,
         }
     }
 }

@@ -38,13 +38,25 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
         Command::Journal {
             command: JournalCommand::Log { path, tail, json },
         } => journal_log(&path, tail, json),
+        Command::Symbol { name, q, limit } => crate::queries::symbol(&name, &q, limit),
+        Command::Outline { file, q } => crate::queries::outline(&file, &q),
+        Command::Show { name, q } => crate::queries::show(&name, &q),
+        Command::Refs {
+            name,
+            callers,
+            callees,
+            depth,
+            q,
+        } => crate::queries::refs(&name, callers, callees, depth, &q),
+        Command::Grep { pattern, limit, q } => crate::queries::grep(&pattern, limit, &q),
+        Command::Changes { range, q } => crate::queries::changes(&range, &q),
         Command::Journal {
             command: JournalCommand::Verify { path, json },
         } => doctor(&path, false, json),
     }
 }
 
-fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
+pub fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(v)?);
     Ok(())
 }
@@ -172,7 +184,7 @@ fn report_init(
     Ok(())
 }
 
-fn open_existing(paths: &RepoPaths) -> anyhow::Result<Journal> {
+pub fn open_existing(paths: &RepoPaths) -> anyhow::Result<Journal> {
     Ok(Journal::open_existing(&paths.db())?)
 }
 
@@ -296,7 +308,11 @@ fn replay(path: &Path, to: &str, json: bool) -> anyhow::Result<ExitCode> {
 
 /// A commit-ish that the journal knows: full or abbreviated ids of journaled
 /// commits first (they may be gone from git), then anything git resolves.
-fn resolve_journaled(paths: &RepoPaths, journal: &Journal, spec: &str) -> anyhow::Result<CommitId> {
+pub fn resolve_journaled(
+    paths: &RepoPaths,
+    journal: &Journal,
+    spec: &str,
+) -> anyhow::Result<CommitId> {
     if let Some(id) = CommitId::from_hex(spec) {
         return Ok(id);
     }

@@ -8,6 +8,7 @@ mod cli;
 mod commands;
 mod failure;
 mod progress;
+mod queries;
 mod repo;
 mod report;
 
@@ -35,6 +36,9 @@ fn main() -> ExitCode {
             }
             eprintln!("error[{}]: {}", contract.code, contract.message);
             eprintln!("  hint: {}", contract.llm_hint);
+            if !contract.did_you_mean.is_empty() {
+                eprintln!("  did you mean: {}", contract.did_you_mean.join(", "));
+            }
             ExitCode::from(1)
         }
     }

@@ -17,18 +17,32 @@ pub fn symbol_changes(old: &State, new: &State) -> Vec<SymbolChange> {
     let mut out = Vec::new();
     for l in all_symbols(new) {
         match before.get(&l.symbol.id) {
-            None => out.push(SymbolChange { change: "added".into(), symbol: l.info() }),
-            Some(b) if b.symbol.content_hash != l.symbol.content_hash || b.symbol.signature != l.symbol.signature => {
-                out.push(SymbolChange { change: "changed".into(), symbol: l.info() })
+            None => out.push(SymbolChange {
+                change: "added".into(),
+                symbol: l.info(),
+            }),
+            Some(b)
+                if b.symbol.content_hash != l.symbol.content_hash
+                    || b.symbol.signature != l.symbol.signature =>
+            {
+                out.push(SymbolChange {
+                    change: "changed".into(),
+                    symbol: l.info(),
+                })
             }
             Some(_) => {}
         }
     }
     for l in all_symbols(old) {
         if !after.contains_key(&l.symbol.id) {
-            out.push(SymbolChange { change: "removed".into(), symbol: l.info() });
+            out.push(SymbolChange {
+                change: "removed".into(),
+                symbol: l.info(),
+            });
         }
     }
-    out.sort_by(|a, b| (&a.symbol.path, a.symbol.line, &a.change).cmp(&(&b.symbol.path, b.symbol.line, &b.change)));
+    out.sort_by(|a, b| {
+        (&a.symbol.path, a.symbol.line, &a.change).cmp(&(&b.symbol.path, b.symbol.line, &b.change))
+    });
     out
 }

@@ -33,14 +33,19 @@ impl<'a> Graph<'a> {
                     EdgeTarget::Symbol(t) if e.kind != EdgeKind::Contains => {
                         incoming.entry(*t).or_default().push((path, e))
                     }
-                    EdgeTarget::Unresolved(_) if e.kind == EdgeKind::Calls => {
-                        unresolved_calls.entry(e.name.as_str()).or_default().push((path, e))
-                    }
+                    EdgeTarget::Unresolved(_) if e.kind == EdgeKind::Calls => unresolved_calls
+                        .entry(e.name.as_str())
+                        .or_default()
+                        .push((path, e)),
                     _ => {}
                 }
             }
         }
-        Graph { symbols, incoming, unresolved_calls }
+        Graph {
+            symbols,
+            incoming,
+            unresolved_calls,
+        }
     }
 
     /// A symbol by id.
@@ -49,10 +54,18 @@ impl<'a> Graph<'a> {
     }
 
     fn name_of(&self, id: Option<SymbolId>) -> Option<String> {
-        id.and_then(|i| self.symbols.get(&i)).map(|l| l.symbol.qualified_name.clone())
+        id.and_then(|i| self.symbols.get(&i))
+            .map(|l| l.symbol.qualified_name.clone())
     }
 
-    fn reference(&self, path: &str, e: &Edge, to: String, depth: u32, heuristic: bool) -> Reference {
+    fn reference(
+        &self,
+        path: &str,
+        e: &Edge,
+        to: String,
+        depth: u32,
+        heuristic: bool,
+    ) -> Reference {
         Reference {
             kind: e.kind.name().to_string(),
             path: path.to_string(),
@@ -74,7 +87,12 @@ impl<'a> Graph<'a> {
             .flatten()
             .map(|(p, e)| self.reference(p, e, target.qualified_name.clone(), 1, false))
             .collect();
-        for (p, e) in self.unresolved_calls.get(target.name.as_str()).into_iter().flatten() {
+        for (p, e) in self
+            .unresolved_calls
+            .get(target.name.as_str())
+            .into_iter()
+            .flatten()
+        {
             out.push(self.reference(p, e, target.qualified_name.clone(), 1, true));
         }
         out.sort_by(|a, b| (a.heuristic, &a.path, a.line).cmp(&(b.heuristic, &b.path, b.line)));
@@ -87,7 +105,9 @@ impl<'a> Graph<'a> {
         let mut seen = BTreeSet::from([target.id]);
         let mut queue = VecDeque::from([(target.id, 1u32)]);
         while let Some((id, d)) = queue.pop_front() {
-            let Some(callee) = self.symbols.get(&id) else { continue };
+            let Some(callee) = self.symbols.get(&id) else {
+                continue;
+            };
             for (p, e) in self.incoming.get(&id).into_iter().flatten() {
                 if e.kind != EdgeKind::Calls {
                     continue;
@@ -100,7 +120,12 @@ impl<'a> Graph<'a> {
                 }
             }
             if d == 1 {
-                for (p, e) in self.unresolved_calls.get(callee.symbol.name.as_str()).into_iter().flatten() {
+                for (p, e) in self
+                    .unresolved_calls
+                    .get(callee.symbol.name.as_str())
+                    .into_iter()
+                    .flatten()
+                {
                     out.push(self.reference(p, e, callee.symbol.qualified_name.clone(), d, true));
                 }
             }
@@ -115,9 +140,17 @@ impl<'a> Graph<'a> {
         let mut seen = BTreeSet::from([source.id]);
         let mut queue = VecDeque::from([(source.id, 1u32)]);
         while let Some((id, d)) = queue.pop_front() {
-            let Some(caller) = self.symbols.get(&id) else { continue };
-            let Some(rec) = state.get(caller.path) else { continue };
-            for e in rec.edges.iter().filter(|e| e.kind == EdgeKind::Calls && e.from == Some(id)) {
+            let Some(caller) = self.symbols.get(&id) else {
+                continue;
+            };
+            let Some(rec) = state.get(caller.path) else {
+                continue;
+            };
+            for e in rec
+                .edges
+                .iter()
+                .filter(|e| e.kind == EdgeKind::Calls && e.from == Some(id))
+            {
                 match &e.to {
                     EdgeTarget::Symbol(t) => {
                         let to = self.name_of(Some(*t)).unwrap_or_else(|| e.name.clone());

@@ -31,7 +31,11 @@ impl Located<'_> {
 
 /// Every symbol of a state, in path order.
 pub fn all_symbols(state: &State) -> impl Iterator<Item = Located<'_>> {
-    state.iter().flat_map(|(path, rec)| rec.symbols.iter().map(move |symbol| Located { path, symbol }))
+    state.iter().flat_map(|(path, rec)| {
+        rec.symbols
+            .iter()
+            .map(move |symbol| Located { path, symbol })
+    })
 }
 
 fn matches_exactly(s: &Symbol, q: &str) -> bool {
@@ -44,31 +48,47 @@ fn fuzzy_close(name: &str, q: &str) -> bool {
     strsim::levenshtein(&a, &b) <= allowed
 }
 
+/// A match tier: its kind and the test a symbol must pass.
+type Tier<'a> = (MatchKind, Box<dyn Fn(&Symbol) -> bool + 'a>);
+
 /// Definitions matching `query`, best tier first: exact (name, qualified name
 /// or its suffix), case-insensitive, then prefix, then fuzzy. Only the best
 /// non-empty tier is returned, at most `limit` of it.
 pub fn find_symbols(state: &State, query: &str, limit: usize) -> Vec<SymbolMatch> {
     let lower = query.to_lowercase();
-    let tiers: [(MatchKind, Box<dyn Fn(&Symbol) -> bool>); 4] = [
+    let tiers: [Tier; 4] = [
         (MatchKind::Exact, Box::new(|s| matches_exactly(s, query))),
         (
             MatchKind::CaseInsensitive,
-            Box::new(|s| s.name.to_lowercase() == lower || s.qualified_name.to_lowercase() == lower),
+            Box::new(|s| {
+                s.name.to_lowercase() == lower || s.qualified_name.to_lowercase() == lower
+            }),
         ),
-        (MatchKind::Prefix, Box::new(|s| s.name.to_lowercase().starts_with(&lower))),
+        (
+            MatchKind::Prefix,
+            Box::new(|s| s.name.to_lowercase().starts_with(&lower)),
+        ),
         (MatchKind::Fuzzy, Box::new(|s| fuzzy_close(&s.name, query))),
     ];
     for (kind, pred) in tiers.iter() {
         let hits: Vec<SymbolMatch> = all_symbols(state)
             .filter(|l| pred(l.symbol))
             .take(limit)
-            .map(|l| SymbolMatch { symbol: l.info(), match_kind: *kind })
+            .map(|l| SymbolMatch {
+                symbol: l.info(),
+                match_kind: *kind,
+            })
             .collect();
         if !hits.is_empty() {
             return hits;
         }
     }
     Vec::new()
+}
+
+/// Similarity of two strings in [0, 1] (Jaro-Winkler, case-insensitive).
+pub fn similarity(a: &str, b: &str) -> f64 {
+    strsim::jaro_winkler(&a.to_lowercase(), &b.to_lowercase())
 }
 
 /// The names closest in spelling to `query` (qualified names, distinct).
@@ -92,16 +112,25 @@ pub fn did_you_mean(state: &State, query: &str, n: usize) -> Vec<String> {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LookupError {
     #[error("no symbol named `{query}`")]
-    NotFound { query: String, did_you_mean: Vec<String> },
+    NotFound {
+        query: String,
+        did_you_mean: Vec<String>,
+    },
     #[error("`{query}` names {} symbols; qualify it", candidates.len())]
-    Ambiguous { query: String, candidates: Vec<String> },
+    Ambiguous {
+        query: String,
+        candidates: Vec<String>,
+    },
 }
 
 /// The one symbol `query` names: an exact qualified name, or an exact name
 /// (or qualified suffix) that only one symbol has. `path:line` picks by
 /// location.
 pub fn resolve_one<'a>(state: &'a State, query: &str) -> Result<Located<'a>, LookupError> {
-    if let Some((path, line)) = query.rsplit_once(':').and_then(|(p, l)| Some((p, l.parse::<u32>().ok()?))) {
+    if let Some((path, line)) = query
+        .rsplit_once(':')
+        .and_then(|(p, l)| Some((p, l.parse::<u32>().ok()?)))
+    {
         if let Some(rec) = state.get(path) {
             let inner = rec
                 .symbols
@@ -109,22 +138,40 @@ pub fn resolve_one<'a>(state: &'a State, query: &str) -> Result<Located<'a>, Loo
                 .filter(|s| s.span.start_line <= line && line <= s.span.end_line)
                 .min_by_key(|s| s.span.end_byte - s.span.start_byte);
             if let Some(symbol) = inner {
-                return Ok(Located { path: &rec.path, symbol });
+                return Ok(Located {
+                    path: &rec.path,
+                    symbol,
+                });
             }
         }
     }
-    let by_qualified: Vec<Located> = all_symbols(state).filter(|l| l.symbol.qualified_name == query).collect();
+    let by_qualified: Vec<Located> = all_symbols(state)
+        .filter(|l| l.symbol.qualified_name == query)
+        .collect();
     let cands = if by_qualified.is_empty() {
-        all_symbols(state).filter(|l| matches_exactly(l.symbol, query)).collect()
+        all_symbols(state)
+            .filter(|l| matches_exactly(l.symbol, query))
+            .collect()
     } else {
         by_qualified
     };
     match cands.as_slice() {
         [one] => Ok(*one),
-        [] => Err(LookupError::NotFound { query: query.to_string(), did_you_mean: did_you_mean(state, query, 5) }),
+        [] => Err(LookupError::NotFound {
+            query: query.to_string(),
+            did_you_mean: did_you_mean(state, query, 5),
+        }),
         many => Err(LookupError::Ambiguous {
             query: query.to_string(),
-            candidates: many.iter().map(|l| format!("{} ({}:{})", l.symbol.qualified_name, l.path, l.symbol.span.start_line)).collect(),
+            candidates: many
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{} ({}:{})",
+                        l.symbol.qualified_name, l.path, l.symbol.span.start_line
+                    )
+                })
+                .collect(),
         }),
     }
 }

@@ -13,7 +13,11 @@ pub fn outline(rec: &FileRecord) -> Vec<OutlineNode> {
         let parent = s.parent.filter(|p| rec.symbols.iter().any(|x| x.id == *p));
         children.entry(parent).or_default().push(i);
     }
-    fn build(rec: &FileRecord, children: &HashMap<Option<SymbolId>, Vec<usize>>, at: Option<SymbolId>) -> Vec<OutlineNode> {
+    fn build(
+        rec: &FileRecord,
+        children: &HashMap<Option<SymbolId>, Vec<usize>>,
+        at: Option<SymbolId>,
+    ) -> Vec<OutlineNode> {
         children
             .get(&at)
             .map(|v| {

@@ -17,7 +17,10 @@ pub fn grep(
 ) -> (Vec<GrepHit>, bool) {
     let mut hits = Vec::new();
     for rec in state.values() {
-        if matches!(rec.state, FileState::Skipped(SkipReason::Binary | SkipReason::TooLarge)) {
+        if matches!(
+            rec.state,
+            FileState::Skipped(SkipReason::Binary | SkipReason::TooLarge)
+        ) {
             continue;
         }
         let Some(bytes) = read(rec) else { continue };
@@ -36,7 +39,12 @@ pub fn grep(
                 .filter(|s| s.span.start_line <= n && n <= s.span.end_line)
                 .min_by_key(|s| s.span.end_byte - s.span.start_byte)
                 .map(|s| s.qualified_name.clone());
-            hits.push(GrepHit { path: rec.path.clone(), line: n, text: line.trim_end().to_string(), symbol });
+            hits.push(GrepHit {
+                path: rec.path.clone(),
+                line: n,
+                text: line.trim_end().to_string(),
+                symbol,
+            });
         }
     }
     (hits, false)

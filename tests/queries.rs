@@ -1,0 +1,237 @@
+//! The code-intelligence commands on a small polyglot repository.
+
+mod support;
+
+use support::*;
+
+fn indexed() -> (Repo, Vec<String>) {
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    let first = repo.commit("seed");
+    repo.write(
+        "app/config.py",
+        r#""""Configuration loading."""
+import json
+from app.util import read_text
+
+
+class Config:
+    """Holds settings."""
+
+    def __init__(self, values):
+        self.values = values
+
+    @classmethod
+    def load(cls, path):
+        """Read a config file."""
+        return cls(json.loads(read_text(path)))
+
+    def get(self, key, default=None):
+        return self.values.get(key, default)
+
+    def reload(self, path):
+        return Config.load(path)
+"#,
+    );
+    repo.remove("web/http.js");
+    let second = repo.commit("reload, drop http.js");
+    repo.sno_json(&["init", "--json", "--history", "all"]);
+    (repo, vec![first, second])
+}
+
+#[test]
+fn symbol_exact_then_prefix_then_fuzzy_with_locations() {
+    let (repo, _) = indexed();
+    let r = repo.sno_json(&["symbol", "load", "--json"]);
+    let hits = r["results"].as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{r}");
+    assert_eq!(hits[0]["qualified_name"], "Config.load");
+    assert_eq!(hits[0]["path"], "app/config.py");
+    assert_eq!(hits[0]["line"], 13, "the decorated def line");
+    assert_eq!(hits[0]["match_kind"], "exact");
+    assert_eq!(r["as_of"]["commit"], repo.head());
+
+    let r = repo.sno_json(&["symbol", "read_t", "--json"]);
+    assert_eq!(r["results"][0]["qualified_name"], "read_text");
+    assert_eq!(r["results"][0]["match_kind"], "prefix");
+
+    let r = repo.sno_json(&["symbol", "raed_text", "--json"]);
+    assert_eq!(r["results"][0]["qualified_name"], "read_text");
+    assert_eq!(r["results"][0]["match_kind"], "fuzzy");
+
+    let human = stdout(&repo.sno(&["symbol", "Config.get"]));
+    assert!(human.starts_with("app/config.py:17"), "{human}");
+}
+
+#[test]
+fn unknown_symbol_answers_with_nearest_names() {
+    let (repo, _) = indexed();
+    let o = repo.sno(&["show", "Config.lod", "--json"]);
+    assert_error_code(&o, "SNO-UNKNOWN-SYMBOL");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let dym: Vec<&str> = v["error"]["did_you_mean"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert!(dym.contains(&"Config.load"), "{dym:?}");
+}
+
+#[test]
+fn outline_nests_methods_under_classes_without_bodies() {
+    let (repo, _) = indexed();
+    let r = repo.sno_json(&["outline", "app/config.py", "--json"]);
+    let top = r["results"].as_array().unwrap();
+    assert_eq!(top.len(), 1, "only Config at top level: {r}");
+    assert_eq!(top[0]["name"], "Config");
+    let methods: Vec<&str> = top[0]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["__init__", "load", "get", "reload"]);
+    assert_eq!(
+        top[0]["children"][2]["signature"],
+        "def get(self, key, default=None)"
+    );
+    assert!(
+        !r.to_string().contains("self.values.get(key, default)"),
+        "no bodies"
+    );
+
+    // From a subdirectory, paths are taken relative to where the user is.
+    let o = sno_in(
+        &repo.path().join("app"),
+        &["outline", "config.py", "--json"],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    assert_error_code(
+        &repo.sno(&["outline", "../../etc/passwd"]),
+        "SNO-PATH-OUTSIDE",
+    );
+    let o = repo.sno(&["outline", "app/confg.py", "--json"]);
+    assert_error_code(&o, "SNO-UNKNOWN-FILE");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["did_you_mean"][0], "app/config.py");
+}
+
+#[test]
+fn show_prints_exactly_the_symbols_source() {
+    let (repo, _) = indexed();
+    let r = repo.sno_json(&["show", "Config.get", "--json"]);
+    assert_eq!(
+        r["source"],
+        "def get(self, key, default=None):\n        return self.values.get(key, default)"
+    );
+    assert_eq!(r["symbol"]["line"], 17);
+    let r = repo.sno_json(&["show", "app/util.py:3", "--json"]);
+    assert_eq!(r["symbol"]["qualified_name"], "read_text");
+}
+
+#[test]
+fn refs_callers_and_callees_follow_resolved_edges() {
+    let (repo, _) = indexed();
+    let r = repo.sno_json(&["refs", "read_text", "--json"]);
+    let refs = r["results"].as_array().unwrap();
+    assert!(
+        refs.iter().any(|x| x["from"] == "Config.load"
+            && x["path"] == "app/config.py"
+            && x["heuristic"] == false),
+        "{r}"
+    );
+
+    // Config.reload -> Config.load -> read_text: two hops of callers.
+    let r = repo.sno_json(&["refs", "read_text", "--callers", "--depth", "2", "--json"]);
+    let callers: Vec<(&str, u64)> = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["heuristic"] == false)
+        .map(|x| {
+            (
+                x["from"].as_str().unwrap_or("<top>"),
+                x["depth"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(callers.contains(&("Config.load", 1)), "{callers:?}");
+    assert!(callers.contains(&("Config.reload", 2)), "{callers:?}");
+    assert!(
+        callers.contains(&("main", 2)),
+        "main calls Config.load: {callers:?}"
+    );
+
+    let r = repo.sno_json(&["refs", "Config.load", "--callees", "--json"]);
+    let callees: Vec<(&str, bool)> = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["to"].as_str().unwrap(), x["heuristic"].as_bool().unwrap()))
+        .collect();
+    assert!(callees.contains(&("read_text", false)), "{callees:?}");
+    assert!(
+        callees.contains(&("json.loads", true)),
+        "external calls are labelled heuristic: {callees:?}"
+    );
+}
+
+#[test]
+fn grep_reports_enclosing_symbols_and_truncation() {
+    let (repo, _) = indexed();
+    let r = repo.sno_json(&["grep", r"values\.get\(", "--json"]);
+    let hits = r["results"].as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{r}");
+    assert_eq!(hits[0]["path"], "app/config.py");
+    assert_eq!(hits[0]["line"], 18);
+    assert_eq!(hits[0]["symbol"], "Config.get");
+    assert_eq!(r["truncated"], false);
+    let r = repo.sno_json(&["grep", "def ", "--limit", "2", "--json"]);
+    assert_eq!(r["results"].as_array().unwrap().len(), 2);
+    assert_eq!(r["truncated"], true);
+    assert_error_code(&repo.sno(&["grep", "("]), "SNO-BAD-REGEX");
+}
+
+#[test]
+fn changes_and_at_answer_from_the_journal() {
+    let (repo, commits) = indexed();
+    let range = format!("{}..{}", commits[0], commits[1]);
+    let r = repo.sno_json(&["changes", &range, "--json"]);
+    let changes: Vec<(String, String)> = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["change"].as_str().unwrap().to_string(),
+                c["qualified_name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        changes.contains(&("added".into(), "Config.reload".into())),
+        "{changes:?}"
+    );
+    assert!(
+        changes.contains(&("changed".into(), "Config.get".into())),
+        "{changes:?}"
+    );
+    assert!(
+        changes.contains(&("removed".into(), "request".into())),
+        "http.js's function: {changes:?}"
+    );
+    assert!(
+        !changes.iter().any(|(_, n)| n == "Config.load"),
+        "unchanged symbols are not listed: {changes:?}"
+    );
+
+    // --at answers from the older state.
+    let r = repo.sno_json(&["symbol", "request", "--json", "--at", "HEAD~1"]);
+    assert_eq!(r["results"][0]["path"], "web/http.js");
+    assert_eq!(r["as_of"]["commit"], commits[0].as_str());
+    assert_error_code(&repo.sno(&["symbol", "request"]), "SNO-UNKNOWN-SYMBOL");
+    assert_error_code(&repo.sno(&["changes", "nonsense"]), "SNO-BAD-RANGE");
+}
