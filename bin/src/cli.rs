@@ -93,6 +93,30 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// A context package for a question: ranked symbols (lexical, semantic,
+    /// structural and history signals) with their source, in a token budget,
+    /// under a header that says how far to trust it.
+    Search {
+        /// A question or identifiers: "where do we parse the config file".
+        query: String,
+        /// Token budget of the whole package (cl100k_base).
+        #[arg(long, default_value_t = 2000)]
+        max_tokens: usize,
+        /// Items to rank.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Only paths under this prefix.
+        #[arg(long)]
+        scope: Option<String>,
+        /// Turn the semantic signal off.
+        #[arg(long)]
+        lexical_only: bool,
+        /// A model2vec model directory (default: $SNO_MODEL, then minishlab/potion-base-8M).
+        #[arg(long)]
+        model: Option<String>,
+        #[command(flatten)]
+        q: QueryOpts,
+    },
     /// Find symbol definitions by name: exact, then prefix, then fuzzy.
     Symbol {
         name: String,
@@ -202,7 +226,8 @@ impl Command {
             Command::Journal {
                 command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. },
             } => *json,
-            Command::Symbol { q, .. }
+            Command::Search { q, .. }
+            | Command::Symbol { q, .. }
             | Command::Outline { q, .. }
             | Command::Show { q, .. }
             | Command::Refs { q, .. }

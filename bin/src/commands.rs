@@ -38,6 +38,25 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
         Command::Journal {
             command: JournalCommand::Log { path, tail, json },
         } => journal_log(&path, tail, json),
+        Command::Search {
+            query,
+            max_tokens,
+            limit,
+            scope,
+            lexical_only,
+            model,
+            q,
+        } => crate::search::search(
+            crate::search::SearchArgs {
+                query: &query,
+                max_tokens,
+                limit,
+                scope: scope.as_deref(),
+                lexical_only,
+                model: model.as_deref(),
+            },
+            &q,
+        ),
         Command::Symbol { name, q, limit } => crate::queries::symbol(&name, &q, limit),
         Command::Outline { file, q } => crate::queries::outline(&file, &q),
         Command::Show { name, q } => crate::queries::show(&name, &q),

@@ -11,6 +11,7 @@ mod progress;
 mod queries;
 mod repo;
 mod report;
+mod search;
 
 use std::process::ExitCode;
 

@@ -5,8 +5,13 @@
 
 pub mod changes;
 pub mod graph;
+pub mod lexical;
 pub mod lookup;
 pub mod outline;
+pub mod pack;
+pub mod search;
+pub mod semantic;
 pub mod text;
+pub mod words;
 
 pub use lookup::{find_symbols, resolve_one, LookupError};

@@ -1,0 +1,96 @@
+//! Packing ranked items into a token budget (cl100k_base), whole symbols
+//! first, and saying exactly what did not fit.
+
+/// Tokens of a text, as cl100k_base counts them.
+pub fn count_tokens(text: &str) -> usize {
+    tiktoken_rs::cl100k_base_singleton()
+        .encode_ordinary(text)
+        .len()
+}
+
+/// One item offered to the packer, in rank order.
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    /// The block to include (heading and source).
+    pub text: String,
+}
+
+/// How an item ended up in the package.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Packed {
+    Whole,
+    /// Cut to fit: only the first part is included.
+    Truncated,
+    /// Left out: no room.
+    Omitted,
+}
+
+/// The result of packing.
+#[derive(Clone, Debug)]
+pub struct Packing {
+    pub body: String,
+    pub outcome: Vec<Packed>,
+    pub tokens: usize,
+}
+
+/// Fills `budget` tokens with candidates in order: each whole if it fits,
+/// skipping ones that do not; the first candidate is cut rather than
+/// dropped when even it does not fit, so a package is never empty.
+pub fn pack(candidates: &[Candidate], budget: usize) -> Packing {
+    let bpe = tiktoken_rs::cl100k_base_singleton();
+    let mut body = String::new();
+    let mut used = 0;
+    let mut outcome = Vec::with_capacity(candidates.len());
+    for (i, c) in candidates.iter().enumerate() {
+        let tokens = bpe.encode_ordinary(&c.text);
+        if used + tokens.len() <= budget {
+            used += tokens.len();
+            body.push_str(&c.text);
+            outcome.push(Packed::Whole);
+        } else if i == 0 && budget > used + 16 {
+            let room = budget - used - 8;
+            let cut = bpe
+                .decode(&tokens[..room.min(tokens.len())])
+                .unwrap_or_default();
+            let marker = "\n… [truncated to fit the token budget]\n";
+            used += count_tokens(&cut) + count_tokens(marker);
+            body.push_str(&cut);
+            body.push_str(marker);
+            outcome.push(Packed::Truncated);
+        } else {
+            outcome.push(Packed::Omitted);
+        }
+    }
+    Packing {
+        body,
+        outcome,
+        tokens: used,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(n: usize) -> Candidate {
+        Candidate {
+            text: "word ".repeat(n),
+        }
+    }
+
+    #[test]
+    fn whole_items_first_and_nothing_dropped_silently() {
+        let p = pack(&[c(10), c(100), c(5)], 30);
+        assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted, Packed::Whole]);
+        assert!(p.tokens <= 30);
+        assert_eq!(p.tokens, count_tokens(&p.body));
+    }
+
+    #[test]
+    fn an_oversized_first_item_is_cut_and_says_so() {
+        let p = pack(&[c(500)], 50);
+        assert_eq!(p.outcome, [Packed::Truncated]);
+        assert!(p.body.contains("truncated"));
+        assert!(p.tokens <= 50, "{}", p.tokens);
+    }
+}

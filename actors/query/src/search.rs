@@ -1,0 +1,293 @@
+//! Hybrid retrieval: lexical, semantic, structural, history and memory
+//! signals fused into one ranking, each signal's share kept per item.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use sno_journal::delta::State;
+use sno_journal::model::{EdgeKind, EdgeTarget, SymbolId};
+
+use crate::lexical::LexicalIndex;
+use crate::lookup::Located;
+use crate::semantic::{Embedder, SemanticIndex};
+use crate::words::words;
+
+/// Weights of the signals in the fused score.
+#[derive(Clone, Copy, Debug)]
+pub struct Weights {
+    pub lexical: f32,
+    pub semantic: f32,
+    pub structural: f32,
+    pub history: f32,
+    pub memory: f32,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights {
+            lexical: 1.0,
+            semantic: 1.0,
+            structural: 0.3,
+            history: 0.1,
+            memory: 0.2,
+        }
+    }
+}
+
+/// Each signal's contribution to an item's score (already weighted).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Signals {
+    pub lexical: f32,
+    pub semantic: f32,
+    pub structural: f32,
+    pub history: f32,
+    pub memory: f32,
+}
+
+impl Signals {
+    /// The fused score.
+    pub fn total(&self) -> f32 {
+        self.lexical + self.semantic + self.structural + self.history + self.memory
+    }
+}
+
+/// A ranked symbol.
+#[derive(Clone, Debug)]
+pub struct Hit {
+    /// Index into the document list.
+    pub doc: usize,
+    pub signals: Signals,
+}
+
+/// Per-file facts from the journal: which commits touched each file.
+#[derive(Debug, Default)]
+pub struct HistoryFacts {
+    /// path -> indices (0 = oldest) of the indexed commits whose content
+    /// changes touched it. Commits touching more than [`HistoryFacts::WIDE`]
+    /// files (initial imports, mass renames) say nothing about coupling and
+    /// are left out.
+    pub touches: HashMap<String, Vec<usize>>,
+    pub commits: usize,
+}
+
+impl HistoryFacts {
+    /// Commits wider than this are not evidence of coupling.
+    pub const WIDE: usize = 50;
+
+    /// Reads the journal up to and including `upto`.
+    pub fn from_journal(
+        journal: &sno_journal::Journal,
+        upto: sno_journal::model::Seq,
+    ) -> Result<HistoryFacts, sno_journal::JournalError> {
+        use sno_journal::event::{Event, FileChange};
+        let mut h = HistoryFacts::default();
+        for (_, env) in journal.events(
+            sno_journal::model::Seq(0),
+            Some(sno_journal::model::Seq(upto.0 + 1)),
+        )? {
+            let Event::CommitIndexed(c) = env.event else {
+                continue;
+            };
+            let k = h.commits;
+            h.commits += 1;
+            let touched: Vec<&str> = c
+                .deltas
+                .iter()
+                .filter(|d| d.change != FileChange::Reresolved)
+                .map(|d| d.path.as_str())
+                .collect();
+            if touched.len() > Self::WIDE {
+                continue;
+            }
+            for p in touched {
+                h.touches.entry(p.to_string()).or_default().push(k);
+            }
+        }
+        Ok(h)
+    }
+
+    /// Recency of a file's last change in [0, 1] (1 = the newest commit).
+    pub fn recency(&self, path: &str) -> f32 {
+        match self.touches.get(path).and_then(|v| v.last()) {
+            Some(&k) => (k + 1) as f32 / self.commits.max(1) as f32,
+            None => 0.0,
+        }
+    }
+
+    /// Share of `seed`'s commits that also changed `path`, in [0, 1].
+    pub fn co_change(&self, seed: &str, path: &str) -> f32 {
+        let (Some(a), Some(b)) = (self.touches.get(seed), self.touches.get(path)) else {
+            return 0.0;
+        };
+        let both = a.iter().filter(|k| b.binary_search(k).is_ok()).count();
+        both as f32 / a.len().max(1) as f32
+    }
+}
+
+/// The text embedded and indexed for a symbol.
+pub fn symbol_text(l: &Located) -> String {
+    let s = l.symbol;
+    format!(
+        "{} {} {} {}",
+        words(&s.qualified_name),
+        words(&s.signature),
+        words(&s.doc),
+        words(l.path)
+    )
+}
+
+/// Retrieval over one state.
+pub struct Retriever<'a> {
+    pub docs: Vec<Located<'a>>,
+    lexical: LexicalIndex,
+    semantic: Option<(&'a Embedder, SemanticIndex)>,
+    by_id: HashMap<SymbolId, usize>,
+    state: &'a State,
+}
+
+impl<'a> Retriever<'a> {
+    /// Builds the indexes for `state`; `embedder` adds the semantic signal.
+    pub fn new(
+        state: &'a State,
+        embedder: Option<&'a Embedder>,
+    ) -> Result<Retriever<'a>, crate::lexical::LexicalError> {
+        let docs = crate::lexical::documents(state);
+        let lexical = LexicalIndex::build(state)?;
+        let semantic = embedder.map(|e| {
+            let texts: Vec<String> = docs.iter().map(symbol_text).collect();
+            (e, SemanticIndex::build(&e.embed(&texts)))
+        });
+        let by_id = docs
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.symbol.id, i))
+            .collect();
+        Ok(Retriever {
+            docs,
+            lexical,
+            semantic,
+            by_id,
+            state,
+        })
+    }
+
+    /// Whether the semantic signal is available.
+    pub fn has_semantic(&self) -> bool {
+        self.semantic.is_some()
+    }
+
+    /// Ranks symbols for `query`. `scope` keeps only paths under a prefix;
+    /// `lexical_only` turns the semantic signal off (for comparison).
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        scope: Option<&str>,
+        lexical_only: bool,
+        history: &HistoryFacts,
+        lesson_paths: &HashSet<String>,
+        w: Weights,
+    ) -> Vec<Hit> {
+        let mut signals: BTreeMap<usize, Signals> = BTreeMap::new();
+        let pool = (limit * 5).max(50);
+        let lex = self.lexical.search(query, pool).unwrap_or_default();
+        let top_lex = lex.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
+        for (doc, score) in lex {
+            signals.entry(doc).or_default().lexical = w.lexical * score / top_lex;
+        }
+        if let (Some((embedder, index)), false) = (&self.semantic, lexical_only) {
+            let q = embedder.embed(&[words(query)]).pop().unwrap_or_default();
+            for (doc, sim) in index.search(&q, pool) {
+                if sim > 0.0 {
+                    signals.entry(doc).or_default().semantic = w.semantic * sim;
+                }
+            }
+        }
+        // Structural: neighbours of the strongest seeds, decaying per hop.
+        let mut seeds: Vec<(usize, f32)> = signals
+            .iter()
+            .map(|(d, s)| (*d, s.lexical + s.semantic))
+            .collect();
+        seeds.sort_by(|a, b| b.1.total_cmp(&a.1));
+        seeds.truncate(10);
+        let neighbours = self.neighbours();
+        for (seed, strength) in seeds {
+            let mut frontier = vec![seed];
+            let mut seen: HashSet<usize> = HashSet::from([seed]);
+            for hop in 1..=2 {
+                let decay = 0.5f32.powi(hop);
+                let mut next = Vec::new();
+                for d in frontier {
+                    for &n in neighbours.get(&d).into_iter().flatten() {
+                        if seen.insert(n) {
+                            let s = signals.entry(n).or_default();
+                            s.structural = s.structural.max(w.structural * strength * decay);
+                            next.push(n);
+                        }
+                    }
+                }
+                frontier = next;
+            }
+        }
+        let seed_files: Vec<&str> = {
+            let mut v: Vec<(&str, f32)> = signals
+                .iter()
+                .map(|(d, s)| (self.docs[*d].path, s.lexical + s.semantic))
+                .collect();
+            v.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let mut files: Vec<&str> = v.into_iter().map(|(p, _)| p).collect();
+            files.dedup();
+            files.truncate(3);
+            files
+        };
+        for (doc, s) in signals.iter_mut() {
+            let path = self.docs[*doc].path;
+            let coupling = seed_files
+                .iter()
+                .filter(|f| **f != path)
+                .map(|f| history.co_change(f, path))
+                .fold(0.0f32, f32::max);
+            s.history = w.history * (0.5 * history.recency(path) + 0.5 * coupling);
+            if lesson_paths.contains(path) {
+                s.memory = w.memory;
+            }
+        }
+        let mut hits: Vec<Hit> = signals
+            .into_iter()
+            .filter(|(doc, _)| scope.is_none_or(|p| self.docs[*doc].path.starts_with(p)))
+            .filter(|(_, s)| s.lexical + s.semantic + s.structural > 0.0)
+            .map(|(doc, signals)| Hit { doc, signals })
+            .collect();
+        hits.sort_by(|a, b| {
+            b.signals
+                .total()
+                .total_cmp(&a.signals.total())
+                .then(a.doc.cmp(&b.doc))
+        });
+        hits.truncate(limit);
+        hits
+    }
+
+    /// Graph neighbours of each document: callers, callees, bases, subtypes
+    /// and containers, resolved edges only.
+    fn neighbours(&self) -> HashMap<usize, Vec<usize>> {
+        let mut n: HashMap<usize, Vec<usize>> = HashMap::new();
+        for rec in self.state.values() {
+            for e in &rec.edges {
+                let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
+                    continue;
+                };
+                if !matches!(
+                    e.kind,
+                    EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
+                ) {
+                    continue;
+                }
+                if let (Some(&a), Some(&b)) = (self.by_id.get(&from), self.by_id.get(to)) {
+                    n.entry(a).or_default().push(b);
+                    n.entry(b).or_default().push(a);
+                }
+            }
+        }
+        n
+    }
+}
