@@ -11,7 +11,7 @@ use sno_protocol::context::{
 };
 use sno_protocol::query::AsOfCommit;
 use sno_query::pack::{count_tokens, pack, Candidate, Packed};
-use sno_query::search::{HistoryFacts, Retriever, Weights};
+use sno_query::search::{HistoryFacts, Retriever, SearchRequest, Weights};
 use sno_query::semantic::Embedder;
 
 use crate::cli::QueryOpts;
@@ -89,15 +89,15 @@ pub fn search(a: SearchArgs, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     let retriever =
         Retriever::new(&state, embedder.as_ref()).map_err(|e| anyhow::anyhow!("{e}"))?;
     let history = HistoryFacts::from_journal(&journal, seq)?;
-    let hits = retriever.search(
-        a.query,
-        a.limit,
-        a.scope,
-        a.lexical_only,
-        &history,
-        &HashSet::new(),
-        Weights::default(),
-    );
+    let request = SearchRequest {
+        query: a.query,
+        limit: a.limit,
+        scope: a.scope,
+        lexical_only: a.lexical_only,
+        weights: Weights::default(),
+    };
+    // No lesson is approved yet in this build: the memory signal is zero.
+    let hits = retriever.search(&request, &history, &HashSet::new());
 
     // Sources, read from the indexed commit's blobs.
     let mut candidates = Vec::new();

@@ -135,6 +135,18 @@ pub fn symbol_text(l: &Located) -> String {
     )
 }
 
+/// What to search for.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchRequest<'q> {
+    pub query: &'q str,
+    pub limit: usize,
+    /// Only paths under this prefix.
+    pub scope: Option<&'q str>,
+    /// Turn the semantic signal off (for comparison).
+    pub lexical_only: bool,
+    pub weights: Weights,
+}
+
 /// Retrieval over one state.
 pub struct Retriever<'a> {
     pub docs: Vec<Located<'a>>,
@@ -175,18 +187,21 @@ impl<'a> Retriever<'a> {
         self.semantic.is_some()
     }
 
-    /// Ranks symbols for `query`. `scope` keeps only paths under a prefix;
-    /// `lexical_only` turns the semantic signal off (for comparison).
+    /// Ranks symbols for a request, using the journal's history and the
+    /// files approved lessons touch.
     pub fn search(
         &self,
-        query: &str,
-        limit: usize,
-        scope: Option<&str>,
-        lexical_only: bool,
+        req: &SearchRequest,
         history: &HistoryFacts,
         lesson_paths: &HashSet<String>,
-        w: Weights,
     ) -> Vec<Hit> {
+        let (query, limit, scope, lexical_only, w) = (
+            req.query,
+            req.limit,
+            req.scope,
+            req.lexical_only,
+            req.weights,
+        );
         let mut signals: BTreeMap<usize, Signals> = BTreeMap::new();
         let pool = (limit * 5).max(50);
         let lex = self.lexical.search(query, pool).unwrap_or_default();
