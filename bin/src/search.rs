@@ -164,18 +164,28 @@ pub fn search(a: SearchArgs, q: &QueryOpts) -> anyhow::Result<ExitCode> {
         .collect();
     // Reserve room for the header as if every item were included: the real
     // one can only be shorter.
-    let provisional = make_header(
-        Completeness {
-            status: "budget_limited".into(),
-            included: hits.len(),
-            omitted: hits.len(),
-            truncated: 0,
-            tokens: a.max_tokens,
-            max_tokens: a.max_tokens,
-        },
-        all_anchors.clone(),
-    );
-    let header_budget = count_tokens(&render_header(&provisional));
+    // Reserve room for the longest header this answer could get (every
+    // status, every anchor), plus a little for token boundaries: the real
+    // one can only be shorter.
+    let header_budget = ["full", "budget_limited", "truncated"]
+        .iter()
+        .map(|status| {
+            let provisional = make_header(
+                Completeness {
+                    status: status.to_string(),
+                    included: hits.len(),
+                    omitted: hits.len(),
+                    truncated: hits.len(),
+                    tokens: a.max_tokens,
+                    max_tokens: a.max_tokens,
+                },
+                all_anchors.clone(),
+            );
+            count_tokens(&render_header(&provisional))
+        })
+        .max()
+        .unwrap_or(0)
+        + 4;
     let packing = pack(&candidates, a.max_tokens.saturating_sub(header_budget));
     let included: Vec<usize> = (0..hits.len())
         .filter(|i| packing.outcome[*i] != Packed::Omitted)
@@ -208,6 +218,8 @@ pub fn search(a: SearchArgs, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     header.completeness.tokens = count_tokens(&header_text) + packing.tokens;
     let header_text = render_header(&header);
     let package_text = format!("{header_text}{}", packing.body);
+    // What the agent receives is what counts.
+    header.completeness.tokens = count_tokens(&package_text);
     let items: Vec<ContextItem> = hits
         .iter()
         .enumerate()

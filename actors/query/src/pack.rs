@@ -48,11 +48,18 @@ pub fn pack(candidates: &[Candidate], budget: usize) -> Packing {
             body.push_str(&c.text);
             outcome.push(Packed::Whole);
         } else if i == 0 && budget > used + 16 {
-            let room = budget - used - 8;
-            let cut = bpe
-                .decode(&tokens[..room.min(tokens.len())])
-                .unwrap_or_default();
             let marker = "\n… [truncated to fit the token budget]\n";
+            let room = budget - used - count_tokens(marker);
+            // Decoding a token prefix can re-encode to a few more tokens:
+            // shrink until it really fits.
+            let mut take = room.min(tokens.len());
+            let cut = loop {
+                let cut = bpe.decode(&tokens[..take]).unwrap_or_default();
+                if count_tokens(&cut) <= room || take == 0 {
+                    break cut;
+                }
+                take -= 1;
+            };
             used += count_tokens(&cut) + count_tokens(marker);
             body.push_str(&cut);
             body.push_str(marker);

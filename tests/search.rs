@@ -1,0 +1,148 @@
+//! `sno search`: the context package, its budget and its trust header.
+
+mod support;
+
+use support::*;
+
+fn indexed() -> Repo {
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    repo
+}
+
+#[test]
+fn package_has_a_trust_header_and_whole_symbols() {
+    let repo = indexed();
+    let o = sno_in(
+        repo.path(),
+        &[
+            "search",
+            "load config file",
+            "--lexical-only",
+            "--max-tokens",
+            "2000",
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    let head = repo.head();
+    assert!(md.contains(&format!("as of `{}`", &head[..12])), "{md}");
+    assert!(md.contains("index matches HEAD"), "{md}");
+    assert!(md.contains("match: lexical+structural"), "{md}");
+    assert!(md.contains("completeness: full"), "{md}");
+    assert!(md.contains("anchors: app/config.py:13"), "{md}");
+    // The whole method, decorator line to last line.
+    assert!(md.contains("def load(cls, path):\n        \"\"\"Read a config file.\"\"\"\n        return cls(json.loads(read_text(path)))"), "{md}");
+
+    let v = repo.sno_json(&["search", "load config file", "--lexical-only", "--json"]);
+    let first = &v["items"][0];
+    assert_eq!(first["qualified_name"], "Config.load");
+    assert!(first["signals"]["lexical"].as_f64().unwrap() > 0.0);
+    assert_eq!(first["signals"]["semantic"], 0.0, "semantic is off");
+    assert_eq!(v["header"]["semantic_off_reason"], "--lexical-only");
+    // Structural expansion brings in what Config.load calls.
+    let read_text = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["qualified_name"] == "read_text")
+        .expect("neighbour");
+    assert!(
+        read_text["signals"]["structural"].as_f64().unwrap() > 0.0,
+        "{read_text}"
+    );
+}
+
+#[test]
+fn a_tight_budget_is_never_silent() {
+    let repo = indexed();
+    let v = repo.sno_json(&[
+        "search",
+        "config",
+        "--lexical-only",
+        "--json",
+        "--max-tokens",
+        "260",
+    ]);
+    let c = &v["header"]["completeness"];
+    assert_eq!(c["status"], "budget_limited", "{v}");
+    assert!(c["omitted"].as_u64().unwrap() >= 1);
+    assert!(c["tokens"].as_u64().unwrap() <= 260, "{c}");
+    let omitted = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["packed"] == "omitted")
+        .count() as u64;
+    assert_eq!(omitted, c["omitted"].as_u64().unwrap());
+    assert!(v["package"].as_str().unwrap().contains("budget-limited"));
+
+    let v = repo.sno_json(&[
+        "search",
+        "Config",
+        "--lexical-only",
+        "--json",
+        "--max-tokens",
+        "170",
+        "--limit",
+        "1",
+    ]);
+    assert_eq!(v["header"]["completeness"]["status"], "truncated", "{v}");
+    assert!(v["package"]
+        .as_str()
+        .unwrap()
+        .contains("[truncated to fit the token budget]"));
+    assert!(
+        v["header"]["completeness"]["tokens"].as_u64().unwrap() <= 170,
+        "{v}"
+    );
+}
+
+#[test]
+fn scope_and_a_missing_model_are_reported() {
+    let repo = indexed();
+    let v = repo.sno_json(&[
+        "search",
+        "run server",
+        "--json",
+        "--scope",
+        "server/",
+        "--model",
+        "/nonexistent/model",
+    ]);
+    assert!(
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["path"].as_str().unwrap().starts_with("server/")),
+        "{v}"
+    );
+    assert!(!v["items"].as_array().unwrap().is_empty());
+    assert_eq!(v["header"]["scope"], "server/");
+    assert_eq!(v["header"]["match_type"], "lexical+structural");
+    assert!(v["header"]["semantic_off_reason"]
+        .as_str()
+        .unwrap()
+        .contains("/nonexistent/model"));
+    let o = sno_in(
+        repo.path(),
+        &["search", "run", "--model", "/nonexistent/model"],
+        &[],
+    );
+    assert!(o.status.success());
+    assert!(
+        stderr(&o).contains("semantic search is off"),
+        "said once, on stderr: {}",
+        stderr(&o)
+    );
+
+    // The answer names a stale index.
+    repo.write("extra.py", "def extra():\n    pass\n");
+    repo.commit("not indexed yet");
+    let v = repo.sno_json(&["search", "server", "--json", "--lexical-only"]);
+    assert_eq!(v["header"]["head_differs"], repo.head());
+}
