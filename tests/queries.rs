@@ -235,3 +235,24 @@ fn changes_and_at_answer_from_the_journal() {
     assert_error_code(&repo.sno(&["symbol", "request"]), "SNO-UNKNOWN-SYMBOL");
     assert_error_code(&repo.sno(&["changes", "nonsense"]), "SNO-BAD-RANGE");
 }
+
+#[test]
+fn map_ranks_the_most_depended_on_code_first_within_budget() {
+    let (repo, _) = indexed();
+    let r = repo.sno_json(&["map", "--json", "--max-tokens", "400"]);
+    let files: Vec<&str> = r["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(!files.is_empty());
+    // read_text is called from config.py, and Config.load from main.py and
+    // Config.reload: app/ files outrank the leaves.
+    let pos = |p: &str| files.iter().position(|f| *f == p).unwrap_or(usize::MAX);
+    assert!(pos("app/util.py") < pos("web/api.js"), "{files:?}");
+    assert!(r["tokens"].as_u64().unwrap() <= 400);
+    let small = repo.sno_json(&["map", "--json", "--max-tokens", "60"]);
+    assert!(small["omitted_files"].as_u64().unwrap() > 0, "{small}");
+    assert!(small["map"].as_str().unwrap().contains("left out"));
+}

@@ -117,6 +117,18 @@ pub enum Command {
         #[command(flatten)]
         q: QueryOpts,
     },
+    /// A ranked map of the repository's most central files and symbols
+    /// (PageRank over calls and inheritance), in a token budget.
+    Map {
+        /// Token budget (cl100k_base).
+        #[arg(long, default_value_t = 1500)]
+        max_tokens: usize,
+        /// Symbols listed per file.
+        #[arg(long, default_value_t = 5)]
+        per_file: usize,
+        #[command(flatten)]
+        q: QueryOpts,
+    },
     /// Find symbol definitions by name: exact, then prefix, then fuzzy.
     Symbol {
         name: String,
@@ -227,6 +239,7 @@ impl Command {
                 command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. },
             } => *json,
             Command::Search { q, .. }
+            | Command::Map { q, .. }
             | Command::Symbol { q, .. }
             | Command::Outline { q, .. }
             | Command::Show { q, .. }

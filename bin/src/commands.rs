@@ -57,6 +57,11 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
             },
             &q,
         ),
+        Command::Map {
+            max_tokens,
+            per_file,
+            q,
+        } => crate::queries::map(max_tokens, per_file, &q),
         Command::Symbol { name, q, limit } => crate::queries::symbol(&name, &q, limit),
         Command::Outline { file, q } => crate::queries::outline(&file, &q),
         Command::Show { name, q } => crate::queries::show(&name, &q),

@@ -373,3 +373,64 @@ pub fn changes(range: &str, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// `sno map`.
+pub fn map(max_tokens: usize, per_file: usize, q: &QueryOpts) -> anyhow::Result<ExitCode> {
+    let a = load(q)?;
+    let (docs, rank) = sno_query::map::symbol_ranks(&a.state);
+    let files = sno_query::map::ranked_files(&docs, &rank);
+    let header = format!(
+        "# repository map as of {} — files by centrality (PageRank over calls and inheritance)\n",
+        &a.as_of.commit[..12]
+    );
+    let mut text = header.clone();
+    let mut used = sno_query::pack::count_tokens(&header);
+    let mut shown = Vec::new();
+    let mut omitted = 0;
+    for (path, score, syms) in &files {
+        let mut block = format!("{path}  ({score:.4})\n");
+        for (i, _) in syms.iter().take(per_file) {
+            let s = docs[*i].symbol;
+            block.push_str(&format!(
+                "  {}:{} {} {}\n",
+                s.kind.name(),
+                s.span.start_line,
+                s.qualified_name,
+                s.signature
+            ));
+        }
+        let t = sno_query::pack::count_tokens(&block);
+        if used + t > max_tokens {
+            omitted += 1;
+            continue;
+        }
+        used += t;
+        text.push_str(&block);
+        shown.push(serde_json::json!({
+            "path": path,
+            "score": score,
+            "symbols": syms.iter().take(per_file).map(|(i, r)| {
+                let s = docs[*i].symbol;
+                serde_json::json!({"qualified_name": s.qualified_name, "kind": s.kind.name(), "line": s.span.start_line, "rank": r})
+            }).collect::<Vec<_>>(),
+        }));
+    }
+    if omitted > 0 {
+        text.push_str(&format!(
+            "… {omitted} more file(s) left out for the {max_tokens}-token budget\n"
+        ));
+    }
+    if q.json {
+        print_json(&serde_json::json!({
+            "as_of": a.as_of,
+            "files": shown,
+            "omitted_files": omitted,
+            "tokens": sno_query::pack::count_tokens(&text),
+            "max_tokens": max_tokens,
+            "map": text,
+        }))?;
+    } else {
+        print!("{text}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

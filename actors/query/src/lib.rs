@@ -7,6 +7,7 @@ pub mod changes;
 pub mod graph;
 pub mod lexical;
 pub mod lookup;
+pub mod map;
 pub mod outline;
 pub mod pack;
 pub mod search;

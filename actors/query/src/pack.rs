@@ -43,9 +43,21 @@ pub fn pack(candidates: &[Candidate], budget: usize) -> Packing {
     let mut outcome = Vec::with_capacity(candidates.len());
     for (i, c) in candidates.iter().enumerate() {
         let tokens = bpe.encode_ordinary(&c.text);
-        if used + tokens.len() <= budget {
-            used += tokens.len();
+        // Token boundaries can merge across pieces, so the body is recounted
+        // whole: `tokens` is exactly what the caller gets.
+        let fits = used + tokens.len() <= budget && {
+            let before = body.len();
             body.push_str(&c.text);
+            let now = bpe.encode_ordinary(&body).len();
+            if now <= budget {
+                used = now;
+                true
+            } else {
+                body.truncate(before);
+                false
+            }
+        };
+        if fits {
             outcome.push(Packed::Whole);
         } else if i == 0 && budget > used + 16 {
             let marker = "\n… [truncated to fit the token budget]\n";
@@ -60,9 +72,9 @@ pub fn pack(candidates: &[Candidate], budget: usize) -> Packing {
                 }
                 take -= 1;
             };
-            used += count_tokens(&cut) + count_tokens(marker);
             body.push_str(&cut);
             body.push_str(marker);
+            used = count_tokens(&body);
             outcome.push(Packed::Truncated);
         } else {
             outcome.push(Packed::Omitted);

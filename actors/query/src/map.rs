@@ -1,0 +1,147 @@
+//! A ranked map of a repository: PageRank over the symbol graph (resolved
+//! calls and inheritance), files ranked by their most central symbol, packed
+//! into a token budget.
+
+use std::collections::HashMap;
+
+use sno_journal::delta::State;
+use sno_journal::model::{EdgeKind, EdgeTarget, SymbolId};
+
+use crate::lookup::{all_symbols, Located};
+
+/// PageRank of every symbol (damping 0.85), indexed like [`all_symbols`].
+pub fn symbol_ranks(state: &State) -> (Vec<Located<'_>>, Vec<f64>) {
+    let docs: Vec<Located> = all_symbols(state).collect();
+    let index: HashMap<SymbolId, usize> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.symbol.id, i))
+        .collect();
+    let n = docs.len();
+    if n == 0 {
+        return (docs, Vec::new());
+    }
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for rec in state.values() {
+        for e in &rec.edges {
+            let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
+                continue;
+            };
+            if !matches!(e.kind, EdgeKind::Calls | EdgeKind::Inherits) {
+                continue;
+            }
+            if let (Some(&a), Some(&b)) = (index.get(&from), index.get(to)) {
+                if a != b {
+                    out[a].push(b);
+                }
+            }
+        }
+    }
+    let d = 0.85;
+    let mut rank = vec![1.0 / n as f64; n];
+    for _ in 0..40 {
+        let dangling: f64 = (0..n).filter(|&i| out[i].is_empty()).map(|i| rank[i]).sum();
+        let mut next = vec![(1.0 - d) / n as f64 + d * dangling / n as f64; n];
+        for i in 0..n {
+            if out[i].is_empty() {
+                continue;
+            }
+            let share = d * rank[i] / out[i].len() as f64;
+            for &j in &out[i] {
+                next[j] += share;
+            }
+        }
+        let delta: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
+        rank = next;
+        if delta < 1e-9 {
+            break;
+        }
+    }
+    (docs, rank)
+}
+
+/// Files by their most central symbol (a sum would favour files that are
+/// merely long), best first, each with its symbols best
+/// first: `(path, file score, [(symbol index, score)])`.
+pub fn ranked_files<'a>(
+    docs: &[Located<'a>],
+    rank: &[f64],
+) -> Vec<(&'a str, f64, Vec<(usize, f64)>)> {
+    let mut files: HashMap<&str, (f64, Vec<(usize, f64)>)> = HashMap::new();
+    for (i, l) in docs.iter().enumerate() {
+        let f = files.entry(l.path).or_default();
+        f.0 = f.0.max(rank[i]);
+        f.1.push((i, rank[i]));
+    }
+    let mut v: Vec<(&str, f64, Vec<(usize, f64)>)> = files
+        .into_iter()
+        .map(|(p, (s, mut syms))| {
+            syms.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            (p, s, syms)
+        })
+        .collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sno_journal::model::*;
+
+    fn sym(path: &str, name: &str) -> Symbol {
+        Symbol {
+            id: SymbolId::derive(path, name, SymbolKind::Function, 0),
+            name: name.into(),
+            qualified_name: name.into(),
+            kind: SymbolKind::Function,
+            parent: None,
+            span: Span::default(),
+            signature: format!("def {name}()"),
+            doc: String::new(),
+            content_hash: 0,
+        }
+    }
+
+    #[test]
+    fn the_most_called_symbol_and_its_file_rank_first() {
+        let hub = sym("core.py", "hub");
+        let callers: Vec<Symbol> = (0..5)
+            .map(|i| sym(&format!("c{i}.py"), &format!("c{i}")))
+            .collect();
+        let mut state = State::new();
+        let rec = |path: &str, symbols: Vec<Symbol>, edges: Vec<Edge>| FileRecord {
+            path: path.into(),
+            blob: BlobId::default(),
+            language: Some(Language::Python),
+            size: 0,
+            lines: 0,
+            state: FileState::Parsed,
+            diagnostics: vec![],
+            symbols,
+            edges,
+            refs: FileRefs::default(),
+        };
+        state.insert("core.py".into(), rec("core.py", vec![hub.clone()], vec![]));
+        for c in &callers {
+            let path = format!("{}.py", c.name);
+            let e = Edge {
+                kind: EdgeKind::Calls,
+                from: Some(c.id),
+                to: EdgeTarget::Symbol(hub.id),
+                name: "hub".into(),
+                line: 1,
+            };
+            state.insert(path.clone(), rec(&path, vec![c.clone()], vec![e]));
+        }
+        let (docs, rank) = symbol_ranks(&state);
+        let best = (0..docs.len())
+            .max_by(|a, b| rank[*a].total_cmp(&rank[*b]))
+            .unwrap();
+        assert_eq!(docs[best].symbol.name, "hub");
+        let files = ranked_files(&docs, &rank);
+        assert_eq!(files[0].0, "core.py");
+        let total: f64 = rank.iter().sum();
+        assert!((total - 1.0).abs() < 1e-6, "ranks sum to one: {total}");
+    }
+}
