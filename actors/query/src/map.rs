@@ -60,22 +60,22 @@ pub fn symbol_ranks(state: &State) -> (Vec<Located<'_>>, Vec<f64>) {
     (docs, rank)
 }
 
+/// A ranked file: its path, score, and its symbols (index, rank) best first.
+pub type RankedFile<'a> = (&'a str, f64, Vec<(usize, f64)>);
+
 /// Files by their most central symbol (a sum would favour files that are
 /// merely long), best first, each with its symbols best
 /// first: `(path, file score, [(symbol index, score)])`.
-pub fn ranked_files<'a>(
-    docs: &[Located<'a>],
-    rank: &[f64],
-) -> Vec<(&'a str, f64, Vec<(usize, f64)>)> {
-    let mut files: HashMap<&str, (f64, Vec<(usize, f64)>)> = HashMap::new();
+pub fn ranked_files<'a>(docs: &[Located<'a>], rank: &[f64]) -> Vec<RankedFile<'a>> {
+    let mut files: HashMap<&str, RankedFile> = HashMap::new();
     for (i, l) in docs.iter().enumerate() {
-        let f = files.entry(l.path).or_default();
-        f.0 = f.0.max(rank[i]);
-        f.1.push((i, rank[i]));
+        let f = files.entry(l.path).or_insert((l.path, 0.0, Vec::new()));
+        f.1 = f.1.max(rank[i]);
+        f.2.push((i, rank[i]));
     }
-    let mut v: Vec<(&str, f64, Vec<(usize, f64)>)> = files
-        .into_iter()
-        .map(|(p, (s, mut syms))| {
+    let mut v: Vec<RankedFile> = files
+        .into_values()
+        .map(|(p, s, mut syms)| {
             syms.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             (p, s, syms)
         })
