@@ -38,26 +38,22 @@ pub struct Packing {
 /// dropped when even it does not fit, so a package is never empty.
 pub fn pack(candidates: &[Candidate], budget: usize) -> Packing {
     let bpe = tiktoken_rs::cl100k_base_singleton();
-    let mut body = String::new();
+    // Pieces are counted one by one; token boundaries can merge across them,
+    // so the whole is counted once at the end and trimmed if it overshoots.
+    let mut pieces: Vec<(usize, String)> = Vec::new();
     let mut used = 0;
     let mut outcome = Vec::with_capacity(candidates.len());
     for (i, c) in candidates.iter().enumerate() {
+        // A cl100k token covers at most a few dozen bytes of code: when even
+        // that bound cannot fit, skip the (costly) exact count.
+        if i > 0 && used + c.text.len() / 32 > budget {
+            outcome.push(Packed::Omitted);
+            continue;
+        }
         let tokens = bpe.encode_ordinary(&c.text);
-        // Token boundaries can merge across pieces, so the body is recounted
-        // whole: `tokens` is exactly what the caller gets.
-        let fits = used + tokens.len() <= budget && {
-            let before = body.len();
-            body.push_str(&c.text);
-            let now = bpe.encode_ordinary(&body).len();
-            if now <= budget {
-                used = now;
-                true
-            } else {
-                body.truncate(before);
-                false
-            }
-        };
-        if fits {
+        if used + tokens.len() <= budget {
+            used += tokens.len();
+            pieces.push((i, c.text.clone()));
             outcome.push(Packed::Whole);
         } else if i == 0 && budget > used + 16 {
             let marker = "\n… [truncated to fit the token budget]\n";
@@ -72,18 +68,26 @@ pub fn pack(candidates: &[Candidate], budget: usize) -> Packing {
                 }
                 take -= 1;
             };
-            body.push_str(&cut);
-            body.push_str(marker);
-            used = count_tokens(&body);
+            let text = format!("{cut}{marker}");
+            used += count_tokens(&text);
+            pieces.push((i, text));
             outcome.push(Packed::Truncated);
         } else {
             outcome.push(Packed::Omitted);
         }
     }
-    Packing {
-        body,
-        outcome,
-        tokens: used,
+    loop {
+        let body: String = pieces.iter().map(|(_, t)| t.as_str()).collect();
+        let tokens = bpe.encode_ordinary(&body).len();
+        if tokens <= budget || pieces.len() <= 1 {
+            return Packing {
+                body,
+                outcome,
+                tokens,
+            };
+        }
+        let (i, _) = pieces.pop().expect("more than one piece");
+        outcome[i] = Packed::Omitted;
     }
 }
 

@@ -152,8 +152,8 @@ pub struct Retriever<'a> {
     pub docs: Vec<Located<'a>>,
     lexical: LexicalIndex,
     semantic: Option<(&'a Embedder, SemanticIndex)>,
-    by_id: HashMap<SymbolId, usize>,
-    state: &'a State,
+    /// Graph neighbours of each document, computed once.
+    neighbours: HashMap<usize, Vec<usize>>,
 }
 
 impl<'a> Retriever<'a> {
@@ -168,17 +168,17 @@ impl<'a> Retriever<'a> {
             let texts: Vec<String> = docs.iter().map(symbol_text).collect();
             (e, SemanticIndex::build(&e.embed(&texts)))
         });
-        let by_id = docs
+        let by_id: HashMap<SymbolId, usize> = docs
             .iter()
             .enumerate()
             .map(|(i, l)| (l.symbol.id, i))
             .collect();
+        let neighbours = neighbours(state, &by_id);
         Ok(Retriever {
             docs,
             lexical,
             semantic,
-            by_id,
-            state,
+            neighbours,
         })
     }
 
@@ -224,7 +224,7 @@ impl<'a> Retriever<'a> {
             .collect();
         seeds.sort_by(|a, b| b.1.total_cmp(&a.1));
         seeds.truncate(10);
-        let neighbours = self.neighbours();
+        let neighbours = &self.neighbours;
         for (seed, strength) in seeds {
             let mut frontier = vec![seed];
             let mut seen: HashSet<usize> = HashSet::from([seed]);
@@ -281,28 +281,28 @@ impl<'a> Retriever<'a> {
         hits.truncate(limit);
         hits
     }
+}
 
-    /// Graph neighbours of each document: callers, callees, bases, subtypes
-    /// and containers, resolved edges only.
-    fn neighbours(&self) -> HashMap<usize, Vec<usize>> {
-        let mut n: HashMap<usize, Vec<usize>> = HashMap::new();
-        for rec in self.state.values() {
-            for e in &rec.edges {
-                let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
-                    continue;
-                };
-                if !matches!(
-                    e.kind,
-                    EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
-                ) {
-                    continue;
-                }
-                if let (Some(&a), Some(&b)) = (self.by_id.get(&from), self.by_id.get(to)) {
-                    n.entry(a).or_default().push(b);
-                    n.entry(b).or_default().push(a);
-                }
+/// Graph neighbours of each document: callers, callees, bases, subtypes
+/// and containers, resolved edges only.
+fn neighbours(state: &State, by_id: &HashMap<SymbolId, usize>) -> HashMap<usize, Vec<usize>> {
+    let mut n: HashMap<usize, Vec<usize>> = HashMap::new();
+    for rec in state.values() {
+        for e in &rec.edges {
+            let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
+                continue;
+            };
+            if !matches!(
+                e.kind,
+                EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
+            ) {
+                continue;
+            }
+            if let (Some(&a), Some(&b)) = (by_id.get(&from), by_id.get(to)) {
+                n.entry(a).or_default().push(b);
+                n.entry(b).or_default().push(a);
             }
         }
-        n
     }
+    n
 }

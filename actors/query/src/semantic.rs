@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use hnsw_rs::hnsw::Hnsw;
-use hnsw_rs::prelude::DistCosine;
+use hnsw_rs::prelude::DistDot;
 use model2vec_rs::model::StaticModel;
 
 /// A loaded embedding model.
@@ -55,9 +55,10 @@ impl Embedder {
     }
 }
 
-/// An HNSW index over embeddings, numbered like the documents they embed.
+/// An HNSW index over unit-length embeddings, numbered like the documents
+/// they embed.
 pub struct SemanticIndex {
-    hnsw: Hnsw<'static, f32, DistCosine>,
+    hnsw: Hnsw<'static, f32, DistDot>,
     len: usize,
 }
 
@@ -69,7 +70,9 @@ impl SemanticIndex {
     /// Indexes `vectors`; zero vectors (nothing the model knew) are left out,
     /// since cosine distance is undefined for them.
     pub fn build(vectors: &[Vec<f32>]) -> SemanticIndex {
-        let hnsw = Hnsw::new(16, vectors.len().max(1), 16, 100, DistCosine {});
+        // Unit vectors (model2vec normalizes): 1 - dot is the cosine distance,
+        // without the norms DistCosine recomputes on every comparison.
+        let hnsw = Hnsw::new(16, vectors.len().max(1), 16, 64, DistDot {});
         let data: Vec<(&Vec<f32>, usize)> = vectors
             .iter()
             .enumerate()
@@ -89,7 +92,7 @@ impl SemanticIndex {
             return Vec::new();
         }
         self.hnsw
-            .search(query, limit, (limit * 4).max(64))
+            .search(query, limit, limit + 16)
             .into_iter()
             .map(|n| (n.d_id, 1.0 - n.distance))
             .collect()
