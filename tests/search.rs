@@ -146,3 +146,77 @@ fn scope_and_a_missing_model_are_reported() {
     let v = repo.sno_json(&["search", "server", "--json", "--lexical-only"]);
     assert_eq!(v["header"]["head_differs"], repo.head());
 }
+
+/// Writes a real model2vec model directory: a WordLevel tokenizer.json, a
+/// config.json and an F32 `embeddings` tensor in safetensors format. Words
+/// of one topic get the same direction, so "car" lands near "automobile".
+fn tiny_model(dir: &std::path::Path) {
+    let topics: &[&[&str]] = &[
+        &["car", "automobile", "vehicle", "registry"],
+        &["invoice", "bill", "payment"],
+        &["weather", "forecast", "rain"],
+        &["password", "secret", "hash"],
+    ];
+    let mut vocab = vec!["[UNK]".to_string()];
+    let mut rows: Vec<[f32; 4]> = vec![[0.0; 4]];
+    for (t, words) in topics.iter().enumerate() {
+        for w in *words {
+            vocab.push(w.to_string());
+            let mut row = [0.05f32; 4];
+            row[t] = 1.0;
+            rows.push(row);
+        }
+    }
+    let vocab_json: serde_json::Map<String, serde_json::Value> =
+        vocab.iter().enumerate().map(|(i, w)| (w.clone(), serde_json::json!(i))).collect();
+    let tokenizer = serde_json::json!({
+        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+        "normalizer": {"type": "Lowercase"},
+        "pre_tokenizer": {"type": "Whitespace"},
+        "post_processor": null, "decoder": null,
+        "model": {"type": "WordLevel", "vocab": vocab_json, "unk_token": "[UNK]"}
+    });
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("tokenizer.json"), tokenizer.to_string()).unwrap();
+    std::fs::write(dir.join("config.json"), r#"{"model_type": "model2vec", "normalize": true}"#).unwrap();
+    let data: Vec<u8> = rows.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+    let mut header = serde_json::json!({
+        "embeddings": {"dtype": "F32", "shape": [rows.len(), 4], "data_offsets": [0, data.len()]}
+    })
+    .to_string();
+    while header.len() % 8 != 0 {
+        header.push(' ');
+    }
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend_from_slice(header.as_bytes());
+    file.extend_from_slice(&data);
+    std::fs::write(dir.join("model.safetensors"), file).unwrap();
+}
+
+#[test]
+fn a_model_directory_turns_the_semantic_signal_on() {
+    let repo = Repo::new();
+    repo.write(
+        "fleet.py",
+        "def automobile_registry():\n    \"\"\"Vehicle records.\"\"\"\n    return []\n\n\ndef forecast_rain():\n    return 0\n",
+    );
+    repo.write("money.py", "def settle_invoice(bill):\n    return bill\n");
+    repo.commit("corpus");
+    repo.sno_json(&["init", "--json"]);
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let m = model.path().to_str().unwrap();
+
+    // "car" is no word of the corpus: lexical search finds nothing...
+    let lex = repo.sno_json(&["search", "car", "--json", "--lexical-only"]);
+    assert!(lex["items"].as_array().unwrap().is_empty(), "{lex}");
+    // ...the model knows it is near "automobile".
+    let v = repo.sno_json(&["search", "car", "--json", "--model", m]);
+    assert_eq!(v["header"]["match_type"], "hybrid", "{v}");
+    assert_eq!(v["items"][0]["qualified_name"], "automobile_registry", "{v}");
+    assert!(v["items"][0]["signals"]["semantic"].as_f64().unwrap() > 0.5);
+    // SNO_MODEL works the same way.
+    let o = sno_in(repo.path(), &["search", "payment", "--json"], &[("SNO_MODEL", m)]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["items"][0]["qualified_name"], "settle_invoice", "{v}");
+}
