@@ -167,8 +167,11 @@ fn tiny_model(dir: &std::path::Path) {
             rows.push(row);
         }
     }
-    let vocab_json: serde_json::Map<String, serde_json::Value> =
-        vocab.iter().enumerate().map(|(i, w)| (w.clone(), serde_json::json!(i))).collect();
+    let vocab_json: serde_json::Map<String, serde_json::Value> = vocab
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (w.clone(), serde_json::json!(i)))
+        .collect();
     let tokenizer = serde_json::json!({
         "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
         "normalizer": {"type": "Lowercase"},
@@ -178,13 +181,21 @@ fn tiny_model(dir: &std::path::Path) {
     });
     std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join("tokenizer.json"), tokenizer.to_string()).unwrap();
-    std::fs::write(dir.join("config.json"), r#"{"model_type": "model2vec", "normalize": true}"#).unwrap();
-    let data: Vec<u8> = rows.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+    std::fs::write(
+        dir.join("config.json"),
+        r#"{"model_type": "model2vec", "normalize": true}"#,
+    )
+    .unwrap();
+    let data: Vec<u8> = rows
+        .iter()
+        .flatten()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
     let mut header = serde_json::json!({
         "embeddings": {"dtype": "F32", "shape": [rows.len(), 4], "data_offsets": [0, data.len()]}
     })
     .to_string();
-    while header.len() % 8 != 0 {
+    while !header.len().is_multiple_of(8) {
         header.push(' ');
     }
     let mut file = (header.len() as u64).to_le_bytes().to_vec();
@@ -213,10 +224,54 @@ fn a_model_directory_turns_the_semantic_signal_on() {
     // ...the model knows it is near "automobile".
     let v = repo.sno_json(&["search", "car", "--json", "--model", m]);
     assert_eq!(v["header"]["match_type"], "hybrid", "{v}");
-    assert_eq!(v["items"][0]["qualified_name"], "automobile_registry", "{v}");
+    assert_eq!(
+        v["items"][0]["qualified_name"], "automobile_registry",
+        "{v}"
+    );
     assert!(v["items"][0]["signals"]["semantic"].as_f64().unwrap() > 0.5);
     // SNO_MODEL works the same way.
-    let o = sno_in(repo.path(), &["search", "payment", "--json"], &[("SNO_MODEL", m)]);
+    let o = sno_in(
+        repo.path(),
+        &["search", "payment", "--json"],
+        &[("SNO_MODEL", m)],
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["items"][0]["qualified_name"], "settle_invoice", "{v}");
+}
+
+#[test]
+fn init_stores_vectors_once_and_embeds_only_new_text() {
+    let repo = Repo::new();
+    repo.write(
+        "fleet.py",
+        "def automobile_registry():\n    return []\n\n\ndef forecast_rain():\n    return 0\n",
+    );
+    repo.commit("one");
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let m = model.path().to_str().unwrap();
+    let first = repo.sno_json(&["init", "--json", "--model", m]);
+    assert_eq!(first["semantic"]["enabled"], true, "{first}");
+    assert_eq!(first["semantic"]["symbols"], 2);
+    assert_eq!(first["semantic"]["embedded"], 2);
+
+    // A body-only change keeps the embedded text: nothing to embed again.
+    repo.write("fleet.py", "def automobile_registry():\n    return [1]\n\n\ndef forecast_rain():\n    return 0\n\n\ndef settle_invoice(bill):\n    return bill\n");
+    repo.commit("two");
+    let second = repo.sno_json(&["init", "--json", "--model", m]);
+    assert_eq!(
+        second["semantic"]["embedded"], 1,
+        "only settle_invoice is new: {second}"
+    );
+    assert_eq!(second["semantic"]["reused"], 2);
+    let v = repo.sno_json(&["search", "payment", "--json", "--model", m]);
+    assert_eq!(v["items"][0]["qualified_name"], "settle_invoice", "{v}");
+
+    // Without a usable model, init says so and still succeeds.
+    let third = repo.sno_json(&["init", "--json", "--model", "/no/such/model"]);
+    assert_eq!(third["semantic"]["enabled"], false);
+    assert!(third["semantic"]["off_reason"]
+        .as_str()
+        .unwrap()
+        .contains("/no/such/model"));
 }

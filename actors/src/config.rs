@@ -64,6 +64,8 @@ pub struct IndexConfig {
     pub fault_panic_on: Option<String>,
     /// Test hook: pause after each journaled commit, to let tests interrupt a run.
     pub commit_delay_ms: u64,
+    /// The embedding model from `[search] model`, if set.
+    pub model: Option<String>,
 }
 
 impl Default for IndexConfig {
@@ -80,6 +82,7 @@ impl Default for IndexConfig {
                 .unwrap_or(2),
             fault_panic_on: None,
             commit_delay_ms: 0,
+            model: None,
         }
     }
 }
@@ -97,10 +100,21 @@ struct IndexSection {
     parser_workers: Option<usize>,
 }
 
+/// The `[search]` table of `.sno/config.toml`.
 #[derive(Deserialize, Default, Debug)]
+#[serde(deny_unknown_fields)]
+struct SearchSection {
+    /// A model2vec model directory.
+    model: Option<String>,
+}
+
+#[derive(Deserialize, Default, Debug)]
+#[serde(deny_unknown_fields)]
 struct ConfigFile {
     #[serde(default)]
     index: IndexSection,
+    #[serde(default)]
+    search: SearchSection,
 }
 
 /// A config file that cannot be used.
@@ -129,6 +143,7 @@ impl IndexConfig {
             path: config_path.display().to_string(),
             message: e.to_string(),
         })?;
+        cfg.model = file.search.model;
         let s = file.index;
         if let Some(v) = s.max_file_size {
             cfg.max_file_size = v;

@@ -7,6 +7,7 @@
 pub mod admission;
 pub mod audit;
 pub mod config;
+pub mod embedder;
 pub mod git;
 pub mod indexer;
 pub mod indexing;

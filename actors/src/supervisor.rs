@@ -11,6 +11,7 @@ use sno_journal::Journal;
 
 use crate::audit::{Audit, AuditMsg};
 use crate::config::IndexConfig;
+use crate::embedder::{Embedder, EmbedderArgs, EmbedderMsg};
 use crate::indexer::{Indexer, IndexerArgs, IndexerMsg};
 use crate::parser::{ParserPool, PoolArgs, PoolMsg};
 
@@ -20,6 +21,8 @@ pub struct SupervisorArgs {
     pub root: std::path::PathBuf,
     pub journal: Arc<Journal>,
     pub config: IndexConfig,
+    /// The embedding model (a directory); see `sno search --help`.
+    pub model: String,
 }
 
 /// Messages of the supervisor.
@@ -27,6 +30,7 @@ pub enum SupervisorMsg {
     Indexer(RpcReplyPort<ActorRef<IndexerMsg>>),
     Pool(RpcReplyPort<ActorRef<PoolMsg>>),
     Audit(RpcReplyPort<ActorRef<AuditMsg>>),
+    Embedder(RpcReplyPort<ActorRef<EmbedderMsg>>),
     Health(RpcReplyPort<Health>),
 }
 
@@ -46,6 +50,7 @@ pub struct SupervisorState {
     audit: ActorRef<AuditMsg>,
     pool: ActorRef<PoolMsg>,
     indexer: ActorRef<IndexerMsg>,
+    embedder: ActorRef<EmbedderMsg>,
     health: Health,
     recent: BTreeMap<String, Vec<Instant>>,
 }
@@ -90,6 +95,19 @@ impl Supervisor {
             .0)
     }
 
+    async fn spawn_embedder(
+        me: &ActorRef<SupervisorMsg>,
+        a: &SupervisorArgs,
+    ) -> Result<ActorRef<EmbedderMsg>, ActorProcessingErr> {
+        let args = EmbedderArgs {
+            journal: a.journal.clone(),
+            model: a.model.clone(),
+        };
+        Ok(Actor::spawn_linked(None, Embedder, args, me.get_cell())
+            .await?
+            .0)
+    }
+
     fn child_name(st: &SupervisorState, cell: &ActorCell) -> Option<&'static str> {
         let id = cell.get_id();
         if id == st.audit.get_id() {
@@ -98,6 +116,8 @@ impl Supervisor {
             Some("parser-pool")
         } else if id == st.indexer.get_id() {
             Some("indexer")
+        } else if id == st.embedder.get_id() {
+            Some("embedder")
         } else {
             None
         }
@@ -117,11 +137,13 @@ impl Actor for Supervisor {
         let audit = Self::spawn_audit(&me, &args).await?;
         let pool = Self::spawn_pool(&me, &args).await?;
         let indexer = Self::spawn_indexer(&me, &args).await?;
+        let embedder = Self::spawn_embedder(&me, &args).await?;
         Ok(SupervisorState {
             args,
             audit,
             pool,
             indexer,
+            embedder,
             health: Health::default(),
             recent: BTreeMap::new(),
         })
@@ -156,6 +178,9 @@ impl Actor for Supervisor {
             }
             SupervisorMsg::Audit(r) => {
                 let _ = r.send(st.audit.clone());
+            }
+            SupervisorMsg::Embedder(r) => {
+                let _ = r.send(st.embedder.clone());
             }
             SupervisorMsg::Health(r) => {
                 let _ = r.send(st.health.clone());
@@ -197,6 +222,7 @@ impl Actor for Supervisor {
         match name {
             "audit" => st.audit = Self::spawn_audit(&me, &st.args).await?,
             "parser-pool" => st.pool = Self::spawn_pool(&me, &st.args).await?,
+            "embedder" => st.embedder = Self::spawn_embedder(&me, &st.args).await?,
             _ => st.indexer = Self::spawn_indexer(&me, &st.args).await?,
         }
         Ok(())

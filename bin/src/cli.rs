@@ -58,6 +58,10 @@ pub enum Command {
         /// Parser workers [default: one per core].
         #[arg(long)]
         workers: Option<usize>,
+        /// A model2vec model directory for the semantic index (default:
+        /// $SNO_MODEL, then `[search] model` in .sno/config.toml).
+        #[arg(long)]
+        model: Option<String>,
         /// Print the run's summary as JSON.
         #[arg(long)]
         json: bool,

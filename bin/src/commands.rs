@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use ractor::Actor;
 use sno_actors::config::IndexConfig;
+use sno_actors::embedder::{EmbedSummary, EmbedderMsg};
 use sno_actors::indexer::{IndexRequest, IndexSummary, IndexerMsg};
 use sno_actors::supervisor::{Supervisor, SupervisorArgs, SupervisorMsg};
 use sno_journal::event::Event;
@@ -30,8 +31,17 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
             rev,
             max_file_size,
             workers,
+            model,
             json,
-        } => init(&path, history, rev, max_file_size, workers, json),
+        } => init(InitArgs {
+            path,
+            history,
+            rev,
+            max_file_size,
+            workers,
+            model,
+            json,
+        }),
         Command::Status { path, json } => status(&path, json),
         Command::Doctor { path, repair, json } => doctor(&path, repair, json),
         Command::Replay { to, path, json } => replay(&path, &to, json),
@@ -85,15 +95,28 @@ pub fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn init(
-    path: &Path,
+/// What `sno init` was asked.
+struct InitArgs {
+    path: std::path::PathBuf,
     history: Option<History>,
     rev: Option<String>,
     max_file_size: Option<u64>,
     workers: Option<usize>,
+    model: Option<String>,
     json: bool,
-) -> anyhow::Result<ExitCode> {
-    let paths = RepoPaths::discover(path)?;
+}
+
+fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
+    let InitArgs {
+        path,
+        history,
+        rev,
+        max_file_size,
+        workers,
+        model,
+        json,
+    } = a;
+    let paths = RepoPaths::discover(&path)?;
     let _lock = WriterLock::acquire(&paths.sno_dir)?;
     paths.exclude_sno_dir()?;
     let journal = Arc::new(Journal::open_or_create(&paths.db())?);
@@ -120,6 +143,7 @@ fn init(
         history,
     };
     let workers = config.parser_workers;
+    let model = crate::search::model_spec(model.as_deref(), &config);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers.max(2))
         .enable_all()
@@ -130,6 +154,7 @@ fn init(
             root: paths.root.clone(),
             journal: journal.clone(),
             config,
+            model,
         };
         let (sup, handle) = Actor::spawn(None, Supervisor, args)
             .await
@@ -141,11 +166,27 @@ fn init(
         let result = ractor::call!(indexer, IndexerMsg::Run, request, Some(tx))
             .map_err(|e| anyhow::anyhow!("{e}"));
         let _ = renderer.await;
+        // Then the semantic index, for what is new.
+        let embedded = match &result {
+            Ok(Ok(_)) => {
+                let embedder = ractor::call!(sup, SupervisorMsg::Embedder)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                Some(
+                    ractor::call!(embedder, EmbedderMsg::Refresh)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?,
+                )
+            }
+            _ => None,
+        };
         sup.stop(None);
         let _ = handle.await;
-        anyhow::Ok(result??)
+        anyhow::Ok((result??, embedded))
     })?;
-    report_init(&paths, &journal, &summary, json)?;
+    let (summary, embedded) = summary;
+    let embedded = embedded
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("embedding: {e}"))?;
+    report_init(&paths, &journal, &summary, embedded.as_ref(), json)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -153,6 +194,7 @@ fn report_init(
     paths: &RepoPaths,
     journal: &Journal,
     s: &IndexSummary,
+    embedded: Option<&EmbedSummary>,
     json: bool,
 ) -> anyhow::Result<()> {
     let head = journal.head()?;
@@ -175,6 +217,13 @@ fn report_init(
             },
             "excluded_secrets": r.excluded_secrets,
             "journal_events": journal.len()?,
+            "semantic": embedded.map(|e| serde_json::json!({
+                "enabled": e.off_reason.is_none(),
+                "off_reason": e.off_reason,
+                "symbols": e.symbols,
+                "embedded": e.embedded,
+                "reused": e.reused,
+            })),
             "seconds": r.finished_ms.saturating_sub(r.started_ms) as f64 / 1000.0,
         }));
     }
@@ -203,6 +252,17 @@ fn report_init(
     }
     for (p, why) in &r.failures {
         println!("     failed: {p}: {why}");
+    }
+    match embedded {
+        Some(e) if e.off_reason.is_none() => println!(
+            "     semantic index: {} symbols ({} embedded now, {} reused)",
+            e.symbols, e.embedded, e.reused
+        ),
+        Some(e) => println!(
+            "     semantic index off ({}); search uses lexical and structural signals",
+            e.off_reason.as_deref().unwrap_or("")
+        ),
+        None => {}
     }
     println!("     database: {}", paths.db().display());
     Ok(())

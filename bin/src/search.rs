@@ -18,6 +18,15 @@ use crate::repo::RepoPaths;
 /// The default model: used when nothing else is configured.
 pub const DEFAULT_MODEL: &str = "minishlab/potion-base-8M";
 
+/// The model to use: `--model`, then `SNO_MODEL`, then `[search] model` of
+/// `.sno/config.toml`, then the default.
+pub fn model_spec(flag: Option<&str>, config: &sno_actors::config::IndexConfig) -> String {
+    flag.map(str::to_string)
+        .or_else(|| std::env::var("SNO_MODEL").ok().filter(|m| !m.is_empty()))
+        .or_else(|| config.model.clone())
+        .unwrap_or_else(|| DEFAULT_MODEL.to_string())
+}
+
 /// Options of `sno search`.
 pub struct SearchArgs<'a> {
     pub query: &'a str,
@@ -61,11 +70,8 @@ pub fn search(a: SearchArgs, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     let head_now = repo.head().ok().map(|c| c.to_hex());
     let head_differs = head_now.filter(|h| *h != as_of.commit);
 
-    let model_spec = a
-        .model
-        .map(str::to_string)
-        .or_else(|| std::env::var("SNO_MODEL").ok())
-        .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+    let config = sno_actors::config::IndexConfig::load(&paths.config())?;
+    let model_spec = model_spec(a.model, &config);
     let (embedder, semantic_off) = if a.lexical_only {
         (None, Some("--lexical-only".to_string()))
     } else {
@@ -77,8 +83,23 @@ pub fn search(a: SearchArgs, q: &QueryOpts) -> anyhow::Result<ExitCode> {
             }
         }
     };
+    // Vectors stored by the embedder at index time; symbols it has not seen
+    // (an --at state, a changed model) are embedded now, not stored.
+    let vectors = embedder.as_ref().map(|e| {
+        let docs = sno_query::lexical::documents(&state);
+        let same_model =
+            journal.vectors_model().ok().flatten().as_deref() == Some(e.source.as_str());
+        sno_query::search::doc_vectors(&docs, e, |h| {
+            if same_model {
+                journal.vectors(h).unwrap_or_default()
+            } else {
+                Vec::new()
+            }
+        })
+        .0
+    });
     let retriever =
-        Retriever::new(&state, embedder.as_ref()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        Retriever::new(&state, embedder.as_ref(), vectors).map_err(|e| anyhow::anyhow!("{e}"))?;
     let history = HistoryFacts::from_journal(&journal, seq)?;
     let request = SearchRequest {
         query: a.query,

@@ -23,6 +23,10 @@ const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 const COMMITS: TableDefinition<&[u8], u64> = TableDefinition::new("commits");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const AUDIT: TableDefinition<u64, &[u8]> = TableDefinition::new("audit");
+/// Derived: embedding vectors by the hash of the text embedded.
+const VECTORS: TableDefinition<u64, &[u8]> = TableDefinition::new("vectors");
+
+const META_VECTORS_MODEL: &str = "vectors_model";
 
 const META_HEAD: &str = "head";
 
@@ -90,6 +94,7 @@ impl Journal {
             tx.open_table(COMMITS)?;
             tx.open_table(META)?;
             tx.open_table(AUDIT)?;
+            tx.open_table(VECTORS)?;
         }
         tx.commit()?;
         Ok(())
@@ -294,6 +299,57 @@ impl Journal {
         Ok(id)
     }
 
+    /// The model the stored vectors were made with.
+    pub fn vectors_model(&self) -> Result<Option<String>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(META)?;
+        Ok(t.get(META_VECTORS_MODEL)?
+            .map(|v| String::from_utf8_lossy(v.value()).into_owned()))
+    }
+
+    /// Stored vectors for text hashes (`None` where there is none).
+    pub fn vectors(&self, hashes: &[u64]) -> Result<Vec<Option<Vec<f32>>>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(VECTORS)?;
+        let mut out = Vec::with_capacity(hashes.len());
+        for h in hashes {
+            out.push(t.get(*h)?.map(|v| {
+                v.value()
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            }));
+        }
+        Ok(out)
+    }
+
+    /// Stores vectors made with `model`. Vectors of another model are
+    /// dropped first: they are derived data and would not be comparable.
+    pub fn put_vectors(
+        &self,
+        model: &str,
+        vectors: &[(u64, Vec<f32>)],
+    ) -> Result<(), JournalError> {
+        let tx = self.db.begin_write()?;
+        {
+            let mut meta = tx.open_table(META)?;
+            let same = meta
+                .get(META_VECTORS_MODEL)?
+                .is_some_and(|v| v.value() == model.as_bytes());
+            if !same {
+                tx.delete_table(VECTORS)?;
+                meta.insert(META_VECTORS_MODEL, model.as_bytes())?;
+            }
+            let mut t = tx.open_table(VECTORS)?;
+            for (h, v) in vectors {
+                let bytes: Vec<u8> = v.iter().flat_map(|f| f.to_le_bytes()).collect();
+                t.insert(*h, bytes.as_slice())?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     /// The last `n` audit entries, oldest first.
     pub fn audit_tail(&self, n: usize) -> Result<Vec<AuditRecord>, JournalError> {
         let r = self.db.begin_read()?;
@@ -372,5 +428,34 @@ impl Journal {
             t.insert(seq, env.encode().as_slice()).unwrap();
         }
         tx.commit().unwrap();
+    }
+}
+
+#[cfg(test)]
+mod vector_tests {
+    use super::*;
+
+    #[test]
+    fn vectors_round_trip_and_a_new_model_drops_the_old_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        assert_eq!(j.vectors_model().unwrap(), None);
+        j.put_vectors("m1", &[(1, vec![0.5, -1.0]), (2, vec![2.0, 0.0])])
+            .unwrap();
+        assert_eq!(
+            j.vectors(&[2, 3, 1]).unwrap(),
+            vec![Some(vec![2.0, 0.0]), None, Some(vec![0.5, -1.0])]
+        );
+        j.put_vectors("m1", &[(3, vec![1.0, 1.0])]).unwrap();
+        assert!(
+            j.vectors(&[1]).unwrap()[0].is_some(),
+            "same model keeps what it has"
+        );
+        j.put_vectors("m2", &[(3, vec![9.0, 9.0])]).unwrap();
+        assert_eq!(j.vectors_model().unwrap().as_deref(), Some("m2"));
+        assert_eq!(
+            j.vectors(&[1, 3]).unwrap(),
+            vec![None, Some(vec![9.0, 9.0])]
+        );
     }
 }

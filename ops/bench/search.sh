@@ -57,6 +57,6 @@ Corpus: $(get files) files, $(get lines) lines, $(get symbols) symbols (Django, 
 | warm query p95 | $(get p95_ms) ms | < 20 ms |
 | first query, cold process (wall s, peak MB) | ${cold% *} s, $(( ${cold#* } / 1024 )) MB | |
 | embed every symbol | $(get embed_all_symbols_s) s | < 1 s |
-| build lexical + HNSW indexes (incl. embedding) | $(get build_indexes_s) s | |
+| build lexical + HNSW indexes (vectors at hand, as the embedder stores them) | $(get build_indexes_s) s | |
 | model load | $(get model_load_s) s | |
 TXT

@@ -147,6 +147,46 @@ pub struct SearchRequest<'q> {
     pub weights: Weights,
 }
 
+/// The key a symbol's vector is stored under: a hash of the text embedded,
+/// so a symbol whose name, signature, doc and path are unchanged is never
+/// embedded twice.
+pub fn text_hash(text: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+}
+
+/// A vector as stored: the hash of its text, and the vector.
+pub type StoredVector = (u64, Vec<f32>);
+
+/// Vectors for `docs`: stored ones from `cached` (by [`text_hash`]), the rest
+/// embedded now. Returns the vectors in document order and the newly made
+/// ones, for the caller to store.
+pub fn doc_vectors(
+    docs: &[Located],
+    embedder: &Embedder,
+    cached: impl FnOnce(&[u64]) -> Vec<Option<Vec<f32>>>,
+) -> (Vec<Vec<f32>>, Vec<StoredVector>) {
+    let texts: Vec<String> = docs.iter().map(symbol_text).collect();
+    let hashes: Vec<u64> = texts.iter().map(|t| text_hash(t)).collect();
+    let mut vectors = cached(&hashes);
+    vectors.resize(docs.len(), None);
+    let missing: Vec<usize> = (0..docs.len()).filter(|i| vectors[*i].is_none()).collect();
+    let fresh = embedder.embed(
+        &missing
+            .iter()
+            .map(|i| texts[*i].clone())
+            .collect::<Vec<_>>(),
+    );
+    let mut new = Vec::with_capacity(missing.len());
+    for (i, v) in missing.into_iter().zip(fresh) {
+        new.push((hashes[i], v.clone()));
+        vectors[i] = Some(v);
+    }
+    (
+        vectors.into_iter().map(Option::unwrap_or_default).collect(),
+        new,
+    )
+}
+
 /// Retrieval over one state.
 pub struct Retriever<'a> {
     pub docs: Vec<Located<'a>>,
@@ -157,16 +197,18 @@ pub struct Retriever<'a> {
 }
 
 impl<'a> Retriever<'a> {
-    /// Builds the indexes for `state`; `embedder` adds the semantic signal.
+    /// Builds the indexes for `state`; `embedder` adds the semantic signal,
+    /// with `vectors` (in document order) when they are already at hand.
     pub fn new(
         state: &'a State,
         embedder: Option<&'a Embedder>,
+        vectors: Option<Vec<Vec<f32>>>,
     ) -> Result<Retriever<'a>, crate::lexical::LexicalError> {
         let docs = crate::lexical::documents(state);
         let lexical = LexicalIndex::build(state)?;
         let semantic = embedder.map(|e| {
-            let texts: Vec<String> = docs.iter().map(symbol_text).collect();
-            (e, SemanticIndex::build(&e.embed(&texts)))
+            let vectors = vectors.unwrap_or_else(|| doc_vectors(&docs, e, |_| Vec::new()).0);
+            (e, SemanticIndex::build(&vectors))
         });
         let by_id: HashMap<SymbolId, usize> = docs
             .iter()

@@ -52,9 +52,10 @@ fn main() {
     let vectors = embedder.embed(&texts);
     let embed_s = t.elapsed().as_secs_f64();
     assert_eq!(vectors.len(), docs.len());
+    drop(texts);
 
     let t = Instant::now();
-    let retriever = Retriever::new(&state, Some(&embedder)).expect("indexes");
+    let retriever = Retriever::new(&state, Some(&embedder), Some(vectors)).expect("indexes");
     let build_s = t.elapsed().as_secs_f64();
     let history = HistoryFacts::from_journal(&journal, head.seq).expect("history");
     let repo = GitRepo::open(std::path::Path::new(repo_dir)).expect("git");

@@ -1,0 +1,108 @@
+//! The embedder: keeps a model2vec vector for every symbol, made only for
+//! symbols whose embedded text is new (vectors are stored in redb by the
+//! text's hash), so searches never embed the repository again.
+
+use std::sync::Arc;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use sno_journal::Journal;
+use sno_query::search::doc_vectors;
+use sno_query::semantic::Embedder as Model;
+
+/// What a refresh did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EmbedSummary {
+    /// `None` when the semantic index is on; else why it is off.
+    pub off_reason: Option<String>,
+    pub symbols: usize,
+    pub embedded: usize,
+    pub reused: usize,
+}
+
+/// Messages of the embedder.
+pub enum EmbedderMsg {
+    /// Brings the stored vectors up to the indexed state.
+    Refresh(RpcReplyPort<Result<EmbedSummary, String>>),
+}
+
+/// Arguments: the journal and the model to load (a directory).
+pub struct EmbedderArgs {
+    pub journal: Arc<Journal>,
+    pub model: String,
+}
+
+/// The embedder's state: the model, or why there is none.
+pub struct EmbedderState {
+    journal: Arc<Journal>,
+    model: Result<Model, String>,
+}
+
+/// The embedder actor.
+pub struct Embedder;
+
+impl Actor for Embedder {
+    type Msg = EmbedderMsg;
+    type State = EmbedderState;
+    type Arguments = EmbedderArgs;
+
+    async fn pre_start(
+        &self,
+        _me: ActorRef<EmbedderMsg>,
+        a: EmbedderArgs,
+    ) -> Result<EmbedderState, ActorProcessingErr> {
+        // No model is not a failure: sno works in lexical + structural mode.
+        let model = Model::load(&a.model).map_err(|e| e.to_string());
+        Ok(EmbedderState {
+            journal: a.journal,
+            model,
+        })
+    }
+
+    async fn handle(
+        &self,
+        _me: ActorRef<EmbedderMsg>,
+        msg: EmbedderMsg,
+        st: &mut EmbedderState,
+    ) -> Result<(), ActorProcessingErr> {
+        let EmbedderMsg::Refresh(reply) = msg;
+        let _ = reply.send(refresh(st));
+        Ok(())
+    }
+}
+
+fn refresh(st: &EmbedderState) -> Result<EmbedSummary, String> {
+    let model = match &st.model {
+        Ok(m) => m,
+        Err(reason) => {
+            return Ok(EmbedSummary {
+                off_reason: Some(reason.clone()),
+                ..EmbedSummary::default()
+            })
+        }
+    };
+    let state = st.journal.load_state().map_err(|e| e.to_string())?;
+    let docs = sno_query::lexical::documents(&state);
+    let same_model = st
+        .journal
+        .vectors_model()
+        .map_err(|e| e.to_string())?
+        .as_deref()
+        == Some(model.source.as_str());
+    let journal = &st.journal;
+    let (_, new) = doc_vectors(&docs, model, |hashes| {
+        if same_model {
+            journal.vectors(hashes).unwrap_or_default()
+        } else {
+            Vec::new()
+        }
+    });
+    journal
+        .put_vectors(&model.source, &new)
+        .map_err(|e| e.to_string())?;
+    Ok(EmbedSummary {
+        off_reason: None,
+        symbols: docs.len(),
+        embedded: new.len(),
+        reused: docs.len() - new.len(),
+    })
+}
