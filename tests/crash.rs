@@ -5,7 +5,7 @@
 mod support;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use support::*;
 
@@ -30,7 +30,7 @@ fn history_repo(commits: usize) -> Repo {
 /// kills it with SIGKILL once `after` commits have been reported journaled
 /// (`0` means as soon as the plan is printed).
 fn kill_during_init(repo: &Repo, after: usize) {
-    let mut child = Command::new(sno_bin())
+    let mut child = sno_command()
         .args(["init", "--history", "all"])
         .current_dir(repo.path())
         .env("SNO_TEST_COMMIT_DELAY_MS", "150")
@@ -99,7 +99,7 @@ fn kill_9_at_several_points_then_rerun_equals_an_uninterrupted_run() {
 #[test]
 fn second_init_while_one_runs_names_the_lock_holder() {
     let repo = history_repo(6);
-    let mut first = Command::new(sno_bin())
+    let mut first = sno_command()
         .args(["init", "--history", "all"])
         .current_dir(repo.path())
         .env("SNO_TEST_COMMIT_DELAY_MS", "300")

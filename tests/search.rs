@@ -275,3 +275,42 @@ fn init_stores_vectors_once_and_embeds_only_new_text() {
         .unwrap()
         .contains("/no/such/model"));
 }
+
+#[test]
+fn a_hub_model_id_is_read_from_the_hugging_face_cache() {
+    let repo = Repo::new();
+    repo.write("fleet.py", "def automobile_registry():\n    return []\n");
+    repo.commit("one");
+    repo.sno_json(&["init", "--json", "--model", "/no/model"]);
+    let hf = tempfile::tempdir().unwrap();
+    tiny_model(
+        &hf.path()
+            .join("hub/models--acme--tiny-static/snapshots/0123abcd"),
+    );
+    let home = hf.path().to_str().unwrap();
+    let o = sno_in(
+        repo.path(),
+        &["search", "car", "--json", "--model", "acme/tiny-static"],
+        &[("HF_HOME", home)],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["header"]["match_type"], "hybrid", "{v}");
+    assert_eq!(v["items"][0]["qualified_name"], "automobile_registry");
+
+    // Offline and not cached: said once, clearly, and nothing fails.
+    let o = sno_in(
+        repo.path(),
+        &["search", "car", "--json", "--model", "acme/not-cached"],
+        &[("HF_HOME", home), ("SNO_OFFLINE", "1")],
+    );
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        v["header"]["semantic_off_reason"]
+            .as_str()
+            .unwrap()
+            .contains("offline and not in the Hugging Face cache"),
+        "{v}"
+    );
+    assert_eq!(stderr(&o).matches("semantic search is off").count(), 1);
+}

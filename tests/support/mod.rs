@@ -103,10 +103,20 @@ impl Repo {
     }
 }
 
+/// A `sno` command that can never reach the internet or a model the
+/// machine happens to have cached: tests are hermetic.
+pub fn sno_command() -> Command {
+    let mut c = Command::new(sno_bin());
+    c.env_remove("SNO_LOG")
+        .env("SNO_OFFLINE", "1")
+        .env("HF_HOME", "/nonexistent/sno-tests-hf-home");
+    c
+}
+
 /// Runs sno in `dir` with extra environment variables.
 pub fn sno_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(sno_bin());
-    c.args(args).current_dir(dir).env_remove("SNO_LOG");
+    let mut c = sno_command();
+    c.args(args).current_dir(dir);
     for (k, v) in env {
         c.env(k, v);
     }

@@ -23,23 +23,48 @@ pub struct ModelError {
 }
 
 impl Embedder {
-    /// Loads a model directory (`config.json`, `tokenizer.json`,
-    /// `model.safetensors`). Hub ids are not fetched by this build: on an
-    /// offline machine that would fail anyway, and the caller falls back to
-    /// lexical + structural retrieval.
+    /// Loads a model: a directory (`config.json`, `tokenizer.json`,
+    /// `model.safetensors`), or a Hugging Face model id (`owner/name`),
+    /// fetched once into the Hugging Face cache and read from there after.
+    /// With `HF_HUB_OFFLINE=1` (or `SNO_OFFLINE=1`) ids are only read from the
+    /// cache. The caller falls back to lexical + structural retrieval on error.
     pub fn load(spec: &str) -> Result<Embedder, ModelError> {
         let fail = |reason: String| ModelError {
             source_name: spec.to_string(),
             reason,
         };
-        if !Path::new(spec).is_dir() {
-            return Err(fail("not a local model directory (downloading from the Hugging Face hub is not built in yet)".into()));
+        let path = Path::new(spec);
+        if !path.is_dir() {
+            let looks_like_id = spec.split('/').count() == 2
+                && !spec.starts_with(['/', '.', '~'])
+                && spec.split('/').all(|p| !p.is_empty());
+            if !looks_like_id {
+                return Err(fail("no such model directory".into()));
+            }
+            if let Some(dir) = hub_cache_dir(spec) {
+                return Self::load_dir(&dir, spec);
+            }
+            if offline() {
+                return Err(fail("offline and not in the Hugging Face cache".into()));
+            }
         }
         let model = StaticModel::from_pretrained(spec, None, None, None)
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(|e| fail(format!("{e} ({})", e.root_cause())))?;
         Ok(Embedder {
             model,
             source: spec.to_string(),
+        })
+    }
+
+    fn load_dir(dir: &Path, source: &str) -> Result<Embedder, ModelError> {
+        let model =
+            StaticModel::from_pretrained(dir, None, None, None).map_err(|e| ModelError {
+                source_name: source.to_string(),
+                reason: format!("{e:#}"),
+            })?;
+        Ok(Embedder {
+            model,
+            source: source.to_string(),
         })
     }
 
@@ -53,6 +78,31 @@ impl Embedder {
     pub fn dim(&self) -> usize {
         self.model.dim()
     }
+}
+
+fn offline() -> bool {
+    ["HF_HUB_OFFLINE", "SNO_OFFLINE"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|x| x == "1" || x == "true"))
+}
+
+/// The newest snapshot of a model in the Hugging Face cache, if any.
+fn hub_cache_dir(id: &str) -> Option<std::path::PathBuf> {
+    let home = std::env::var_os("HF_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/huggingface"))
+        })?;
+    let snapshots = home
+        .join("hub")
+        .join(format!("models--{}", id.replace('/', "--")))
+        .join("snapshots");
+    std::fs::read_dir(snapshots)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.path().join("model.safetensors").exists())
+        .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
+        .map(|e| e.path())
 }
 
 /// An HNSW index over unit-length embeddings, numbered like the documents
