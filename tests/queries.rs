@@ -256,3 +256,70 @@ fn map_ranks_the_most_depended_on_code_first_within_budget() {
     assert!(small["omitted_files"].as_u64().unwrap() > 0, "{small}");
     assert!(small["map"].as_str().unwrap().contains("left out"));
 }
+
+#[test]
+fn calls_never_resolve_across_languages() {
+    let repo = Repo::new();
+    repo.write("tools/pick.py", "def pick_items(xs):\n    return xs\n");
+    repo.write(
+        "cmd/main.go",
+        "package main\n\nfunc main() {\n\tpick_items(nil)\n}\n",
+    );
+    repo.write("web/app.js", "function run() { return pick_items([]); }\n");
+    repo.write(
+        "web/lib.ts",
+        "export function pick_items(xs: number[]) { return xs; }\n",
+    );
+    repo.commit("one");
+    repo.sno_json(&["init", "--json"]);
+    let r = repo.sno_json(&["refs", "tools/pick.py:1", "--json"]);
+    let exact: Vec<&str> = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["heuristic"] == false)
+        .map(|x| x["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        exact.is_empty(),
+        "no Go or JS call resolves to a Python function: {r}"
+    );
+    // Within a family (JavaScript and TypeScript) the unique name does resolve.
+    let r = repo.sno_json(&["refs", "web/lib.ts:1", "--json"]);
+    assert!(
+        r["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["path"] == "web/app.js" && x["heuristic"] == false),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    use std::io::{BufRead, BufReader};
+    let repo = Repo::new();
+    // Far more output than a pipe buffers (64 KiB), so sno is still writing
+    // when the reader goes away.
+    let big: String = (0..20_000).map(|i| format!("VALUE_{i} = {i}\n")).collect();
+    repo.write("big.py", big);
+    repo.commit("big");
+    repo.sno_json(&["init", "--json"]);
+    let mut child = sno_command()
+        .args(["grep", "VALUE"])
+        .current_dir(repo.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(!first.is_empty());
+    // The pipe is closed here, like `| head -1`.
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panic"));
+}

@@ -64,11 +64,23 @@ impl RepoIndex {
 
 /// Callable and type definitions of a name: what repository-unique
 /// resolution counts.
-fn name_counts(symbols: &SymbolIndex, name: &str) -> (usize, usize) {
+fn name_counts(symbols: &SymbolIndex, name: &str) -> NameCounts {
     (
         symbols.count(name, SymbolKind::is_callable),
         symbols.count(name, SymbolKind::is_type),
     )
+}
+
+/// Callable and type definition counts of a name, per language family.
+type NameCounts = (Vec<(u8, usize)>, Vec<(u8, usize)>);
+
+/// Whether uniqueness can change in any language family.
+fn any_family_may_change(before: &[(u8, usize)], after: &[(u8, usize)]) -> bool {
+    let get = |v: &[(u8, usize)], f: u8| v.iter().find(|(x, _)| *x == f).map_or(0, |(_, n)| *n);
+    before
+        .iter()
+        .chain(after)
+        .any(|(f, _)| uniqueness_may_change(get(before, *f), get(after, *f)))
 }
 
 /// Whether "the only definition of this name" can differ between two counts:
@@ -108,7 +120,7 @@ pub fn advance(
     // Names whose definitions appeared or vanished, and the files where.
     let mut affected_names: HashMap<String, BTreeSet<String>> = HashMap::new();
     let mut paths_changed = false;
-    let mut counts_before: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut counts_before: HashMap<String, NameCounts> = HashMap::new();
     for (path, new) in updates {
         let old = state.remove(&path);
         let old_ids: HashSet<SymbolId> = old
@@ -186,9 +198,9 @@ pub fn advance(
         // A repository-unique name can only start or stop being unique when
         // its count passes through one; otherwise only files that import one
         // of the changed files can see the change.
-        let (cb, tb) = counts_before.get(name).copied().unwrap_or((0, 0));
+        let (cb, tb) = counts_before.get(name).cloned().unwrap_or_default();
         let (ca, ta) = name_counts(&index.symbols, name);
-        if uniqueness_may_change(cb, ca) || uniqueness_may_change(tb, ta) {
+        if any_family_may_change(&cb, &ca) || any_family_may_change(&tb, &ta) {
             to_resolve.extend(users.iter().cloned());
             continue;
         }

@@ -329,6 +329,23 @@ struct NameEntry {
     id: SymbolId,
     kind: SymbolKind,
     top_level: bool,
+    /// Language family: a name is only unique among files that can call
+    /// each other.
+    family: u8,
+}
+
+/// Languages whose files can refer to each other's symbols.
+fn family(lang: Option<Language>) -> u8 {
+    match lang {
+        Some(Language::Python) => 1,
+        Some(Language::JavaScript | Language::TypeScript | Language::Tsx) => 2,
+        Some(Language::Go) => 3,
+        Some(Language::Rust) => 4,
+        Some(Language::Java) => 5,
+        Some(Language::C | Language::Cpp) => 6,
+        Some(Language::Ruby) => 7,
+        None => 0,
+    }
 }
 
 /// Every symbol of the repository by name, kept in step with the state so a
@@ -360,17 +377,31 @@ impl SymbolIndex {
                 id: sym.id,
                 kind: sym.kind,
                 top_level: sym.parent.is_none(),
+                family: family(rec.language),
             };
             let at = v.partition_point(|x| (&*x.path, x.order) < (&*e.path, e.order));
             v.insert(at, e);
         }
     }
 
-    /// How many symbols named `name` have a kind `want` accepts.
-    pub fn count(&self, name: &str, want: fn(SymbolKind) -> bool) -> usize {
-        self.by_name
+    /// How many symbols named `name` have a kind `want` accepts, per
+    /// language family (what repository-unique resolution counts).
+    pub fn count(&self, name: &str, want: fn(SymbolKind) -> bool) -> Vec<(u8, usize)> {
+        let mut counts: Vec<(u8, usize)> = Vec::new();
+        for e in self
+            .by_name
             .get(name)
-            .map_or(0, |v| v.iter().filter(|e| want(e.kind)).count())
+            .into_iter()
+            .flatten()
+            .filter(|e| want(e.kind))
+        {
+            match counts.iter_mut().find(|(f, _)| *f == e.family) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((e.family, 1)),
+            }
+        }
+        counts.sort();
+        counts
     }
 
     /// Removes a file's symbols.
@@ -425,13 +456,13 @@ impl<'a> Resolver<'a> {
             .map(|l| l.id)
     }
 
-    fn unique(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
+    fn unique(&self, name: &str, want: fn(SymbolKind) -> bool, fam: u8) -> Option<SymbolId> {
         let mut it = self
             .symbols
             .by_name
             .get(name)?
             .iter()
-            .filter(|l| want(l.kind));
+            .filter(|l| want(l.kind) && l.family == fam);
         match (it.next(), it.next()) {
             (Some(one), None) => Some(one.id),
             _ => None,
@@ -582,7 +613,7 @@ impl<'a> Resolver<'a> {
             }
             let target = target
                 .or_else(|| imported_name(callee, SymbolKind::is_callable))
-                .or_else(|| self.unique(callee, SymbolKind::is_callable));
+                .or_else(|| self.unique(callee, SymbolKind::is_callable, family(Some(lang))));
             edges.push(Edge {
                 kind: EdgeKind::Calls,
                 from: call.caller,
@@ -604,7 +635,7 @@ impl<'a> Resolver<'a> {
                 .and_then(|v| v.iter().find(|s| s.kind.is_type() && s.id != inh.symbol))
                 .map(|s| s.id)
                 .or_else(|| imported_name(base, SymbolKind::is_type))
-                .or_else(|| self.unique(base, SymbolKind::is_type));
+                .or_else(|| self.unique(base, SymbolKind::is_type, family(Some(lang))));
             edges.push(Edge {
                 kind: EdgeKind::Inherits,
                 from: Some(inh.symbol),

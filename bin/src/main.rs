@@ -22,7 +22,14 @@ fn main() -> ExitCode {
     init_logging(cli.verbose);
     // A panic inside an actor is caught and handled by its supervisor; say it
     // in one log line instead of a backtrace over the user's terminal.
-    std::panic::set_hook(Box::new(|info| tracing::error!("panic: {info}")));
+    std::panic::set_hook(Box::new(|info| {
+        // `sno grep ... | head` closes stdout early: that is the reader's
+        // choice, not an error (std's println! panics on EPIPE).
+        if info.to_string().contains("failed printing to stdout") {
+            std::process::exit(0);
+        }
+        tracing::error!("panic: {info}");
+    }));
     let json = cli.command.wants_json();
     match commands::run(cli.command) {
         Ok(code) => code,
