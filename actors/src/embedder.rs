@@ -31,10 +31,11 @@ pub struct EmbedderArgs {
     pub model: String,
 }
 
-/// The embedder's state: the model, or why there is none.
+/// The embedder's state: the model once loaded, or why there is none.
 pub struct EmbedderState {
     journal: Arc<Journal>,
-    model: Result<Model, String>,
+    spec: String,
+    model: Option<Result<Model, String>>,
 }
 
 /// The embedder actor.
@@ -50,11 +51,12 @@ impl Actor for Embedder {
         _me: ActorRef<EmbedderMsg>,
         a: EmbedderArgs,
     ) -> Result<EmbedderState, ActorProcessingErr> {
-        // No model is not a failure: sno works in lexical + structural mode.
-        let model = Model::load(&a.model).map_err(|e| e.to_string());
+        // Loaded on first use, not here: loading may reach the network, and
+        // start-up must not hold a runtime thread the parsers need.
         Ok(EmbedderState {
             journal: a.journal,
-            model,
+            spec: a.model,
+            model: None,
         })
     }
 
@@ -65,6 +67,10 @@ impl Actor for Embedder {
         st: &mut EmbedderState,
     ) -> Result<(), ActorProcessingErr> {
         let EmbedderMsg::Refresh(reply) = msg;
+        if st.model.is_none() {
+            // No model is not a failure: sno works in lexical + structural mode.
+            st.model = Some(Model::load(&st.spec).map_err(|e| e.to_string()));
+        }
         let _ = reply.send(refresh(st));
         Ok(())
     }
@@ -72,13 +78,14 @@ impl Actor for Embedder {
 
 fn refresh(st: &EmbedderState) -> Result<EmbedSummary, String> {
     let model = match &st.model {
-        Ok(m) => m,
-        Err(reason) => {
+        Some(Ok(m)) => m,
+        Some(Err(reason)) => {
             return Ok(EmbedSummary {
                 off_reason: Some(reason.clone()),
                 ..EmbedSummary::default()
             })
         }
+        None => return Err("the model was not loaded".into()),
     };
     let state = st.journal.load_state().map_err(|e| e.to_string())?;
     let docs = sno_query::lexical::documents(&state);

@@ -121,6 +121,7 @@ pub fn advance(
     let mut affected_names: HashMap<String, BTreeSet<String>> = HashMap::new();
     let mut paths_changed = false;
     let mut counts_before: HashMap<String, NameCounts> = HashMap::new();
+    let initial = state.is_empty();
     for (path, new) in updates {
         let old = state.remove(&path);
         let old_ids: HashSet<SymbolId> = old
@@ -131,36 +132,26 @@ pub fn advance(
             .iter()
             .flat_map(|r| r.symbols.iter().map(|s| s.id))
             .collect();
-        for s in old
+        let vanished = old
             .iter()
             .flat_map(|r| &r.symbols)
-            .filter(|s| !new_ids.contains(&s.id))
-        {
+            .filter(|s| !new_ids.contains(&s.id));
+        let appeared = new
+            .iter()
+            .flat_map(|r| &r.symbols)
+            .filter(|s| !old_ids.contains(&s.id));
+        for s in vanished.chain(appeared) {
             affected_names
                 .entry(s.name.clone())
                 .or_default()
                 .insert(path.clone());
-        }
-        for s in new
-            .iter()
-            .flat_map(|r| &r.symbols)
-            .filter(|s| !old_ids.contains(&s.id))
-        {
-            affected_names
-                .entry(s.name.clone())
-                .or_default()
-                .insert(path.clone());
-        }
-        // Counts before this commit, for the names it touches.
-        for name in old
-            .iter()
-            .chain(new.iter())
-            .flat_map(|r| &r.symbols)
-            .map(|s| &s.name)
-        {
-            counts_before
-                .entry(name.clone())
-                .or_insert_with(|| name_counts(&index.symbols, name));
+            // Counts before this commit: only for names this commit touches,
+            // and not for a first index, where every file is resolved anyway.
+            if !initial {
+                counts_before
+                    .entry(s.name.clone())
+                    .or_insert_with(|| name_counts(&index.symbols, &s.name));
+            }
         }
         if let Some(old) = &old {
             index.symbols.remove(old);
@@ -191,7 +182,7 @@ pub fn advance(
         .filter(|p| state.contains_key(*p))
         .cloned()
         .collect();
-    for (name, defined_in) in &affected_names {
+    for (name, defined_in) in affected_names.iter().filter(|_| !initial) {
         let Some(users) = index.users.get(name) else {
             continue;
         };

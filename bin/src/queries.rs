@@ -135,6 +135,15 @@ pub fn symbol(name: &str, q: &QueryOpts, limit: usize) -> anyhow::Result<ExitCod
     })
 }
 
+fn outside(file: &str) -> ErrorContract {
+    ErrorContract::new(
+        "SNO-PATH-OUTSIDE",
+        format!("{file} is outside the repository"),
+        "Pass a path inside the repository, relative to its root.",
+        Fixability::Trivial,
+    )
+}
+
 /// A repository-relative path for a user-given file path; paths that leave
 /// the repository are refused.
 fn repo_relative(paths: &RepoPaths, file: &str) -> anyhow::Result<String> {
@@ -157,26 +166,14 @@ fn repo_relative(paths: &RepoPaths, file: &str) -> anyhow::Result<String> {
             "" | "." => {}
             ".." => {
                 if out.pop().is_none() {
-                    return Err(ErrorContract::new(
-                        "SNO-PATH-OUTSIDE",
-                        format!("{file} is outside the repository"),
-                        "Pass a path inside the repository, relative to its root.",
-                        Fixability::Trivial,
-                    )
-                    .into());
+                    return Err(outside(file).into());
                 }
             }
             s => out.push(s),
         }
     }
     if p.is_absolute() {
-        return Err(ErrorContract::new(
-            "SNO-PATH-OUTSIDE",
-            format!("{file} is outside the repository"),
-            "Pass a path inside the repository, relative to its root.",
-            Fixability::Trivial,
-        )
-        .into());
+        return Err(outside(file).into());
     }
     Ok(out.join("/"))
 }

@@ -121,15 +121,9 @@ impl Journal {
     pub fn head(&self) -> Result<Option<IndexedHead>, JournalError> {
         let r = self.db.begin_read()?;
         let t = r.open_table(META)?;
-        let Some(v) = t.get(META_HEAD)? else {
-            return Ok(None);
-        };
-        decode_value(v.value())
-            .map(Some)
-            .map_err(|source| JournalError::Decode {
-                seq: u64::MAX,
-                source,
-            })
+        t.get(META_HEAD)?
+            .map(|v| decode_view(v.value()))
+            .transpose()
     }
 
     /// The journal position of the event that indexed `commit`, if any.
@@ -146,11 +140,7 @@ impl Journal {
         let mut state = State::new();
         for row in t.iter()? {
             let (k, v) = row?;
-            let rec: FileRecord =
-                decode_value(v.value()).map_err(|source| JournalError::Decode {
-                    seq: u64::MAX,
-                    source,
-                })?;
+            let rec: FileRecord = decode_view(v.value())?;
             state.insert(k.value().to_string(), rec);
         }
         Ok(state)
@@ -160,15 +150,7 @@ impl Journal {
     pub fn file(&self, path: &str) -> Result<Option<FileRecord>, JournalError> {
         let r = self.db.begin_read()?;
         let t = r.open_table(FILES)?;
-        let Some(v) = t.get(path)? else {
-            return Ok(None);
-        };
-        decode_value(v.value())
-            .map(Some)
-            .map_err(|source| JournalError::Decode {
-                seq: u64::MAX,
-                source,
-            })
+        t.get(path)?.map(|v| decode_view(v.value())).transpose()
     }
 
     /// Appends a `CommitIndexed` event and moves the views by its deltas, in
@@ -180,15 +162,10 @@ impl Journal {
         {
             let mut files = tx.open_table(FILES)?;
             for d in &ev.deltas {
-                let old = match files.get(d.path.as_str())? {
-                    Some(v) => Some(decode_value::<FileRecord>(v.value()).map_err(|source| {
-                        JournalError::Decode {
-                            seq: u64::MAX,
-                            source,
-                        }
-                    })?),
-                    None => None,
-                };
+                let old: Option<FileRecord> = files
+                    .get(d.path.as_str())?
+                    .map(|v| decode_view(v.value()))
+                    .transpose()?;
                 match delta::apply(old, d)? {
                     Some(new) => {
                         files.insert(d.path.as_str(), encode_value(&new).as_slice())?;
@@ -367,6 +344,14 @@ impl Journal {
         out.reverse();
         Ok(out)
     }
+}
+
+/// Decodes a view row (not an event: it has no sequence number).
+fn decode_view<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, JournalError> {
+    decode_value(bytes).map_err(|source| JournalError::Decode {
+        seq: u64::MAX,
+        source,
+    })
 }
 
 fn append_event(tx: &redb::WriteTransaction, event: Event) -> Result<Seq, JournalError> {

@@ -100,6 +100,9 @@ TIME=/usr/bin/time
 
 # ---- Build -------------------------------------------------------------------------
 SNO="${SNO_BIN:-$ROOT/target/release/sno}"
+# Indexing is measured here, embedding in search.sh: keep sno off the network
+# (this machine has none; elsewhere a first run would download a model).
+export SNO_OFFLINE=1
 FLOOR="${FLOOR_BIN:-$ROOT/target/release/sno-parse-floor}"
 if [ "$BUILD" = 1 ] && [ "$CORPUS_ONLY" = 0 ]; then
   log "building release binaries"
