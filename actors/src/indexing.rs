@@ -62,6 +62,41 @@ impl RepoIndex {
     }
 }
 
+/// Resolves files on all cores: a first index resolves every file, and
+/// resolution is pure, so it splits cleanly. The result is in path order
+/// whatever the split.
+fn resolve_parallel(
+    resolver: &Resolver,
+    state: &State,
+    paths: &BTreeSet<String>,
+) -> Vec<(String, Vec<Edge>)> {
+    let paths: Vec<&String> = paths.iter().collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if paths.len() < 16 || threads == 1 {
+        return paths
+            .iter()
+            .map(|p| ((*p).clone(), resolver.edges_for(&state[*p])))
+            .collect();
+    }
+    let chunk = paths.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|p| ((*p).clone(), resolver.edges_for(&state[*p])))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("resolution does not panic"))
+            .collect()
+    })
+}
+
 /// Callable and type definitions of a name: what repository-unique
 /// resolution counts.
 fn name_counts(symbols: &SymbolIndex, name: &str) -> NameCounts {
@@ -217,10 +252,7 @@ pub fn advance(
         }
     }
 
-    let resolved: Vec<(String, Vec<Edge>)> = to_resolve
-        .iter()
-        .map(|p| (p.clone(), resolver.edges_for(&state[p])))
-        .collect();
+    let resolved = resolve_parallel(&resolver, state, &to_resolve);
     for (path, edges) in resolved {
         let rec = state
             .get_mut(&path)
