@@ -4,7 +4,7 @@
 use sno_journal::delta::State;
 use tantivy::collector::TopDocs;
 use tantivy::query::QueryParser;
-use tantivy::schema::{Field, NumericOptions, Schema, Value, STORED, TEXT};
+use tantivy::schema::{Field, NumericOptions, Schema, Value, TEXT};
 use tantivy::{Index, IndexReader, TantivyDocument};
 
 use crate::lookup::{all_symbols, Located};
@@ -36,7 +36,6 @@ impl LexicalIndex {
         let doc = sb.add_text_field("doc", TEXT);
         let path = sb.add_text_field("path", TEXT);
         let ord = sb.add_u64_field("ord", NumericOptions::default().set_stored());
-        let _ = STORED;
         let index = Index::create_in_ram(sb.build());
         // One thread: the index is small and the other core is parsing or serving.
         let mut writer: tantivy::IndexWriter =
