@@ -188,6 +188,13 @@ pub enum Command {
         #[command(flatten)]
         q: QueryOpts,
     },
+    /// Serve MCP on stdio for agents (Claude, Cursor, Codex, ...). A first
+    /// cut: status, search, search_symbols and file_outline.
+    Serve {
+        /// The repository (any directory inside it).
+        #[arg(default_value = ".")]
+        path: PathBuf,
+    },
     /// Read the journal.
     Journal {
         #[command(subcommand)]
@@ -242,6 +249,7 @@ impl Command {
             Command::Journal {
                 command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. },
             } => *json,
+            Command::Serve { .. } => false,
             Command::Search { q, .. }
             | Command::Map { q, .. }
             | Command::Symbol { q, .. }

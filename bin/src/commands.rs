@@ -67,6 +67,7 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
             },
             &q,
         ),
+        Command::Serve { path } => crate::serve::serve(path),
         Command::Map {
             max_tokens,
             per_file,

@@ -12,6 +12,7 @@ mod queries;
 mod repo;
 mod report;
 mod search;
+mod serve;
 
 use std::process::ExitCode;
 

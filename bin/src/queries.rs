@@ -178,7 +178,8 @@ fn repo_relative(paths: &RepoPaths, file: &str) -> anyhow::Result<String> {
     Ok(out.join("/"))
 }
 
-fn unknown_file(state: &State, rel: &str) -> ErrorContract {
+/// The error for a path the state does not hold, with the nearest paths.
+pub fn unknown_file(state: &State, rel: &str) -> ErrorContract {
     let mut scored: Vec<(f64, &String)> = state
         .keys()
         .map(|p| (strsim_score(p, rel), p))

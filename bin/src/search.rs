@@ -40,11 +40,36 @@ pub struct SearchArgs<'a> {
 /// Runs a search.
 pub fn search(a: SearchArgs, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     let paths = RepoPaths::discover(&q.repo)?;
-    let journal = open_existing(&paths)?;
+    let pkg = package(&paths, a, q.at.as_deref())?;
+    if q.json {
+        print_json(&pkg)?;
+    } else {
+        print!("{}", pkg.package);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Builds the context package for a search, from the indexed head or `at`.
+pub fn package(
+    paths: &RepoPaths,
+    a: SearchArgs,
+    at: Option<&str>,
+) -> anyhow::Result<sno_protocol::context::ContextPackage> {
+    let journal = open_existing(paths)?;
+    package_from(paths, &journal, a, at)
+}
+
+/// [`package`] with an open journal.
+pub fn package_from(
+    paths: &RepoPaths,
+    journal: &sno_journal::Journal,
+    a: SearchArgs,
+    at: Option<&str>,
+) -> anyhow::Result<sno_protocol::context::ContextPackage> {
     let head = journal
         .head()?
         .ok_or_else(|| sno_journal::JournalError::Missing(paths.db().display().to_string()))?;
-    let (state, as_of, seq) = match &q.at {
+    let (state, as_of, seq) = match at {
         None => (
             journal.load_state()?,
             AsOfCommit {
@@ -54,10 +79,10 @@ pub fn search(a: SearchArgs, q: &QueryOpts) -> anyhow::Result<ExitCode> {
             head.seq,
         ),
         Some(at) => {
-            let c = resolve_journaled(&paths, &journal, at)?;
+            let c = resolve_journaled(paths, journal, at)?;
             let seq = journal.seq_of_commit(&c)?.unwrap_or(Seq(0));
             (
-                sno_journal::replay::replay_to_commit(&journal, &c)?,
+                sno_journal::replay::replay_to_commit(journal, &c)?,
                 AsOfCommit {
                     commit: c.to_hex(),
                     branch: None,
@@ -100,7 +125,7 @@ pub fn search(a: SearchArgs, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     });
     let retriever =
         Retriever::new(&state, embedder.as_ref(), vectors).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let history = HistoryFacts::from_journal(&journal, seq)?;
+    let history = HistoryFacts::from_journal(journal, seq)?;
     let request = SearchRequest {
         query: a.query,
         limit: a.limit,
@@ -123,10 +148,5 @@ pub fn search(a: SearchArgs, q: &QueryOpts) -> anyhow::Result<ExitCode> {
         max_tokens: a.max_tokens,
         read: &|rec| repo.blob(rec.blob).ok(),
     });
-    if q.json {
-        print_json(&pkg)?;
-    } else {
-        print!("{}", pkg.package);
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(pkg)
 }
