@@ -44,7 +44,17 @@ fn a_real_mcp_client_lists_and_calls_the_tools() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
 
     assert_eq!(v["server"], "sno");
-    for tool in ["status", "search", "search_symbols", "file_outline"] {
+    for tool in [
+        "status",
+        "search",
+        "search_symbols",
+        "file_outline",
+        "references",
+        "callers",
+        "callees",
+        "search_text",
+        "repo_map",
+    ] {
         assert!(
             v["tools"][tool].is_object(),
             "tool {tool} listed with a schema: {}",
@@ -73,6 +83,39 @@ fn a_real_mcp_client_lists_and_calls_the_tools() {
     );
     assert_eq!(v["search_symbols"]["body"][0]["path"], "app/config.py");
     assert_eq!(v["file_outline"]["body"][0]["name"], "Config");
+
+    let callers: Vec<(&str, u64)> = v["callers"]["body"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["heuristic"] == false)
+        .map(|r| {
+            (
+                r["from"].as_str().unwrap_or(""),
+                r["depth"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        callers.contains(&("Config.load", 1)) && callers.contains(&("main", 2)),
+        "{callers:?}"
+    );
+    assert!(v["callees"]["body"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["to"] == "read_text"));
+    assert!(v["references"]["body"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["path"] == "app/config.py"));
+    assert_eq!(
+        v["search_text"]["body"]["results"][0]["symbol"], "Config.get",
+        "{}",
+        v["search_text"]
+    );
+    assert_eq!(v["repo_map"]["body"].as_array().unwrap().len(), 3);
 
     // The error contract, through the protocol.
     assert_eq!(v["unknown_symbol"]["is_error"], true);

@@ -64,7 +64,8 @@ fn load(q: &QueryOpts) -> anyhow::Result<Answering> {
     })
 }
 
-fn lookup_contract(e: LookupError) -> ErrorContract {
+/// The contract for a name that does not pick out one symbol.
+pub fn lookup_contract(e: LookupError) -> ErrorContract {
     match e {
         LookupError::NotFound {
             query,

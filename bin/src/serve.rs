@@ -39,6 +39,28 @@ pub struct NameArgs {
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
+pub struct GraphArgs {
+    /// A symbol name, a qualified name (Class.method) or path:line.
+    pub name: String,
+    /// Hops to follow (callers/callees). Default 1.
+    pub depth: Option<u32>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct TextArgs {
+    /// A regular expression (Rust regex syntax), e.g. "TODO\\(.*\\)".
+    pub pattern: String,
+    /// At most this many hits. Default 100.
+    pub limit: Option<usize>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct MapArgs {
+    /// Files to list, most central first. Default 20.
+    pub files: Option<usize>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
 pub struct FileArgs {
     /// A file path relative to the repository root.
     pub file: String,
@@ -128,6 +150,77 @@ impl SnoServer {
     }
 
     #[tool(
+        description = "Everything that refers to a symbol: resolved calls and inheritance (exact), then calls that only share its name (heuristic: true)."
+    )]
+    fn references(&self, Parameters(a): Parameters<GraphArgs>) -> Result<String, String> {
+        self.graph(&a, |g, _, s| g.references(s))
+    }
+
+    #[tool(
+        description = "Who calls a symbol, transitively up to `depth` hops, with path:line of each call."
+    )]
+    fn callers(&self, Parameters(a): Parameters<GraphArgs>) -> Result<String, String> {
+        let depth = a.depth.unwrap_or(1).max(1);
+        self.graph(&a, |g, _, s| g.callers(s, depth))
+    }
+
+    #[tool(
+        description = "What a symbol calls, transitively up to `depth` hops; unresolved (external) callees are listed as heuristic."
+    )]
+    fn callees(&self, Parameters(a): Parameters<GraphArgs>) -> Result<String, String> {
+        let depth = a.depth.unwrap_or(1).max(1);
+        self.graph(&a, |g, st, s| g.callees(st, s, depth))
+    }
+
+    #[tool(
+        description = "Regex search over the indexed files' text; each hit names its enclosing symbol."
+    )]
+    fn search_text(&self, Parameters(a): Parameters<TextArgs>) -> Result<String, String> {
+        let run = || -> anyhow::Result<String> {
+            let re = regex::Regex::new(&a.pattern).map_err(|e| {
+                sno_protocol::ErrorContract::new(
+                    "SNO-BAD-REGEX",
+                    format!("`{}` is not a valid regular expression: {e}", a.pattern),
+                    "Fix the pattern (Rust regex syntax; escape `(` as `\\(`).",
+                    sno_protocol::Fixability::Trivial,
+                )
+            })?;
+            let state = self.journal.load_state()?;
+            let repo = sno_actors::git::GitRepo::open(&self.paths.root)?;
+            let limit = a.limit.unwrap_or(100);
+            let (hits, truncated) =
+                sno_query::text::grep(&state, &re, limit, |rec| repo.blob(rec.blob).ok());
+            Ok(serde_json::to_string(
+                &serde_json::json!({ "results": hits, "truncated": truncated, "limit": limit }),
+            )?)
+        };
+        run().map_err(|e| contract_json(&e))
+    }
+
+    #[tool(
+        description = "The repository's most central files and symbols (PageRank over calls and inheritance): a map to start exploring from."
+    )]
+    fn repo_map(&self, Parameters(a): Parameters<MapArgs>) -> Result<String, String> {
+        let run = || -> anyhow::Result<String> {
+            let state = self.journal.load_state()?;
+            let (docs, rank) = sno_query::map::symbol_ranks(&state);
+            let files: Vec<serde_json::Value> = sno_query::map::ranked_files(&docs, &rank)
+                .into_iter()
+                .take(a.files.unwrap_or(20))
+                .map(|(path, score, syms)| {
+                    serde_json::json!({
+                        "path": path,
+                        "score": score,
+                        "symbols": syms.iter().take(5).map(|(i, _)| docs[*i].info()).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            Ok(serde_json::to_string(&files)?)
+        };
+        run().map_err(|e| contract_json(&e))
+    }
+
+    #[tool(
         description = "The symbols of one file, nested, with signatures and line numbers, without bodies."
     )]
     fn file_outline(&self, Parameters(a): Parameters<FileArgs>) -> Result<String, String> {
@@ -147,6 +240,28 @@ impl SnoServer {
                 .get(rel)
                 .ok_or_else(|| anyhow::anyhow!(crate::queries::unknown_file(&state, rel)))?;
             Ok(serde_json::to_string(&sno_query::outline::outline(rec))?)
+        };
+        run().map_err(|e| contract_json(&e))
+    }
+}
+
+impl SnoServer {
+    /// Runs a graph query on the symbol `a.name` names.
+    fn graph(
+        &self,
+        a: &GraphArgs,
+        query: impl FnOnce(
+            &sno_query::graph::Graph,
+            &sno_journal::delta::State,
+            &sno_journal::model::Symbol,
+        ) -> Vec<sno_protocol::query::Reference>,
+    ) -> Result<String, String> {
+        let run = || -> anyhow::Result<String> {
+            let state = self.journal.load_state()?;
+            let found =
+                sno_query::resolve_one(&state, &a.name).map_err(crate::queries::lookup_contract)?;
+            let graph = sno_query::graph::Graph::new(&state);
+            Ok(serde_json::to_string(&query(&graph, &state, found.symbol))?)
         };
         run().map_err(|e| contract_json(&e))
     }

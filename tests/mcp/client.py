@@ -39,6 +39,11 @@ async def main(sno: str, repo: str) -> None:
             out["unknown_symbol"] = await call("search_symbols", {"name": "Config.lod"})
             out["file_outline"] = await call("file_outline", {"file": "app/config.py"})
             out["escape"] = await call("file_outline", {"file": "../../etc/passwd"})
+            out["callers"] = await call("callers", {"name": "read_text", "depth": 2})
+            out["callees"] = await call("callees", {"name": "Config.load"})
+            out["references"] = await call("references", {"name": "read_text"})
+            out["search_text"] = await call("search_text", {"pattern": "values\\.get\\("})
+            out["repo_map"] = await call("repo_map", {"files": 3})
             try:
                 await session.call_tool("no_such_tool", {})
                 out["unknown_tool"] = "accepted"
