@@ -42,30 +42,7 @@ pub enum Command {
     /// Builds the index from git objects (not the work tree) into
     /// PATH/.sno/sno.redb and adds `.sno/` to .git/info/exclude. Running it
     /// again continues from what is already indexed.
-    Init {
-        /// The repository (any directory inside it).
-        #[arg(default_value = ".")]
-        path: PathBuf,
-        /// First-parent commits before HEAD to journal, or `all` [default: 200].
-        #[arg(long, value_parser = parse_history)]
-        history: Option<History>,
-        /// Index this commit-ish instead of HEAD.
-        #[arg(long)]
-        rev: Option<String>,
-        /// Largest file to parse, in bytes [default: 1048576].
-        #[arg(long)]
-        max_file_size: Option<u64>,
-        /// Parser workers [default: one per core].
-        #[arg(long)]
-        workers: Option<usize>,
-        /// A model2vec model directory for the semantic index (default:
-        /// $SNO_MODEL, then `[search] model` in .sno/config.toml).
-        #[arg(long)]
-        model: Option<String>,
-        /// Print the run's summary as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Init(InitArgs),
     /// Show what is indexed: commit, branch, files, symbols and edges per
     /// language and kind, journal length and failures.
     Status {
@@ -202,6 +179,33 @@ pub enum Command {
     },
 }
 
+/// Arguments of `sno init`.
+#[derive(clap::Args, Debug)]
+pub struct InitArgs {
+    /// The repository (any directory inside it).
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+    /// First-parent commits before HEAD to journal, or `all` [default: 200].
+    #[arg(long, value_parser = parse_history)]
+    pub history: Option<History>,
+    /// Index this commit-ish instead of HEAD.
+    #[arg(long)]
+    pub rev: Option<String>,
+    /// Largest file to parse, in bytes [default: 1048576].
+    #[arg(long)]
+    pub max_file_size: Option<u64>,
+    /// Parser workers [default: one per core].
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// A model2vec model directory for the semantic index (default:
+    /// $SNO_MODEL, then `[search] model` in .sno/config.toml).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Print the run's summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Options every query command takes.
 #[derive(clap::Args, Debug, Clone)]
 pub struct QueryOpts {
@@ -242,7 +246,7 @@ impl Command {
     /// Whether errors should be printed as JSON too.
     pub fn wants_json(&self) -> bool {
         match self {
-            Command::Init { json, .. }
+            Command::Init(InitArgs { json, .. })
             | Command::Status { json, .. }
             | Command::Doctor { json, .. }
             | Command::Replay { json, .. } => *json,

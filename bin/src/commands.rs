@@ -17,7 +17,7 @@ use sno_journal::replay::{replay_to_commit, ReplayError};
 use sno_journal::verify::{repair_views, verify};
 use sno_journal::Journal;
 
-use crate::cli::{Command, History, JournalCommand};
+use crate::cli::{Command, History, InitArgs, JournalCommand};
 use crate::failure::DoctorFound;
 use crate::repo::RepoPaths;
 use crate::report::{print_status, status_report};
@@ -25,23 +25,7 @@ use crate::report::{print_status, status_report};
 /// Runs a command; `Ok` carries the exit code for outcomes that are not errors.
 pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
     match cmd {
-        Command::Init {
-            path,
-            history,
-            rev,
-            max_file_size,
-            workers,
-            model,
-            json,
-        } => init(InitArgs {
-            path,
-            history,
-            rev,
-            max_file_size,
-            workers,
-            model,
-            json,
-        }),
+        Command::Init(args) => init(args),
         Command::Status { path, json } => status(&path, json),
         Command::Doctor { path, repair, json } => doctor(&path, repair, json),
         Command::Replay { to, path, json } => replay(&path, &to, json),
@@ -94,17 +78,6 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
 pub fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(v)?);
     Ok(())
-}
-
-/// What `sno init` was asked.
-struct InitArgs {
-    path: std::path::PathBuf,
-    history: Option<History>,
-    rev: Option<String>,
-    max_file_size: Option<u64>,
-    workers: Option<usize>,
-    model: Option<String>,
-    json: bool,
 }
 
 fn init(a: InitArgs) -> anyhow::Result<ExitCode> {

@@ -161,20 +161,24 @@ fn repo_relative(paths: &RepoPaths, file: &str) -> anyhow::Result<String> {
     }
     // Not on disk (or not under the root): treat it as repository-relative,
     // but never let it climb out.
+    Ok(confine(file)?)
+}
+
+/// A repository-relative path with `.` and `..` resolved; absolute paths and
+/// paths that climb out of the repository are refused.
+pub fn confine(file: &str) -> Result<String, ErrorContract> {
+    if Path::new(file).is_absolute() {
+        return Err(outside(file));
+    }
     let mut out: Vec<&str> = Vec::new();
     for seg in file.split('/') {
         match seg {
             "" | "." => {}
             ".." => {
-                if out.pop().is_none() {
-                    return Err(outside(file).into());
-                }
+                out.pop().ok_or_else(|| outside(file))?;
             }
             s => out.push(s),
         }
-    }
-    if p.is_absolute() {
-        return Err(outside(file).into());
     }
     Ok(out.join("/"))
 }

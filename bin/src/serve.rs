@@ -226,16 +226,8 @@ impl SnoServer {
     fn file_outline(&self, Parameters(a): Parameters<FileArgs>) -> Result<String, String> {
         let run = || -> anyhow::Result<String> {
             let state = self.journal.load_state()?;
-            let rel = a.file.trim_start_matches("./");
-            if rel.split('/').any(|s| s == "..") || rel.starts_with('/') {
-                return Err(sno_protocol::ErrorContract::new(
-                    "SNO-PATH-OUTSIDE",
-                    format!("{} is outside the repository", a.file),
-                    "Pass a path inside the repository, relative to its root.",
-                    sno_protocol::Fixability::Trivial,
-                )
-                .into());
-            }
+            let rel = crate::queries::confine(&a.file)?;
+            let rel = rel.as_str();
             let rec = state
                 .get(rel)
                 .ok_or_else(|| anyhow::anyhow!(crate::queries::unknown_file(&state, rel)))?;
