@@ -1,15 +1,23 @@
 //! The audit actor: one writer of audit records, so callers never wait on
-//! storage to report what they did.
+//! storage to report what they did. Records are batched: the first record
+//! after a write schedules the next write a few milliseconds later, so a burst
+//! of tool calls costs one transaction, not one each.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use sno_journal::audit::AuditRecord;
 use sno_journal::Journal;
 
+/// How long a record may wait for others to share its transaction.
+const BATCH_WINDOW: Duration = Duration::from_millis(50);
+
 /// Messages of the audit actor.
 pub enum AuditMsg {
     Record(AuditRecord),
+    /// Writes what is pending (sent by the actor to itself).
+    Write,
     /// Answers once every record sent before it is stored.
     Flush(RpcReplyPort<()>),
 }
@@ -17,36 +25,69 @@ pub enum AuditMsg {
 /// The audit actor.
 pub struct Audit;
 
+/// The audit actor's state: the journal and records not yet written.
+pub struct AuditState {
+    journal: Arc<Journal>,
+    pending: Vec<AuditRecord>,
+}
+
+impl AuditState {
+    fn write(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        if let Err(e) = self.journal.record_audit_batch(&self.pending) {
+            // Losing an audit line must not stop indexing or serving.
+            tracing::error!(error = %e, lost = self.pending.len(), "could not store audit records");
+        }
+        self.pending.clear();
+    }
+}
+
 impl Actor for Audit {
     type Msg = AuditMsg;
-    type State = Arc<Journal>;
+    type State = AuditState;
     type Arguments = Arc<Journal>;
 
     async fn pre_start(
         &self,
         _me: ActorRef<AuditMsg>,
-        j: Arc<Journal>,
-    ) -> Result<Arc<Journal>, ActorProcessingErr> {
-        Ok(j)
+        journal: Arc<Journal>,
+    ) -> Result<AuditState, ActorProcessingErr> {
+        Ok(AuditState {
+            journal,
+            pending: Vec::new(),
+        })
     }
 
     async fn handle(
         &self,
-        _me: ActorRef<AuditMsg>,
+        me: ActorRef<AuditMsg>,
         msg: AuditMsg,
-        j: &mut Arc<Journal>,
+        st: &mut AuditState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
             AuditMsg::Record(rec) => {
-                if let Err(e) = j.record_audit(&rec) {
-                    // Losing an audit line must not stop indexing.
-                    tracing::error!(error = %e, "could not store an audit record");
+                if st.pending.is_empty() {
+                    me.send_after(BATCH_WINDOW, || AuditMsg::Write);
                 }
+                st.pending.push(rec);
             }
+            AuditMsg::Write => st.write(),
             AuditMsg::Flush(reply) => {
+                st.write();
                 let _ = reply.send(());
             }
         }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _me: ActorRef<AuditMsg>,
+        st: &mut AuditState,
+    ) -> Result<(), ActorProcessingErr> {
+        st.write();
         Ok(())
     }
 }

@@ -35,6 +35,9 @@ pub struct CommitInfo {
     pub parents: Vec<CommitId>,
     pub summary: String,
     pub time: i64,
+    /// Set when the message says the commit reverts another (and which one,
+    /// when it names it): the source of lessons.
+    pub reverts: Option<Option<CommitId>>,
 }
 
 /// A blob at a path of a commit's tree.
@@ -177,6 +180,10 @@ impl GitRepo {
             .message()
             .map(|m| m.summary().to_str_lossy().into_owned())
             .unwrap_or_default();
+        let reverts = c
+            .message_raw()
+            .ok()
+            .and_then(|m| sno_journal::memory::revert_of(&m.to_str_lossy()));
         let time = c.time().map(|t| t.seconds).unwrap_or(0);
         Ok(CommitInfo {
             id,
@@ -184,6 +191,7 @@ impl GitRepo {
             parents,
             summary,
             time,
+            reverts,
         })
     }
 

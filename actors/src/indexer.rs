@@ -256,7 +256,8 @@ impl Run<'_> {
             let deltas = advance(&mut state, &mut index, updates);
             let t_advanced = t0.elapsed();
             let n_deltas = deltas.len();
-            journal.append_commit(CommitIndexed {
+            let lesson = info.reverts.map(|reverted| lesson_of_revert(&info, base, &branch, reverted, &deltas));
+            journal.append_commit_with(CommitIndexed {
                 commit,
                 parents: info.parents.clone(),
                 branch: branch.clone(),
@@ -264,7 +265,7 @@ impl Run<'_> {
                 time: info.time,
                 base,
                 deltas,
-            })?;
+            }, lesson.into_iter().collect())?;
             run.commits_indexed += 1;
             tracing::info!(
                 commit = %commit.short(),
@@ -515,4 +516,37 @@ fn reconcile(
         }
     }
     out
+}
+
+/// The lesson a revert commit proposes: the files it changed (none when it
+/// is the first commit indexed, whose deltas are the whole tree).
+fn lesson_of_revert(
+    info: &crate::git::CommitInfo,
+    base: Option<CommitId>,
+    branch: &Option<String>,
+    reverted: Option<CommitId>,
+    deltas: &[sno_journal::event::FileDelta],
+) -> Event {
+    use sno_journal::event::FileChange;
+    use sno_journal::memory::{Binding, LessonProposed, MemoryId};
+    let files = if base.is_some() {
+        deltas
+            .iter()
+            .filter(|d| !matches!(d.change, FileChange::Reresolved))
+            .map(|d| d.path.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Event::LessonProposed(LessonProposed {
+        id: MemoryId::for_revert(&info.id),
+        bound: Binding {
+            branch: branch.clone(),
+            commit: Some(info.id),
+            session: "indexer".into(),
+        },
+        reverted,
+        summary: info.summary.clone(),
+        files,
+    })
 }

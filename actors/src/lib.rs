@@ -14,4 +14,5 @@ pub mod indexing;
 pub mod parser;
 pub mod record;
 pub mod resolve;
+pub mod session;
 pub mod supervisor;

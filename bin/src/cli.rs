@@ -165,12 +165,40 @@ pub enum Command {
         #[command(flatten)]
         q: QueryOpts,
     },
-    /// Serve MCP on stdio for agents (Claude, Cursor, Codex, ...). A first
-    /// cut: status, search, search_symbols and file_outline.
+    /// Serve MCP on stdio for agents (Claude Desktop, Claude Code, Cursor,
+    /// Codex, Zed, Cline, ...).
+    ///
+    /// The first server of a repository owns its database; more servers (and
+    /// CLI commands) on the same repository reach it through .sno/sno.sock,
+    /// so several agents can work at once. `sno mcp config` prints the
+    /// client set-up.
     Serve {
         /// The repository (any directory inside it).
         #[arg(default_value = ".")]
         path: PathBuf,
+    },
+    /// What the MCP server did: every tool call (tool, argument digest,
+    /// result size, latency, error code), every retrieval (query, hits, top
+    /// score), every indexing run.
+    Audit {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Show only the last N records.
+        #[arg(long, default_value_t = 50)]
+        tail: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set up MCP clients to use sno.
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+    /// Lessons drawn from reverts: list them, approve or reject them.
+    /// Approved lessons travel with the context agents get.
+    Lessons {
+        #[command(subcommand)]
+        command: LessonsCommand,
     },
     /// Read the journal.
     Journal {
@@ -221,6 +249,60 @@ pub struct QueryOpts {
     pub json: bool,
 }
 
+/// `sno mcp ...`
+#[derive(Subcommand, Debug)]
+pub enum McpCommand {
+    /// Print the configuration block a client needs (or merge it into the
+    /// client's config file with --write, keeping everything else there).
+    Config {
+        /// The client.
+        #[arg(long, value_enum)]
+        client: crate::mcp_config::Client,
+        /// The repository the server should serve.
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Merge into the client's config file instead of printing.
+        #[arg(long)]
+        write: bool,
+        /// The config file to write (default: the client's usual location).
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
+}
+
+/// `sno lessons ...`
+#[derive(Subcommand, Debug)]
+pub enum LessonsCommand {
+    /// Every lesson with its status (proposed, analysed, approved, rejected).
+    List {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve a lesson: agents are told its rule from now on.
+    Approve {
+        id: String,
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// Why (kept in the journal).
+        #[arg(long, default_value = "")]
+        note: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Reject a lesson: agents are not told it.
+    Reject {
+        id: String,
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        #[arg(long, default_value = "")]
+        note: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
 #[derive(Subcommand, Debug)]
 pub enum JournalCommand {
     /// List events, newest last.
@@ -254,6 +336,14 @@ impl Command {
                 command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. },
             } => *json,
             Command::Serve { .. } => false,
+            Command::Audit { json, .. } => *json,
+            Command::Mcp { .. } => false,
+            Command::Lessons {
+                command:
+                    LessonsCommand::List { json, .. }
+                    | LessonsCommand::Approve { json, .. }
+                    | LessonsCommand::Reject { json, .. },
+            } => *json,
             Command::Search { q, .. }
             | Command::Map { q, .. }
             | Command::Symbol { q, .. }
@@ -262,6 +352,65 @@ impl Command {
             | Command::Refs { q, .. }
             | Command::Grep { q, .. }
             | Command::Changes { q, .. } => q.json,
+        }
+    }
+}
+
+impl Command {
+    /// Every path argument, for [`Command::rebase`] and [`Command::repo_path`].
+    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
+        match self {
+            Command::Init(InitArgs { path, .. })
+            | Command::Status { path, .. }
+            | Command::Doctor { path, .. }
+            | Command::Replay { path, .. }
+            | Command::Serve { path }
+            | Command::Audit { path, .. }
+            | Command::Mcp {
+                command: McpCommand::Config { path, .. },
+            }
+            | Command::Lessons {
+                command:
+                    LessonsCommand::List { path, .. }
+                    | LessonsCommand::Approve { path, .. }
+                    | LessonsCommand::Reject { path, .. },
+            }
+            | Command::Journal {
+                command: JournalCommand::Log { path, .. } | JournalCommand::Verify { path, .. },
+            } => vec![path],
+            Command::Search { q, .. }
+            | Command::Map { q, .. }
+            | Command::Symbol { q, .. }
+            | Command::Show { q, .. }
+            | Command::Refs { q, .. }
+            | Command::Grep { q, .. }
+            | Command::Changes { q, .. }
+            | Command::Outline { q, .. } => vec![&mut q.repo],
+        }
+    }
+
+    /// The repository the command works on.
+    pub fn repo_path(&mut self) -> PathBuf {
+        self.paths_mut()
+            .into_iter()
+            .next()
+            .cloned()
+            .unwrap_or_else(|| PathBuf::from("."))
+    }
+
+    /// Makes relative paths relative to `cwd`: a command run by a server
+    /// for a CLI (see `serve::forward`) runs in the server's directory.
+    pub fn rebase(&mut self, cwd: &std::path::Path) {
+        if let Command::Outline { file, .. } = self {
+            let p = cwd.join(&*file);
+            if std::path::Path::new(file.as_str()).is_relative() && p.exists() {
+                *file = p.display().to_string();
+            }
+        }
+        for p in self.paths_mut() {
+            if p.is_relative() {
+                *p = cwd.join(&*p);
+            }
         }
     }
 }

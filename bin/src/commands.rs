@@ -17,7 +17,7 @@ use sno_journal::replay::{replay_to_commit, ReplayError};
 use sno_journal::verify::{repair_views, verify};
 use sno_journal::Journal;
 
-use crate::cli::{Command, History, InitArgs, JournalCommand};
+use crate::cli::{Command, History, InitArgs, JournalCommand, LessonsCommand, McpCommand};
 use crate::failure::DoctorFound;
 use crate::repo::RepoPaths;
 use crate::report::{print_status, status_report};
@@ -52,6 +52,31 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
             &q,
         ),
         Command::Serve { path } => crate::serve::serve(path),
+        Command::Audit { path, tail, json } => crate::memory_cmd::audit(&path, tail, json),
+        Command::Mcp {
+            command:
+                McpCommand::Config {
+                    client,
+                    path,
+                    write,
+                    file,
+                },
+        } => crate::mcp_config::run(client, &path, write, file),
+        Command::Lessons { command } => match command {
+            LessonsCommand::List { path, json } => crate::memory_cmd::lessons_list(&path, json),
+            LessonsCommand::Approve {
+                id,
+                path,
+                note,
+                json,
+            } => crate::memory_cmd::lessons_review(&path, &id, true, &note, json),
+            LessonsCommand::Reject {
+                id,
+                path,
+                note,
+                json,
+            } => crate::memory_cmd::lessons_review(&path, &id, false, &note, json),
+        },
         Command::Map {
             max_tokens,
             per_file,
@@ -76,7 +101,7 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
 }
 
 pub fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(v)?);
+    crate::out::outln!("{}", serde_json::to_string_pretty(v)?);
     Ok(())
 }
 
@@ -93,7 +118,7 @@ fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
     let paths = RepoPaths::discover(&path)?;
     let _lock = WriterLock::acquire(&paths.sno_dir)?;
     paths.exclude_sno_dir()?;
-    let journal = Arc::new(Journal::open_or_create(&paths.db())?);
+    let journal = open_or_create(&paths)?;
     let mut config = IndexConfig::load(&paths.config())?;
     if let Some(m) = max_file_size {
         config.max_file_size = m;
@@ -204,10 +229,10 @@ fn report_init(
     let at = head.as_ref().map(|h| h.commit.short()).unwrap_or_default();
     let branch = s.branch.as_deref().unwrap_or("detached HEAD");
     if s.up_to_date {
-        println!("sno: already up to date at {at} ({branch})");
+        crate::out::outln!("sno: already up to date at {at} ({branch})");
         return Ok(());
     }
-    println!(
+    crate::out::outln!(
         "sno: indexed {} commit(s) up to {at} ({branch}): {} files parsed in {:.2}s",
         r.commits_indexed,
         r.files_parsed,
@@ -216,34 +241,60 @@ fn report_init(
     let skipped =
         r.skipped_binary + r.skipped_too_large + r.skipped_unsupported + r.skipped_ignored;
     if skipped + r.excluded_secrets > 0 {
-        println!(
+        crate::out::outln!(
             "     skipped {} binary, {} over the size limit, {} without a grammar, {} ignored; {} secret file(s) never admitted",
             r.skipped_binary, r.skipped_too_large, r.skipped_unsupported, r.skipped_ignored, r.excluded_secrets
         );
     }
     if s.shallow {
-        println!("     note: shallow clone; history stops where the clone does");
+        crate::out::outln!("     note: shallow clone; history stops where the clone does");
     }
     for (p, why) in &r.failures {
-        println!("     failed: {p}: {why}");
+        crate::out::outln!("     failed: {p}: {why}");
     }
     match embedded {
-        Some(e) if e.off_reason.is_none() => println!(
+        Some(e) if e.off_reason.is_none() => crate::out::outln!(
             "     semantic index: {} symbols ({} embedded now, {} reused)",
             e.symbols, e.embedded, e.reused
         ),
-        Some(e) => println!(
+        Some(e) => crate::out::outln!(
             "     semantic index off ({}); search uses lexical and structural signals",
             e.off_reason.as_deref().unwrap_or("")
         ),
         None => {}
     }
-    println!("     database: {}", paths.db().display());
+    crate::out::outln!("     database: {}", paths.db().display());
     Ok(())
 }
 
-pub fn open_existing(paths: &RepoPaths) -> anyhow::Result<Journal> {
-    Ok(Journal::open_existing(&paths.db())?)
+/// Journals this process has open. redb allows one open per process, and a
+/// server runs CLI commands for other processes (see `serve::forward`), so
+/// every command takes its journal from here.
+static OPEN: std::sync::Mutex<Vec<(std::path::PathBuf, std::sync::Weak<Journal>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+fn shared(
+    db: &Path,
+    open: impl FnOnce(&Path) -> Result<Journal, sno_journal::JournalError>,
+) -> anyhow::Result<Arc<Journal>> {
+    let mut all = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+    all.retain(|(_, j)| j.strong_count() > 0);
+    if let Some(j) = all.iter().find(|(p, _)| p == db).and_then(|(_, j)| j.upgrade()) {
+        return Ok(j);
+    }
+    let j = Arc::new(open(db)?);
+    all.push((db.to_path_buf(), Arc::downgrade(&j)));
+    Ok(j)
+}
+
+/// The repository's journal; a missing database is an error.
+pub fn open_existing(paths: &RepoPaths) -> anyhow::Result<Arc<Journal>> {
+    shared(&paths.db(), Journal::open_existing)
+}
+
+/// The repository's journal, created when missing.
+pub fn open_or_create(paths: &RepoPaths) -> anyhow::Result<Arc<Journal>> {
+    shared(&paths.db(), Journal::open_or_create)
 }
 
 fn status(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
@@ -251,14 +302,14 @@ fn status(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
     let journal = open_existing(&paths)?;
     let state = journal.load_state()?;
     let head = journal.head()?;
-    let last = journal.audit_tail(1)?;
+    let last = journal.last_index_run()?;
     let report = status_report(
         paths.root.display().to_string(),
         &state,
         head.as_ref(),
         journal.len()?,
         journal.commits_indexed()?,
-        last.last(),
+        last.as_ref(),
     );
     if json {
         print_json(&report)?;
@@ -289,26 +340,26 @@ fn doctor(path: &Path, repair: bool, json: bool) -> anyhow::Result<ExitCode> {
             &serde_json::json!({ "ok": report.problems.is_empty(), "repaired": repaired, "report": report }),
         )?;
     } else {
-        println!("database    {}", paths.db().display());
-        println!(
+        crate::out::outln!("database    {}", paths.db().display());
+        crate::out::outln!(
             "journal     {} events, chain intact: {}",
             report.events,
             !report.problems.iter().any(|p| p.code.starts_with("SNO-J-")
                 && p.code != "SNO-J-VIEWS"
                 && p.code != "SNO-J-HEAD")
         );
-        println!(
+        crate::out::outln!(
             "views       {} files, digest {:016x}",
             report.files_in_views, report.views_digest
         );
         if repaired {
-            println!("repaired    the views were rebuilt from the journal");
+            crate::out::outln!("repaired    the views were rebuilt from the journal");
         }
         if report.problems.is_empty() {
-            println!("ok          the views equal a replay of the journal");
+            crate::out::outln!("ok          the views equal a replay of the journal");
         }
         for p in &report.problems {
-            println!(
+            crate::out::outln!(
                 "problem     [{}] {}\n  repair:   {}",
                 p.code, p.message, p.repair
             );
@@ -351,7 +402,7 @@ fn replay(path: &Path, to: &str, json: bool) -> anyhow::Result<ExitCode> {
             "languages": report.languages,
         }))?;
     } else {
-        println!(
+        crate::out::outln!(
             "replayed to {} (journal seq {}): {} files, {} symbols, {} edges, digest {}",
             commit.short(),
             seq.0,
@@ -414,6 +465,26 @@ fn journal_log(path: &Path, tail: usize, json: bool) -> anyhow::Result<ExitCode>
                     row["from"] = b.from.map(|c| c.to_hex()).into();
                     row["to"] = b.to.to_hex().into();
                 }
+                Event::CheckpointCreated(c) => {
+                    row["id"] = c.id.0.clone().into();
+                    row["summary"] = c.name.clone().into();
+                }
+                Event::DecisionLogged(d) => {
+                    row["id"] = d.id.0.clone().into();
+                    row["summary"] = d.title.clone().into();
+                }
+                Event::LessonProposed(l) => {
+                    row["id"] = l.id.0.clone().into();
+                    row["summary"] = l.summary.clone().into();
+                }
+                Event::LessonAnalysisSubmitted(a) => {
+                    row["id"] = a.lesson.0.clone().into();
+                    row["summary"] = a.rule.clone().into();
+                }
+                Event::LessonReviewed(r) => {
+                    row["id"] = r.lesson.0.clone().into();
+                    row["summary"] = (if r.approved { "approved" } else { "rejected" }).into();
+                }
             }
             row
         })
@@ -427,7 +498,7 @@ fn journal_log(path: &Path, tail: usize, json: bool) -> anyhow::Result<ExitCode>
                 .or(r["to"].as_str())
                 .map(|c| &c[..12])
                 .unwrap_or("");
-            println!(
+            crate::out::outln!(
                 "{:>6}  {:<14} {}  {} ({} file deltas)",
                 r["seq"],
                 r["kind"].as_str().unwrap_or(""),

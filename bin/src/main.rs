@@ -7,6 +7,9 @@
 mod cli;
 mod commands;
 mod failure;
+mod mcp_config;
+mod memory_cmd;
+mod out;
 mod progress;
 mod queries;
 mod repo;
@@ -32,21 +35,32 @@ fn main() -> ExitCode {
         tracing::error!("panic: {info}");
     }));
     let json = cli.command.wants_json();
-    match commands::run(cli.command) {
+    let result = commands::run(cli.command);
+    // The database is held by a running `sno serve`: that process runs the
+    // command for us (it owns the database and the writer).
+    if let Some(forwarded) = serve::forward::retry_through_server(&result) {
+        return forwarded;
+    }
+    finish(result, json)
+}
+
+/// Prints an error in the contract (and as JSON with --json); the exit code.
+fn finish(result: anyhow::Result<ExitCode>, json: bool) -> ExitCode {
+    match result {
         Ok(code) => code,
         Err(err) => {
             let contract = failure::contract_of(&err);
             if json {
-                println!(
+                out::outln!(
                     "{}",
                     serde_json::to_string_pretty(&serde_json::json!({ "error": contract }))
                         .unwrap_or_default()
                 );
             }
-            eprintln!("error[{}]: {}", contract.code, contract.message);
-            eprintln!("  hint: {}", contract.llm_hint);
+            out::errln!("error[{}]: {}", contract.code, contract.message);
+            out::errln!("  hint: {}", contract.llm_hint);
             if !contract.did_you_mean.is_empty() {
-                eprintln!("  did you mean: {}", contract.did_you_mean.join(", "));
+                out::errln!("  did you mean: {}", contract.did_you_mean.join(", "));
             }
             ExitCode::from(1)
         }

@@ -14,7 +14,7 @@ pub async fn render(mut rx: UnboundedReceiver<Progress>) {
         match p {
             Progress::Planned { commits, resumed_from } => {
                 if let Some(c) = resumed_from {
-                    eprintln!("sno: continuing from indexed commit {}", c.short());
+                    crate::out::errln!("sno: continuing from indexed commit {}", c.short());
                 }
                 if commits == 0 {
                     continue;
@@ -27,7 +27,7 @@ pub async fn render(mut rx: UnboundedReceiver<Progress>) {
                     );
                     bar = Some(b);
                 } else {
-                    eprintln!("sno: indexing {commits} commit(s)");
+                    crate::out::errln!("sno: indexing {commits} commit(s)");
                 }
             }
             Progress::CommitDone { index, total, commit, files_parsed, deltas } => match &bar {
@@ -35,7 +35,7 @@ pub async fn render(mut rx: UnboundedReceiver<Progress>) {
                     b.set_position(index as u64);
                     b.set_message(format!("{} ({files_parsed} files parsed)", commit.short()));
                 }
-                None => eprintln!(
+                None => crate::out::errln!(
                     "sno: indexed {index}/{total} {} ({files_parsed} files parsed, {deltas} file deltas)",
                     commit.short()
                 ),

@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use sno_actors::git::GitRepo;
 use sno_journal::delta::State;
 use sno_journal::replay::replay_to_commit;
-use sno_journal::Journal;
 use sno_protocol::query::AsOfCommit;
 use sno_protocol::{ErrorContract, Fixability};
 use sno_query::graph::Graph;
@@ -27,7 +26,7 @@ struct Answering {
 
 fn load(q: &QueryOpts) -> anyhow::Result<Answering> {
     let paths = RepoPaths::discover(&q.repo)?;
-    let journal: Journal = open_existing(&paths)?;
+    let journal = open_existing(&paths)?;
     let (state, as_of) = match &q.at {
         None => {
             let head = journal.head()?.ok_or_else(|| {
@@ -128,7 +127,7 @@ pub fn symbol(name: &str, q: &QueryOpts, limit: usize) -> anyhow::Result<ExitCod
     emit(&a, q.json, &hits, || {
         for h in &hits {
             let s = &h.symbol;
-            println!(
+            crate::out::outln!(
                 "{}:{}  {} {}  {}",
                 s.path, s.line, s.kind, s.qualified_name, s.signature
             );
@@ -219,7 +218,7 @@ pub fn outline(file: &str, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     emit(&a, q.json, &tree, || {
         fn print(nodes: &[sno_protocol::query::OutlineNode], indent: usize) {
             for n in nodes {
-                println!(
+                crate::out::outln!(
                     "{:>5}  {}{}  [{}]",
                     n.line,
                     "  ".repeat(indent),
@@ -229,7 +228,7 @@ pub fn outline(file: &str, q: &QueryOpts) -> anyhow::Result<ExitCode> {
                 print(&n.children, indent + 1);
             }
         }
-        println!("{rel}");
+        crate::out::outln!("{rel}");
         print(&tree, 0);
     })
 }
@@ -252,11 +251,11 @@ pub fn show(name: &str, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     if q.json {
         print_json(&serde_json::json!({ "as_of": a.as_of, "symbol": info, "source": source }))?;
     } else {
-        println!(
+        crate::out::outln!(
             "{}:{}-{}  {} {}",
             info.path, info.line, info.end_line, info.kind, info.qualified_name
         );
-        println!("{source}");
+        crate::out::outln!("{source}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -281,7 +280,7 @@ pub fn refs(
     };
     emit(&a, q.json, &results, || {
         for r in &results {
-            println!(
+            crate::out::outln!(
                 "{}:{}  {} {} -> {}{}",
                 r.path,
                 r.line,
@@ -296,7 +295,7 @@ pub fn refs(
             );
         }
         if results.is_empty() {
-            println!("no references to {}", found.symbol.qualified_name);
+            crate::out::outln!("no references to {}", found.symbol.qualified_name);
         }
     })
 }
@@ -321,7 +320,7 @@ pub fn grep(pattern: &str, limit: usize, q: &QueryOpts) -> anyhow::Result<ExitCo
         )?;
     } else {
         for h in &hits {
-            println!(
+            crate::out::outln!(
                 "{}:{}: [{}] {}",
                 h.path,
                 h.line,
@@ -330,7 +329,7 @@ pub fn grep(pattern: &str, limit: usize, q: &QueryOpts) -> anyhow::Result<ExitCo
             );
         }
         if truncated {
-            eprintln!("sno: stopped at {limit} hits (--limit to see more)");
+            crate::out::errln!("sno: stopped at {limit} hits (--limit to see more)");
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -365,13 +364,13 @@ pub fn changes(range: &str, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     } else {
         for c in &diff {
             let s = &c.symbol;
-            println!(
+            crate::out::outln!(
                 "{:<8} {}:{}  {} {}",
                 c.change, s.path, s.line, s.kind, s.qualified_name
             );
         }
         if diff.is_empty() {
-            println!("no symbol changes between {} and {}", a.short(), b.short());
+            crate::out::outln!("no symbol changes between {} and {}", a.short(), b.short());
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -433,7 +432,7 @@ pub fn map(max_tokens: usize, per_file: usize, q: &QueryOpts) -> anyhow::Result<
             "map": text,
         }))?;
     } else {
-        print!("{text}");
+        crate::out::out!("{text}");
     }
     Ok(ExitCode::SUCCESS)
 }

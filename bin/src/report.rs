@@ -68,15 +68,16 @@ pub fn status_report(
             l.files_with_errors += u64::from(rec.state == FileState::ParsedWithErrors);
         }
     }
-    let last_run = last_audit.map(|a| match &a.entry {
-        AuditEntry::IndexRun(r) => LastRun {
+    let last_run = last_audit.and_then(|a| match &a.entry {
+        AuditEntry::IndexRun(r) => Some(LastRun {
             outcome: r.outcome.clone(),
             commits_indexed: r.commits_indexed,
             files_parsed: r.files_parsed,
             seconds: r.finished_ms.saturating_sub(r.started_ms) as f64 / 1000.0,
             excluded_secrets: r.excluded_secrets,
             skipped_ignored: r.skipped_ignored,
-        },
+        }),
+        _ => None,
     });
     StatusReport {
         repository,
@@ -102,17 +103,17 @@ pub fn status_report(
 
 /// The human form of a report.
 pub fn print_status(r: &StatusReport) {
-    println!("repository  {}", r.repository);
+    crate::out::outln!("repository  {}", r.repository);
     match &r.as_of {
-        Some(a) => println!(
+        Some(a) => crate::out::outln!(
             "as of       {} on {} (journal seq {})",
             &a.commit[..12],
             a.branch.as_deref().unwrap_or("detached HEAD"),
             a.seq
         ),
-        None => println!("as of       nothing indexed yet"),
+        None => crate::out::outln!("as of       nothing indexed yet"),
     }
-    println!(
+    crate::out::outln!(
         "journal     {} events, {} commits indexed",
         r.journal_events, r.commits_indexed
     );
@@ -122,7 +123,7 @@ pub fn print_status(r: &StatusReport) {
         .iter()
         .map(|(k, v)| format!("{v} {k}"))
         .collect();
-    println!(
+    crate::out::outln!(
         "files       {} total: {} parsed, {} with syntax errors, {} failed{}",
         r.files.total,
         r.files.parsed,
@@ -135,12 +136,12 @@ pub fn print_status(r: &StatusReport) {
         }
     );
     if !r.languages.is_empty() {
-        println!(
+        crate::out::outln!(
             "\n{:<12} {:>7} {:>9} {:>9} {:>9} {:>7}",
             "language", "files", "lines", "symbols", "edges", "errors"
         );
         for (name, l) in &r.languages {
-            println!(
+            crate::out::outln!(
                 "{:<12} {:>7} {:>9} {:>9} {:>9} {:>7}",
                 name, l.files, l.lines, l.symbols, l.edges, l.files_with_errors
             );
@@ -151,7 +152,7 @@ pub fn print_status(r: &StatusReport) {
         .iter()
         .map(|(k, v)| format!("{k} {v}"))
         .collect();
-    println!("\nsymbols     {} ({})", r.symbols_total, kinds.join(", "));
+    crate::out::outln!("\nsymbols     {} ({})", r.symbols_total, kinds.join(", "));
     let edges: Vec<String> = r
         .edges_by_kind
         .iter()
@@ -163,16 +164,16 @@ pub fn print_status(r: &StatusReport) {
             )
         })
         .collect();
-    println!("edges       {} ({})", r.edges_total, edges.join(", "));
-    println!("diagnostics {}", r.diagnostics_total);
+    crate::out::outln!("edges       {} ({})", r.edges_total, edges.join(", "));
+    crate::out::outln!("diagnostics {}", r.diagnostics_total);
     if !r.failures.is_empty() {
-        println!("\nfailures:");
+        crate::out::outln!("\nfailures:");
         for f in &r.failures {
-            println!("  {}: {}", f.path, f.reason);
+            crate::out::outln!("  {}: {}", f.path, f.reason);
         }
     }
     if let Some(run) = &r.last_run {
-        println!(
+        crate::out::outln!(
             "\nlast run    {} — {} commit(s), {} files parsed in {:.2}s; {} secret file(s) never admitted, {} ignored",
             run.outcome, run.commits_indexed, run.files_parsed, run.seconds, run.excluded_secrets, run.skipped_ignored
         );

@@ -44,7 +44,7 @@ pub fn search(a: SearchArgs, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     if q.json {
         print_json(&pkg)?;
     } else {
-        print!("{}", pkg.package);
+        crate::out::out!("{}", pkg.package);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -103,7 +103,7 @@ pub fn package_from(
         match Embedder::load(&model_spec) {
             Ok(e) => (Some(e), None),
             Err(e) => {
-                eprintln!("sno: semantic search is off ({e}); answering with lexical and structural signals");
+                crate::out::errln!("sno: semantic search is off ({e}); answering with lexical and structural signals");
                 (None, Some(e.to_string()))
             }
         }

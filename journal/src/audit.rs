@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::CommitId;
 
 /// One audit entry.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, Debug)]
 pub struct AuditRecord {
     /// Milliseconds since the epoch.
     pub time_ms: u64,
@@ -14,9 +14,37 @@ pub struct AuditRecord {
 }
 
 /// What an audit entry records.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, Debug)]
 pub enum AuditEntry {
     IndexRun(IndexRun),
+    ToolCall(ToolCall),
+    Retrieval(Retrieval),
+}
+
+/// One MCP tool call.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug)]
+pub struct ToolCall {
+    /// The session (a ULID).
+    pub session: String,
+    pub tool: String,
+    /// xxh3-64 of the arguments' JSON, hex: equal calls have equal digests,
+    /// and no argument text is kept.
+    pub args_digest: String,
+    pub result_bytes: u64,
+    pub latency_us: u64,
+    /// The error code, `None` when the call succeeded.
+    pub error: Option<String>,
+}
+
+/// One retrieval (a search answered).
+#[derive(Clone, PartialEq, Serialize, Deserialize, Debug)]
+pub struct Retrieval {
+    pub session: String,
+    pub query: String,
+    pub hits: u32,
+    /// The fused score of the best hit (0 with no hit).
+    pub top_score: f32,
+    pub latency_us: u64,
 }
 
 /// The outcome of one indexing run.

@@ -21,6 +21,9 @@ pub enum JournalError {
     /// A delta does not fit the stored views.
     #[error("delta does not apply: {0}")]
     Apply(#[from] ApplyError),
+    /// A memory event names a lesson, checkpoint or decision that does not exist.
+    #[error("no lesson, checkpoint or decision `{id}` in the journal")]
+    UnknownMemory { id: String, known: Vec<String> },
     /// A storage-level failure.
     #[error("storage error: {0}")]
     Storage(String),

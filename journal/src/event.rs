@@ -6,6 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::memory::{
+    CheckpointCreated, DecisionLogged, LessonAnalysisSubmitted, LessonProposed, LessonReviewed,
+};
 use crate::model::{
     BlobId, CommitId, Diagnostic, Edge, FileRefs, FileState, Language, Symbol, SymbolId,
 };
@@ -24,6 +27,16 @@ pub enum Event {
     CommitIndexed(CommitIndexed),
     /// The branch the index follows pointed somewhere else.
     BranchMoved(BranchMoved),
+    /// An agent saved where it is.
+    CheckpointCreated(CheckpointCreated),
+    /// An agent or a human recorded a design decision.
+    DecisionLogged(DecisionLogged),
+    /// A commit reverted another: a lesson candidate.
+    LessonProposed(LessonProposed),
+    /// An agent analysed a proposed lesson.
+    LessonAnalysisSubmitted(LessonAnalysisSubmitted),
+    /// A human approved or rejected a lesson.
+    LessonReviewed(LessonReviewed),
 }
 
 impl Event {
@@ -32,6 +45,11 @@ impl Event {
         match self {
             Event::CommitIndexed(_) => "CommitIndexed",
             Event::BranchMoved(_) => "BranchMoved",
+            Event::CheckpointCreated(_) => "CheckpointCreated",
+            Event::DecisionLogged(_) => "DecisionLogged",
+            Event::LessonProposed(_) => "LessonProposed",
+            Event::LessonAnalysisSubmitted(_) => "LessonAnalysisSubmitted",
+            Event::LessonReviewed(_) => "LessonReviewed",
         }
     }
 
@@ -39,8 +57,13 @@ impl Event {
     pub fn deltas(&self) -> &[FileDelta] {
         match self {
             Event::CommitIndexed(c) => &c.deltas,
-            Event::BranchMoved(_) => &[],
+            _ => &[],
         }
+    }
+
+    /// Whether the event is agent memory (checkpoint, decision, lesson).
+    pub fn is_memory(&self) -> bool {
+        !matches!(self, Event::CommitIndexed(_) | Event::BranchMoved(_))
     }
 }
 

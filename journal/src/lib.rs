@@ -9,8 +9,10 @@ pub mod delta;
 pub mod error;
 pub mod event;
 pub mod lock;
+pub mod memory;
 pub mod model;
 pub mod replay;
+pub mod session;
 pub mod store;
 pub mod verify;
 

@@ -9,13 +9,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use serde::{Deserialize, Serialize};
 
-use crate::audit::AuditRecord;
+use crate::audit::{AuditEntry, AuditRecord};
 use crate::delta::{self, State};
 use crate::error::JournalError;
 use crate::event::{
     decode_value, encode_value, record_hash, CommitIndexed, Envelope, Event, FORMAT_VERSION,
 };
 use crate::lock::holder_pid;
+use crate::memory::Memory;
+use crate::session::SessionRecord;
 use crate::model::{CommitId, FileRecord, Seq};
 
 const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
@@ -26,9 +28,16 @@ const AUDIT: TableDefinition<u64, &[u8]> = TableDefinition::new("audit");
 /// Derived: embedding vectors by the hash of the text embedded.
 const VECTORS: TableDefinition<u64, &[u8]> = TableDefinition::new("vectors");
 
+/// Index of memory events: the sequence numbers of checkpoints, decisions
+/// and lesson events, so memory is read without decoding every commit.
+const MEMORY: TableDefinition<u64, ()> = TableDefinition::new("memory");
+/// MCP sessions by id (not replayed state, like audit).
+const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions");
+
 const META_VECTORS_MODEL: &str = "vectors_model";
 
 const META_HEAD: &str = "head";
+const META_LAST_INDEX_RUN: &str = "last_index_run";
 
 /// The state the views reflect: the last indexed commit.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug)]
@@ -95,6 +104,8 @@ impl Journal {
             tx.open_table(META)?;
             tx.open_table(AUDIT)?;
             tx.open_table(VECTORS)?;
+            tx.open_table(MEMORY)?;
+            tx.open_table(SESSIONS)?;
         }
         tx.commit()?;
         Ok(())
@@ -157,6 +168,16 @@ impl Journal {
     /// one transaction. A delta that does not fit the views aborts the whole
     /// transaction: nothing is written.
     pub fn append_commit(&self, ev: CommitIndexed) -> Result<Seq, JournalError> {
+        self.append_commit_with(ev, Vec::new())
+    }
+
+    /// [`Journal::append_commit`], followed in the same transaction by memory
+    /// events the commit gave rise to (a revert's lesson).
+    pub fn append_commit_with(
+        &self,
+        ev: CommitIndexed,
+        memory: Vec<Event>,
+    ) -> Result<Seq, JournalError> {
         let tx = self.db.begin_write()?;
         let seq;
         {
@@ -186,9 +207,76 @@ impl Journal {
             };
             tx.open_table(META)?
                 .insert(META_HEAD, encode_value(&head).as_slice())?;
+            for m in memory {
+                assert!(m.is_memory(), "only memory events follow a commit");
+                let mseq = append_event(&tx, m)?;
+                tx.open_table(MEMORY)?.insert(mseq.0, ())?;
+            }
         }
         tx.commit()?;
         Ok(seq)
+    }
+
+    /// Appends a memory event (checkpoint, decision, lesson analysis or
+    /// review). An analysis or review of a lesson the journal does not hold
+    /// is refused and nothing is written.
+    pub fn append_memory(&self, ev: Event) -> Result<Seq, JournalError> {
+        assert!(ev.is_memory(), "append_memory takes memory events");
+        let tx = self.db.begin_write()?;
+        let seq;
+        {
+            let lesson = match &ev {
+                Event::LessonAnalysisSubmitted(a) => Some(&a.lesson),
+                Event::LessonReviewed(r) => Some(&r.lesson),
+                _ => None,
+            };
+            if let Some(id) = lesson {
+                let memory = read_memory(&tx.open_table(EVENTS)?, &tx.open_table(MEMORY)?)?;
+                if memory.lesson(id).is_none() {
+                    return Err(JournalError::UnknownMemory {
+                        id: id.0.clone(),
+                        known: memory.lessons.iter().map(|l| l.proposed.id.0.clone()).collect(),
+                    });
+                }
+            }
+            seq = append_event(&tx, ev)?;
+            tx.open_table(MEMORY)?.insert(seq.0, ())?;
+        }
+        tx.commit()?;
+        Ok(seq)
+    }
+
+    /// Checkpoints, decisions and lessons, folded from their events.
+    pub fn memory(&self) -> Result<Memory, JournalError> {
+        let r = self.db.begin_read()?;
+        read_memory(&r.open_table(EVENTS)?, &r.open_table(MEMORY)?)
+    }
+
+    /// Stores (or replaces) a session record.
+    pub fn put_session(&self, s: &SessionRecord) -> Result<(), JournalError> {
+        let tx = self.db.begin_write()?;
+        tx.open_table(SESSIONS)?
+            .insert(s.id.as_str(), encode_value(s).as_slice())?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// A session by id.
+    pub fn session(&self, id: &str) -> Result<Option<SessionRecord>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(SESSIONS)?;
+        t.get(id)?.map(|v| decode_view(v.value())).transpose()
+    }
+
+    /// Ids of every stored session, oldest first (ULIDs sort by time).
+    pub fn session_ids(&self) -> Result<Vec<String>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(SESSIONS)?;
+        let mut out = Vec::new();
+        for row in t.iter()? {
+            out.push(row?.0.value().to_string());
+        }
+        Ok(out)
     }
 
     /// Appends an event that does not move the views.
@@ -265,12 +353,28 @@ impl Journal {
 
     /// Records an audit entry (a separate table: audit is not replayed state).
     pub fn record_audit(&self, rec: &AuditRecord) -> Result<u64, JournalError> {
+        self.record_audit_batch(std::slice::from_ref(rec))
+    }
+
+    /// Records audit entries in one transaction; returns the last one's id.
+    pub fn record_audit_batch(&self, recs: &[AuditRecord]) -> Result<u64, JournalError> {
         let tx = self.db.begin_write()?;
-        let id;
+        let mut id = 0;
         {
             let mut t = tx.open_table(AUDIT)?;
-            id = t.last()?.map(|(k, _)| k.value() + 1).unwrap_or(0);
-            t.insert(id, encode_value(rec).as_slice())?;
+            let mut next = t.last()?.map(|(k, _)| k.value() + 1).unwrap_or(0);
+            for rec in recs {
+                id = next;
+                let bytes = encode_value(rec);
+                t.insert(id, bytes.as_slice())?;
+                next += 1;
+                // Status shows the last indexing run among any number of
+                // tool calls: keep it where it is found in one read.
+                if matches!(rec.entry, AuditEntry::IndexRun(_)) {
+                    tx.open_table(META)?
+                        .insert(META_LAST_INDEX_RUN, bytes.as_slice())?;
+                }
+            }
         }
         tx.commit()?;
         Ok(id)
@@ -327,6 +431,15 @@ impl Journal {
         Ok(())
     }
 
+    /// The last indexing run's audit record.
+    pub fn last_index_run(&self) -> Result<Option<AuditRecord>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(META)?;
+        t.get(META_LAST_INDEX_RUN)?
+            .map(|v| decode_view(v.value()))
+            .transpose()
+    }
+
     /// The last `n` audit entries, oldest first.
     pub fn audit_tail(&self, n: usize) -> Result<Vec<AuditRecord>, JournalError> {
         let r = self.db.begin_read()?;
@@ -344,6 +457,24 @@ impl Journal {
         out.reverse();
         Ok(out)
     }
+}
+
+fn read_memory(
+    events: &impl ReadableTable<u64, &'static [u8]>,
+    index: &impl ReadableTable<u64, ()>,
+) -> Result<Memory, JournalError> {
+    let mut stored = Vec::new();
+    for row in index.iter()? {
+        let seq = row?.0.value();
+        if let Some(v) = events.get(seq)? {
+            let env = Envelope::decode(v.value())
+                .map_err(|source| JournalError::Decode { seq, source })?;
+            stored.push((Seq(seq), env));
+        }
+    }
+    Ok(Memory::fold(
+        stored.iter().map(|(s, e)| (*s, e.written_ms, &e.event)),
+    ))
 }
 
 /// Decodes a view row (not an event: it has no sequence number).
@@ -442,5 +573,40 @@ mod vector_tests {
             j.vectors(&[1, 3]).unwrap(),
             vec![None, Some(vec![9.0, 9.0])]
         );
+    }
+}
+
+#[cfg(test)]
+mod memory_tests {
+    use super::*;
+    use crate::memory::{Binding, DecisionLogged, LessonAnalysisSubmitted, MemoryId};
+
+    #[test]
+    fn memory_events_are_indexed_and_an_analysis_of_an_unknown_lesson_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        let d = DecisionLogged {
+            id: MemoryId::generate("dec"),
+            bound: Binding::default(),
+            title: "Use redb".into(),
+            rationale: "one file".into(),
+            files: vec!["a.rs".into()],
+        };
+        j.append_memory(Event::DecisionLogged(d.clone())).unwrap();
+        let before = j.len().unwrap();
+        let err = j
+            .append_memory(Event::LessonAnalysisSubmitted(LessonAnalysisSubmitted {
+                lesson: MemoryId("lsn_nope".into()),
+                bound: Binding::default(),
+                analysis: "x".into(),
+                rule: "y".into(),
+            }))
+            .unwrap_err();
+        assert!(matches!(err, JournalError::UnknownMemory { ref id, .. } if id == "lsn_nope"));
+        assert_eq!(j.len().unwrap(), before, "a refused event is not written");
+        let m = j.memory().unwrap();
+        assert_eq!(m.decisions.len(), 1);
+        assert_eq!(m.decisions[0].logged, d);
+        assert_eq!(m.touching("a.rs").0.len(), 1);
     }
 }

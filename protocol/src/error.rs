@@ -25,6 +25,10 @@ pub struct ErrorContract {
     /// Near misses, when the input looked like something that exists.
     #[serde(default)]
     pub did_you_mean: Vec<String>,
+    /// When enabled (`[serve] retrieval_context = true`), the top hits for
+    /// the failed request, so an agent can go on without another call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieval_context: Option<Vec<crate::query::SymbolInfo>>,
 }
 
 impl ErrorContract {
@@ -41,6 +45,7 @@ impl ErrorContract {
             llm_hint: llm_hint.into(),
             fixability,
             did_you_mean: Vec::new(),
+            retrieval_context: None,
         }
     }
 }

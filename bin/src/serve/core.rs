@@ -1,0 +1,283 @@
+//! What every session of one server shares: the journal, the audit actor,
+//! settings, and caches of indexed states and search indexes.
+//!
+//! Caches are keyed by what they reflect (the journal position of the head,
+//! or a commit for `at`), so a new indexed commit is picked up by the next
+//! call without any invalidation message.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use ractor::{Actor, ActorRef};
+use sno_actors::audit::{Audit, AuditMsg};
+use sno_journal::audit::{AuditEntry, AuditRecord};
+use sno_journal::delta::State;
+use sno_journal::model::Seq;
+use sno_journal::Journal;
+use sno_protocol::query::AsOfCommit;
+use sno_protocol::{ErrorContract, Fixability};
+use sno_query::search::{HistoryFacts, Retriever};
+use sno_query::semantic::Embedder;
+
+use crate::repo::RepoPaths;
+
+/// An indexed state an answer comes from.
+pub struct Snapshot {
+    /// `head@<seq>` or the commit's hex.
+    pub key: String,
+    pub state: State,
+    pub as_of: AsOfCommit,
+    /// The journal position of the event that made this state.
+    pub seq: Seq,
+}
+
+/// What a search index is built over.
+pub struct SearchOwner {
+    pub snapshot: Arc<Snapshot>,
+    embedder: Option<Arc<Embedder>>,
+    pub history: HistoryFacts,
+}
+
+self_cell::self_cell!(
+    /// A snapshot's search indexes (lexical, semantic, graph neighbours),
+    /// built once and kept while the snapshot is current.
+    pub struct Searcher {
+        owner: SearchOwner,
+        #[covariant]
+        dependent: Retriever,
+    }
+);
+
+/// Server settings, from `[serve]` in `.sno/config.toml`.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct ServeConfig {
+    /// Attach the top hits of the failed request to error responses.
+    pub retrieval_context: bool,
+    /// Share of the context window past which `signal_low_context`
+    /// recommends a checkpoint.
+    pub low_context_threshold: Option<f64>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct ConfigFile {
+    #[serde(default)]
+    serve: ServeConfig,
+}
+
+/// Shared by every session of the server.
+pub struct Core {
+    pub paths: RepoPaths,
+    pub journal: Arc<Journal>,
+    pub audit: ActorRef<AuditMsg>,
+    pub config: ServeConfig,
+    model_spec: String,
+    embedder: OnceLock<Option<Arc<Embedder>>>,
+    /// Why semantic search is off, when it is.
+    semantic_off: OnceLock<String>,
+    snapshots: Mutex<Vec<Arc<Snapshot>>>,
+    searchers: Mutex<Vec<Arc<Searcher>>>,
+}
+
+/// Snapshots and searchers kept: the head and a couple of `at` states.
+const KEEP: usize = 3;
+
+impl Core {
+    /// Starts the audit actor and reads the configuration.
+    pub async fn start(paths: RepoPaths, journal: Arc<Journal>) -> anyhow::Result<Arc<Core>> {
+        let (audit, _) = Actor::spawn(None, Audit, journal.clone()).await?;
+        let text = std::fs::read_to_string(paths.config()).unwrap_or_default();
+        let config = toml::from_str::<ConfigFile>(&text)
+            .map(|c| c.serve)
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "ignoring an invalid [serve] section of .sno/config.toml");
+                ServeConfig::default()
+            });
+        let index_config = sno_actors::config::IndexConfig::load(&paths.config()).unwrap_or_default();
+        let model_spec = crate::search::model_spec(None, &index_config);
+        Ok(Arc::new(Core {
+            paths,
+            journal,
+            audit,
+            config,
+            model_spec,
+            embedder: OnceLock::new(),
+            semantic_off: OnceLock::new(),
+            snapshots: Mutex::new(Vec::new()),
+            searchers: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// Builds the head's search index in the background, so the first
+    /// `search` finds it ready (or half-built, and waits for the rest).
+    pub fn warm_up(self: &Arc<Core>) {
+        let core = self.clone();
+        std::thread::spawn(move || {
+            let t = std::time::Instant::now();
+            match core.snapshot(None).and_then(|(s, _)| core.searcher(&s)) {
+                Ok(_) => tracing::info!(ms = t.elapsed().as_millis() as u64, "search index ready"),
+                Err(e) => tracing::warn!(error = %e, "could not prepare the search index"),
+            }
+        });
+    }
+
+    /// Flushes the audit actor and stops it.
+    pub async fn stop(&self) {
+        let _ = ractor::call!(self.audit, AuditMsg::Flush);
+        self.audit.stop(None);
+    }
+
+    /// Records an audit entry (asynchronously).
+    pub fn audit(&self, entry: AuditEntry) {
+        let _ = self.audit.cast(AuditMsg::Record(AuditRecord {
+            time_ms: now_ms(),
+            entry,
+        }));
+    }
+
+    /// The state at the indexed head, or at `at`; `true` when it was cached.
+    pub fn snapshot(&self, at: Option<&str>) -> anyhow::Result<(Arc<Snapshot>, bool)> {
+        let key = match at {
+            None => {
+                let head = self.journal.head()?.ok_or_else(not_indexed)?;
+                format!("head@{}", head.seq.0)
+            }
+            Some(at) => {
+                crate::commands::resolve_journaled(&self.paths, &self.journal, at)?.to_hex()
+            }
+        };
+        // One builder at a time: two sessions asking for the same new state
+        // wait for one load instead of doing it twice.
+        let mut cache = self.snapshots.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = cache.iter().find(|s| s.key == key) {
+            return Ok((s.clone(), true));
+        }
+        let snap = Arc::new(match at {
+            None => {
+                let head = self.journal.head()?.ok_or_else(not_indexed)?;
+                Snapshot {
+                    key: format!("head@{}", head.seq.0),
+                    state: self.journal.load_state()?,
+                    as_of: AsOfCommit {
+                        commit: head.commit.to_hex(),
+                        branch: head.branch,
+                    },
+                    seq: head.seq,
+                }
+            }
+            Some(_) => {
+                let commit = sno_journal::model::CommitId::from_hex(&key)
+                    .ok_or_else(|| anyhow::anyhow!("bad commit key"))?;
+                let seq = self.journal.seq_of_commit(&commit)?.unwrap_or(Seq(0));
+                Snapshot {
+                    key: key.clone(),
+                    state: sno_journal::replay::replay_to_commit(&self.journal, &commit)?,
+                    as_of: AsOfCommit {
+                        commit: key,
+                        branch: None,
+                    },
+                    seq,
+                }
+            }
+        });
+        // A head snapshot replaces the older head: it is never asked for again.
+        if snap.key.starts_with("head@") {
+            cache.retain(|s| !s.key.starts_with("head@"));
+        }
+        cache.insert(0, snap.clone());
+        cache.truncate(KEEP);
+        Ok((snap, false))
+    }
+
+    /// The embedding model, loaded once; `None` (with the reason kept) when
+    /// it cannot be loaded.
+    pub fn embedder(&self) -> Option<Arc<Embedder>> {
+        self.embedder
+            .get_or_init(|| match Embedder::load(&self.model_spec) {
+                Ok(e) => Some(Arc::new(e)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "semantic search is off");
+                    let _ = self.semantic_off.set(e.to_string());
+                    None
+                }
+            })
+            .clone()
+    }
+
+    /// Why semantic search is off, if it is.
+    pub fn semantic_off(&self) -> Option<String> {
+        self.semantic_off.get().cloned()
+    }
+
+    /// The search indexes of a snapshot.
+    pub fn searcher(&self, snap: &Arc<Snapshot>) -> anyhow::Result<Arc<Searcher>> {
+        let mut cache = self.searchers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = cache.iter().find(|s| s.borrow_owner().snapshot.key == snap.key) {
+            return Ok(s.clone());
+        }
+        let embedder = self.embedder();
+        let history = HistoryFacts::from_journal(&self.journal, snap.seq)?;
+        let journal = &self.journal;
+        let owner = SearchOwner {
+            snapshot: snap.clone(),
+            embedder,
+            history,
+        };
+        let searcher = Searcher::try_new(owner, |o| {
+            let state = &o.snapshot.state;
+            let vectors = o.embedder.as_deref().map(|e| {
+                let docs = sno_query::lexical::documents(state);
+                let same_model =
+                    journal.vectors_model().ok().flatten().as_deref() == Some(e.source.as_str());
+                sno_query::search::doc_vectors(&docs, e, |h| {
+                    if same_model {
+                        journal.vectors(h).unwrap_or_default()
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .0
+            });
+            Retriever::new(state, o.embedder.as_deref(), vectors)
+                .map_err(|e| anyhow::anyhow!("{e}"))
+        })?;
+        let searcher = Arc::new(searcher);
+        if snap.key.starts_with("head@") {
+            cache.retain(|s| !s.borrow_owner().snapshot.key.starts_with("head@"));
+        }
+        cache.insert(0, searcher.clone());
+        cache.truncate(KEEP);
+        Ok(searcher)
+    }
+
+    /// Files approved lessons touch (the memory signal of search).
+    pub fn lesson_paths(&self) -> HashSet<String> {
+        self.journal
+            .memory()
+            .map(|m| {
+                m.lessons
+                    .iter()
+                    .filter(|l| l.is_approved())
+                    .flat_map(|l| l.proposed.files.iter().cloned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn not_indexed() -> ErrorContract {
+    ErrorContract::new(
+        "SNO-NOT-INDEXED",
+        "nothing is indexed yet",
+        "Ask the user to run `sno init` in the repository first.",
+        Fixability::Easy,
+    )
+}
+
+/// Milliseconds since the epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}

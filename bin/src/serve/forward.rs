@@ -1,0 +1,126 @@
+//! CLI commands beside a running server.
+//!
+//! A server owns the database, so a CLI command that finds it locked sends
+//! its arguments (and working directory) over `.sno/sno.sock`; the server
+//! runs the command in its own process, against the database it holds, and
+//! sends back stdout, stderr and the exit code. The user sees the same output
+//! as if the command had run locally.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+use serde::{Deserialize, Serialize};
+use tokio::io::AsyncWriteExt;
+
+use super::core::Core;
+use crate::cli::Cli;
+use crate::repo::RepoPaths;
+
+/// What a CLI sends.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct Request {
+    /// The command line, program name first.
+    pub sno_cli: Vec<String>,
+    /// The directory relative paths are relative to.
+    pub cwd: PathBuf,
+}
+
+/// What the server sends back.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct Reply {
+    pub code: u8,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// The request on a socket's first line, if it is one (else it is MCP).
+pub fn parse_request(line: &[u8]) -> Option<Request> {
+    serde_json::from_slice(line).ok()
+}
+
+/// When `result` failed because a server holds the database, runs the same
+/// command line through that server and returns its exit code.
+pub fn retry_through_server(result: &anyhow::Result<ExitCode>) -> Option<ExitCode> {
+    let Err(e) = result else { return None };
+    if !super::is_locked(e) {
+        return None;
+    }
+    let argv: Vec<String> = std::env::args().collect();
+    let mut cli = Cli::try_parse_from(&argv).ok()?;
+    if matches!(cli.command, crate::cli::Command::Serve { .. }) {
+        return None;
+    }
+    let paths = RepoPaths::discover(&cli.command.repo_path()).ok()?;
+    let stream = std::os::unix::net::UnixStream::connect(super::socket_path(&paths)).ok()?;
+    tracing::info!("the database is held by sno serve; running the command there");
+    let request = Request {
+        sno_cli: argv,
+        cwd: std::env::current_dir().ok()?,
+    };
+    let reply = exchange(stream, &request).ok()?;
+    crate::out::out!("{}", reply.stdout);
+    crate::out::write(crate::out::Stream::Err, format_args!("{}", reply.stderr));
+    Some(ExitCode::from(reply.code))
+}
+
+fn exchange(mut stream: std::os::unix::net::UnixStream, request: &Request) -> anyhow::Result<Reply> {
+    let mut line = serde_json::to_vec(request)?;
+    line.push(b'\n');
+    stream.write_all(&line)?;
+    let mut reader = std::io::BufReader::new(stream);
+    let mut answer = Vec::new();
+    reader.read_until(b'\n', &mut answer)?;
+    Ok(serde_json::from_slice(&answer)?)
+}
+
+/// Runs a forwarded command in this (the owning) process and answers.
+pub async fn answer(
+    _core: &Arc<Core>,
+    request: Request,
+    mut write: tokio::net::unix::OwnedWriteHalf,
+) -> anyhow::Result<()> {
+    // Commands start their own runtimes and block: give them a thread.
+    let reply = tokio::task::spawn_blocking(move || run(request)).await?;
+    let mut line = serde_json::to_vec(&reply)?;
+    line.push(b'\n');
+    write.write_all(&line).await?;
+    write.shutdown().await?;
+    Ok(())
+}
+
+fn run(request: Request) -> Reply {
+    let thread = std::thread::spawn(move || {
+        let (code, out, err) = crate::out::capture(|| {
+            match Cli::try_parse_from(&request.sno_cli) {
+                Ok(mut cli) => {
+                    cli.command.rebase(&request.cwd);
+                    let json = cli.command.wants_json();
+                    let result = crate::commands::run(cli.command);
+                    crate::finish(result, json)
+                }
+                Err(e) => {
+                    crate::out::errln!("{e}");
+                    ExitCode::from(2)
+                }
+            }
+        });
+        // ExitCode is opaque: compare against the codes commands use.
+        let code = [0u8, 1, 2]
+            .into_iter()
+            .find(|c| ExitCode::from(*c) == code)
+            .unwrap_or(1);
+        Reply {
+            code,
+            stdout: String::from_utf8_lossy(&out).into_owned(),
+            stderr: String::from_utf8_lossy(&err).into_owned(),
+        }
+    });
+    thread.join().unwrap_or_else(|_| Reply {
+        code: 1,
+        stdout: String::new(),
+        stderr: "error[SNO-INTERNAL]: the server failed running the command\n".into(),
+    })
+}
