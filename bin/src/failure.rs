@@ -72,6 +72,22 @@ fn journal_contract(e: &JournalError) -> ErrorContract {
             "Run `sno init PATH` to index the repository first.",
             Fixability::Trivial,
         ),
+        JournalError::UnknownMemory { id, known } => {
+            let mut c = ErrorContract::new(
+                "SNO-UNKNOWN-MEMORY",
+                format!("no lesson, checkpoint or decision `{id}`"),
+                "Use an id from get_pending_memory (lessons), create_checkpoint or list_decisions; did_you_mean lists near ids.",
+                Fixability::Trivial,
+            );
+            let mut near: Vec<(f64, &String)> = known
+                .iter()
+                .map(|k| (sno_query::lookup::similarity(id, k), k))
+                .filter(|(s, _)| *s > 0.5)
+                .collect();
+            near.sort_by(|a, b| b.0.total_cmp(&a.0));
+            c.did_you_mean = near.into_iter().take(3).map(|(_, k)| k.clone()).collect();
+            c
+        }
         other => ErrorContract::new(
             "SNO-JOURNAL",
             other.to_string(),

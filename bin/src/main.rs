@@ -23,7 +23,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    init_logging(cli.verbose);
+    init_logging(cli.verbose, serve_log(&cli.command));
     // A panic inside an actor is caught and handled by its supervisor; say it
     // in one log line instead of a backtrace over the user's terminal.
     std::panic::set_hook(Box::new(|info| {
@@ -67,7 +67,23 @@ fn finish(result: anyhow::Result<ExitCode>, json: bool) -> ExitCode {
     }
 }
 
-fn init_logging(verbose: u8) {
+/// Under `sno serve`, logs also go to `.sno/logs/serve.log`: the client
+/// that started the server often hides its stderr.
+fn serve_log(cmd: &cli::Command) -> Option<std::fs::File> {
+    let cli::Command::Serve { path } = cmd else {
+        return None;
+    };
+    let paths = repo::RepoPaths::discover(path).ok()?;
+    let dir = paths.sno_dir.join("logs");
+    std::fs::create_dir_all(&dir).ok()?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("serve.log"))
+        .ok()
+}
+
+fn init_logging(verbose: u8, file: Option<std::fs::File>) {
     let default = match verbose {
         0 => "warn",
         1 => "info",
@@ -76,8 +92,22 @@ fn init_logging(verbose: u8) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("SNO_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     // stdout is reserved for results (and for the protocol under `sno serve`).
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+    match file {
+        Some(f) => {
+            use tracing_subscriber::fmt::writer::MakeWriterExt;
+            let filter = tracing_subscriber::EnvFilter::try_from_env("SNO_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(filter)
+                .with_ansi(false)
+                .with_writer(std::io::stderr.with_max_level(tracing::Level::WARN).and(std::sync::Mutex::new(f)))
+                .try_init();
+        }
+        None => {
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(filter)
+                .with_writer(std::io::stderr)
+                .try_init();
+        }
+    }
 }

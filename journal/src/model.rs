@@ -9,11 +9,11 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// A git object id (SHA-1) of a commit.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct CommitId(pub [u8; 20]);
 
 /// A git object id (SHA-1) of a blob.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct BlobId(pub [u8; 20]);
 
 macro_rules! hex_id {
@@ -34,6 +34,29 @@ macro_rules! hex_id {
                 self.to_hex()[..12].to_string()
             }
         }
+        // Hex in JSON (what agents and people read); the 20 raw bytes in
+        // bincode, exactly as a derived newtype would store them.
+        impl Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                if s.is_human_readable() {
+                    s.serialize_str(&self.to_hex())
+                } else {
+                    s.serialize_newtype_struct(stringify!($t), &self.0)
+                }
+            }
+        }
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                if d.is_human_readable() {
+                    let s = String::deserialize(d)?;
+                    Self::from_hex(&s).ok_or_else(|| {
+                        serde::de::Error::custom(format!("`{s}` is not a 40-digit hex id"))
+                    })
+                } else {
+                    <[u8; 20]>::deserialize(d).map(Self)
+                }
+            }
+        }
         impl fmt::Display for $t {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(&self.to_hex())
@@ -48,6 +71,24 @@ macro_rules! hex_id {
 }
 hex_id!(CommitId);
 hex_id!(BlobId);
+
+#[cfg(test)]
+mod id_tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_hex_in_json_and_raw_bytes_in_bincode() {
+        let c = CommitId([0xab; 20]);
+        assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{}\"", "ab".repeat(20)));
+        let back: CommitId = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+        assert_eq!(back, c);
+        let cfg = bincode::config::standard();
+        let bytes = bincode::serde::encode_to_vec(c, cfg).unwrap();
+        assert_eq!(bytes, vec![0xab; 20], "the stored layout is unchanged");
+        let (d, _): (CommitId, usize) = bincode::serde::decode_from_slice(&bytes, cfg).unwrap();
+        assert_eq!(d, c);
+    }
+}
 
 /// A symbol's stable identity: a hash of its path, qualified name, kind and
 /// ordinal among same-named siblings. Stable across commits while those hold, so

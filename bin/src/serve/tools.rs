@@ -859,6 +859,14 @@ impl SnoServer {
     }
 }
 
+fn is_contract(r: &CallToolResult) -> bool {
+    r.content
+        .first()
+        .and_then(|c| c.as_text())
+        .and_then(|t| serde_json::from_str::<Value>(&t.text).ok())
+        .is_some_and(|v| v["error"]["code"].is_string())
+}
+
 fn cut(s: &str, n: usize) -> String {
     match s.char_indices().nth(n) {
         Some((i, _)) => format!("{}…", &s[..i]),
@@ -1032,6 +1040,20 @@ impl ServerHandler for SnoServer {
             })
             .await;
         let result = match result {
+            // rmcp answers arguments that do not fit the schema with a bare
+            // text error: put it in the contract.
+            Ok(CallToolResponse::Complete(r)) if r.is_error == Some(true) && !is_contract(&r) => {
+                let message = r
+                    .content
+                    .first()
+                    .and_then(|c| c.as_text())
+                    .map(|t| t.text.clone())
+                    .unwrap_or_default();
+                let e = ErrorData::invalid_params(message, None);
+                CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(
+                    contract_json(&self.bad_args(&tool, &e)),
+                )]))
+            }
             Ok(r) => r,
             // rmcp rejects arguments that do not fit the schema before the
             // tool runs: answer in the contract, as a tool error the model sees.
