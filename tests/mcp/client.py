@@ -1,7 +1,10 @@
 """Drives `sno serve` with the official MCP Python SDK and prints what it saw
-as JSON (the Rust test asserts on it).
+as JSON (the Rust tests assert on it).
 
-usage: client.py SNO_BINARY REPOSITORY
+usage: client.py SNO_BINARY REPOSITORY CALLS_JSON
+
+CALLS_JSON is a list of [tool, arguments] pairs, called in order in one
+session. A JSON-RPC error (an unknown tool) is reported as {"rpc_error": ...}.
 """
 
 import asyncio
@@ -13,7 +16,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 
-async def main(sno: str, repo: str) -> None:
+async def main(sno: str, repo: str, calls: list) -> None:
     env = dict(os.environ, SNO_OFFLINE="1", HF_HOME="/nonexistent/sno-tests-hf-home")
     params = StdioServerParameters(command=sno, args=["serve", repo], env=env)
     out = {}
@@ -23,34 +26,28 @@ async def main(sno: str, repo: str) -> None:
             out["server"] = init.server_info.name
             out["protocol"] = init.protocol_version
             tools = await session.list_tools()
-            out["tools"] = {t.name: getattr(t, "input_schema", None) or getattr(t, "inputSchema", None) for t in tools.tools}
-
-            async def call(name, args):
-                r = await session.call_tool(name, args)
+            out["tools"] = {
+                t.name: {"schema": t.input_schema, "description": t.description}
+                for t in tools.tools
+            }
+            results = []
+            for name, args in calls:
+                try:
+                    r = await session.call_tool(name, args)
+                except Exception as e:  # the SDK raises on a JSON-RPC error
+                    results.append({"tool": name, "rpc_error": str(e)})
+                    continue
                 text = r.content[0].text if r.content else ""
-                is_error = getattr(r, "is_error", None)
-                if is_error is None:
-                    is_error = getattr(r, "isError", False)
-                return {"is_error": bool(is_error), "body": json.loads(text) if text else None}
-
-            out["status"] = await call("status", {})
-            out["search"] = await call("search", {"query": "read a config file", "max_tokens": 800})
-            out["search_symbols"] = await call("search_symbols", {"name": "Config.load"})
-            out["unknown_symbol"] = await call("search_symbols", {"name": "Config.lod"})
-            out["file_outline"] = await call("file_outline", {"file": "app/config.py"})
-            out["escape"] = await call("file_outline", {"file": "../../etc/passwd"})
-            out["callers"] = await call("callers", {"name": "read_text", "depth": 2})
-            out["callees"] = await call("callees", {"name": "Config.load"})
-            out["references"] = await call("references", {"name": "read_text"})
-            out["search_text"] = await call("search_text", {"pattern": "values\\.get\\("})
-            out["repo_map"] = await call("repo_map", {"files": 3})
-            try:
-                await session.call_tool("no_such_tool", {})
-                out["unknown_tool"] = "accepted"
-            except Exception as e:  # the SDK raises on a JSON-RPC error
-                out["unknown_tool"] = str(e)
+                results.append(
+                    {
+                        "tool": name,
+                        "is_error": bool(r.is_error),
+                        "body": json.loads(text) if text else None,
+                    }
+                )
+            out["calls"] = results
     print(json.dumps(out))
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(sys.argv[1], sys.argv[2], json.loads(sys.argv[3])))
