@@ -43,6 +43,9 @@ fn matches_exactly(s: &Symbol, q: &str) -> bool {
 }
 
 fn fuzzy_close(name: &str, q: &str) -> bool {
+    if q.len() > MAX_FUZZY_LEN {
+        return false;
+    }
     let (a, b) = (name.to_lowercase(), q.to_lowercase());
     let allowed = (b.chars().count() / 4).max(1);
     strsim::levenshtein(&a, &b) <= allowed
@@ -86,13 +89,23 @@ pub fn find_symbols(state: &State, query: &str, limit: usize) -> Vec<SymbolMatch
     Vec::new()
 }
 
+/// Longer inputs are not compared for spelling: no identifier is this long,
+/// and Jaro-Winkler is quadratic (a 10 MB argument would stall a server).
+pub const MAX_FUZZY_LEN: usize = 256;
+
 /// Similarity of two strings in [0, 1] (Jaro-Winkler, case-insensitive).
 pub fn similarity(a: &str, b: &str) -> f64 {
+    if a.len() > MAX_FUZZY_LEN || b.len() > MAX_FUZZY_LEN {
+        return 0.0;
+    }
     strsim::jaro_winkler(&a.to_lowercase(), &b.to_lowercase())
 }
 
 /// The names closest in spelling to `query` (qualified names, distinct).
 pub fn did_you_mean(state: &State, query: &str, n: usize) -> Vec<String> {
+    if query.len() > MAX_FUZZY_LEN {
+        return Vec::new();
+    }
     let q = query.to_lowercase();
     let mut scored: Vec<(f64, String)> = all_symbols(state)
         .map(|l| {

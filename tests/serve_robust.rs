@@ -1,0 +1,253 @@
+//! `sno serve` under raw JSON-RPC: version negotiation, malformed and
+//! hostile input, floods, disconnects, and several servers and CLI commands
+//! on one repository. No SDK here: the bytes are written by hand.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::*;
+
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    out: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Server {
+    fn start(repo: &Repo) -> Server {
+        let mut child = sno_command()
+            .args(["serve", repo.path().to_str().unwrap()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        Server {
+            child,
+            stdin,
+            out,
+            next_id: 1,
+        }
+    }
+
+    /// Starts and initializes with `version`; returns the server and the
+    /// negotiated version.
+    fn init(repo: &Repo, version: &str) -> (Server, String) {
+        let mut s = Server::start(repo);
+        let r = s.request(
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+        );
+        s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let v = r["result"]["protocolVersion"].as_str().unwrap().to_string();
+        (s, v)
+    }
+
+    fn send(&mut self, v: &Value) {
+        self.raw(&v.to_string());
+    }
+
+    fn raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        let n = self.out.read_line(&mut line).unwrap();
+        assert!(n > 0, "the server closed stdout");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let r = self.recv();
+            if r["id"] == id {
+                return r;
+            }
+        }
+    }
+
+    fn call(&mut self, tool: &str, args: Value) -> Value {
+        self.request("tools/call", json!({"name": tool, "arguments": args}))
+    }
+
+    /// Closes stdin and waits for a clean exit.
+    fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        wait(&mut self.child, Duration::from_secs(20))
+    }
+}
+
+fn wait(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(t.elapsed() < limit, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn body(r: &Value) -> Value {
+    let text = r["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {r}"));
+    serde_json::from_str(text).unwrap()
+}
+
+fn indexed() -> Repo {
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    repo
+}
+
+#[test]
+fn protocol_versions_are_negotiated() {
+    let repo = indexed();
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18"] {
+        let (s, got) = Server::init(&repo, version);
+        assert_eq!(got, version, "a version the server supports is echoed");
+        assert!(s.finish().success());
+    }
+    // An unknown version gets one the server supports, not an error.
+    let (mut s, got) = Server::init(&repo, "1999-01-01");
+    assert!(got.starts_with("20"), "{got}");
+    let tools = s.request("tools/list", json!({}));
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 26);
+    assert!(s.finish().success());
+}
+
+#[test]
+fn hostile_input_gets_protocol_answers_and_the_journal_survives() {
+    let repo = indexed();
+    let (mut s, _) = Server::init(&repo, "2025-06-18");
+
+    // Unknown method: a JSON-RPC error, and the server goes on.
+    let r = s.request("no/such/method", json!({}));
+    assert!(r["error"]["code"].is_i64(), "{r}");
+    // Unknown tool: an error carrying the contract with near names.
+    let r = s.call("file_outlin", json!({"file": "x"}));
+    assert_eq!(r["error"]["data"]["error"]["code"], "SNO-UNKNOWN-TOOL", "{r}");
+    assert_eq!(r["error"]["data"]["error"]["did_you_mean"][0], "file_outline");
+    // Wrong types and missing arguments: tool errors in the contract.
+    for args in [json!({"name": 7}), json!({}), json!({"name": ["a"]}), json!(null)] {
+        let r = s.call("search_symbols", args.clone());
+        assert_eq!(r["result"]["isError"], true, "{args}: {r}");
+        assert_eq!(body(&r)["error"]["code"], "SNO-BAD-ARGS", "{args}: {r}");
+    }
+    // Paths cannot escape the repository.
+    for file in ["../../etc/passwd", "/etc/passwd", "app/../../x"] {
+        let r = s.call("file_outline", json!({"file": file}));
+        assert_eq!(body(&r)["error"]["code"], "SNO-PATH-OUTSIDE", "{file}: {r}");
+        let r = s.call("validate_syntax", json!({"file": file}));
+        assert_eq!(body(&r)["error"]["code"], "SNO-PATH-OUTSIDE", "{file}: {r}");
+    }
+    // A 10 MB argument is answered (the query finds nothing), not a crash.
+    let huge = "x".repeat(10 * 1024 * 1024);
+    let r = s.call("search_symbols", json!({"name": huge}));
+    assert_eq!(body(&r)["error"]["code"], "SNO-UNKNOWN-SYMBOL");
+    let r = s.call("validate_syntax", json!({"code": "def f(:\n".repeat(100_000), "language": "python"}));
+    assert_eq!(body(&r)["ok"], false);
+    // 1,000 rapid calls, written before any answer is read, all answered.
+    let first = s.next_id;
+    for i in 0..1000u64 {
+        let tool = ["status", "search_symbols", "file_outline", "callers"][(i % 4) as usize];
+        let args = match tool {
+            "status" => json!({}),
+            "file_outline" => json!({"file": "app/config.py"}),
+            _ => json!({"name": "read_text"}),
+        };
+        s.send(&json!({"jsonrpc": "2.0", "id": first + i, "method": "tools/call", "params": {"name": tool, "arguments": args}}));
+    }
+    s.next_id += 1000;
+    let mut seen = std::collections::HashSet::new();
+    while seen.len() < 1000 {
+        let r = s.recv();
+        assert_eq!(r["result"]["isError"], false, "{r}");
+        seen.insert(r["id"].as_u64().unwrap());
+    }
+    assert_eq!(seen, (first..first + 1000).collect());
+    // Malformed JSON last: an answer or a clean exit, never a crash.
+    s.raw("{\"jsonrpc\": \"2.0\", \"id\": 99999, \"method\": ");
+    s.raw("this is not json");
+    assert!(s.finish().success(), "a clean exit");
+
+    let o = repo.sno(&["doctor"]);
+    assert!(o.status.success(), "the journal verifies: {}", stdout(&o));
+    let audit = repo.sno_json(&["audit", "--json", "--tail", "5000"]);
+    let calls = audit.as_array().unwrap().iter().filter(|e| e["entry"].get("ToolCall").is_some()).count();
+    assert!(calls >= 1000, "every call is audited ({calls})");
+}
+
+#[test]
+fn a_client_that_disconnects_mid_call_leaves_a_clean_exit() {
+    let repo = indexed();
+    let (mut s, _) = Server::init(&repo, "2025-06-18");
+    for i in 0..20u64 {
+        s.send(&json!({"jsonrpc": "2.0", "id": 1000 + i, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "config file"}}}));
+    }
+    // Gone without reading a single answer.
+    drop(s.out);
+    drop(s.stdin.take());
+    let status = wait(&mut s.child, Duration::from_secs(20));
+    assert!(status.code().is_some(), "exited, not killed by a signal: {status:?}");
+    let o = repo.sno(&["doctor"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert!(!repo.path().join(".sno/sno.sock").exists(), "the socket is removed on exit");
+}
+
+#[test]
+fn two_servers_and_the_cli_share_one_repository() {
+    let repo = indexed();
+    let (mut a, _) = Server::init(&repo, "2025-06-18");
+    // The first server owns the database; the second relays to it.
+    let (mut b, _) = Server::init(&repo, "2025-06-18");
+    let sa = body(&a.call("session_info", json!({})));
+    let sb = body(&b.call("session_info", json!({})));
+    assert_ne!(sa["id"], sb["id"], "one session per client");
+    assert_eq!(body(&b.call("search_symbols", json!({"name": "Config.load"})))["results"][0]["path"], "app/config.py");
+    let d = body(&b.call("log_decision", json!({"title": "t", "rationale": "r"})));
+    assert!(d["decision"]["id"].as_str().unwrap().starts_with("dec_"));
+    assert_eq!(body(&a.call("list_decisions", json!({})))["decisions"][0]["title"], "t");
+
+    // CLI commands beside them: reads, and a write (indexing a new commit).
+    let status = repo.sno_json(&["status", "--json"]);
+    assert_eq!(status["as_of"]["commit"], repo.head());
+    repo.write("app/extra.py", "def extra():\n    return 1\n");
+    let new_head = repo.commit("extra");
+    let o = repo.sno(&["init"]);
+    assert!(o.status.success(), "init beside a server: {}", stderr(&o));
+    let o = repo.sno(&["symbol", "extra", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("app/extra.py"));
+    // Both servers answer from the new state.
+    assert_eq!(body(&a.call("status", json!({})))["as_of"]["commit"], new_head);
+    assert_eq!(body(&b.call("get_symbol", json!({"name": "extra"})))["symbol"]["path"], "app/extra.py");
+    // An error through the relay still carries the contract.
+    assert_eq!(body(&b.call("get_symbol", json!({"name": "extr"})))["error"]["code"], "SNO-UNKNOWN-SYMBOL");
+
+    // The owner's client leaves first: the owner keeps serving the relay.
+    drop(a.stdin.take());
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(a.child.try_wait().unwrap().is_none(), "the owner waits for relayed clients");
+    assert_eq!(body(&b.call("status", json!({})))["as_of"]["commit"], new_head);
+    assert!(b.finish().success());
+    assert!(wait(&mut a.child, Duration::from_secs(20)).success());
+    // With no server left, a new one owns the database again.
+    let (c, _) = Server::init(&repo, "2025-06-18");
+    assert!(c.finish().success());
+}
