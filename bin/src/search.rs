@@ -133,8 +133,8 @@ pub fn package_from(
         lexical_only: a.lexical_only,
         weights: Weights::default(),
     };
-    // No lesson is approved yet in this build: the memory signal is zero.
-    let hits = retriever.search(&request, &history, &HashSet::new());
+    let lesson_paths: HashSet<String> = journal.memory()?.approved_lesson_files();
+    let hits = retriever.search(&request, &history, &lesson_paths);
 
     let pkg = build_package(&PackageInput {
         query: a.query,

@@ -253,6 +253,15 @@ impl Memory {
             .collect()
     }
 
+    /// Files that approved lessons are about (the memory signal of search).
+    pub fn approved_lesson_files(&self) -> std::collections::HashSet<String> {
+        self.lessons
+            .iter()
+            .filter(|l| l.is_approved())
+            .flat_map(|l| l.proposed.files.iter().cloned())
+            .collect()
+    }
+
     /// Decisions and approved lessons that touch `path`.
     pub fn touching<'a>(&'a self, path: &'a str) -> (Vec<&'a Decision>, Vec<&'a Lesson>) {
         let decisions = self

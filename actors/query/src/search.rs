@@ -204,18 +204,38 @@ impl<'a> Retriever<'a> {
         embedder: Option<&'a Embedder>,
         vectors: Option<Vec<Vec<f32>>>,
     ) -> Result<Retriever<'a>, crate::lexical::LexicalError> {
+        Self::with_lexical(state, embedder, vectors, LexicalIndex::build(state)?)
+    }
+
+    /// [`Retriever::new`] with a lexical index already at hand (one stored
+    /// on disk by [`LexicalIndex::open_or_build`]).
+    pub fn with_lexical(
+        state: &'a State,
+        embedder: Option<&'a Embedder>,
+        vectors: Option<Vec<Vec<f32>>>,
+        lexical: LexicalIndex,
+    ) -> Result<Retriever<'a>, crate::lexical::LexicalError> {
+        let t = std::time::Instant::now();
         let docs = crate::lexical::documents(state);
-        let lexical = LexicalIndex::build(state)?;
+        let t_lexical = t.elapsed();
         let semantic = embedder.map(|e| {
             let vectors = vectors.unwrap_or_else(|| doc_vectors(&docs, e, |_| Vec::new()).0);
             (e, SemanticIndex::build(&vectors))
         });
+        let t_semantic = t.elapsed() - t_lexical;
         let by_id: HashMap<SymbolId, usize> = docs
             .iter()
             .enumerate()
             .map(|(i, l)| (l.symbol.id, i))
             .collect();
         let neighbours = neighbours(state, &by_id);
+        tracing::debug!(
+            docs = docs.len(),
+            lexical_ms = t_lexical.as_millis() as u64,
+            semantic_ms = t_semantic.as_millis() as u64,
+            neighbours_ms = (t.elapsed() - t_lexical - t_semantic).as_millis() as u64,
+            "retriever built"
+        );
         Ok(Retriever {
             docs,
             lexical,

@@ -50,10 +50,16 @@ impl Embedder {
         }
         let model = StaticModel::from_pretrained(spec, None, None, None)
             .map_err(|e| fail(format!("{e} ({})", e.root_cause())))?;
-        Ok(Embedder {
-            model,
-            source: spec.to_string(),
-        })
+        // One directory named two ways (`a/../b`, a symlink) is one model:
+        // stored vectors are matched by this name.
+        let source = if path.is_dir() {
+            path.canonicalize()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| spec.to_string())
+        } else {
+            spec.to_string()
+        };
+        Ok(Embedder { model, source })
     }
 
     fn load_dir(dir: &Path, source: &str) -> Result<Embedder, ModelError> {

@@ -9,13 +9,19 @@ use sno_protocol::query::GrepHit;
 /// Searches every text file of the state; `read` gives a file's bytes (from
 /// git objects, so the answer matches the indexed commit). Returns the hits
 /// (at most `limit`) and whether the limit cut the search short.
-pub fn grep(
+pub fn grep<B>(
     state: &State,
     pattern: &Regex,
     limit: usize,
-    mut read: impl FnMut(&FileRecord) -> Option<Vec<u8>>,
-) -> (Vec<GrepHit>, bool) {
+    mut read: impl FnMut(&FileRecord) -> Option<B>,
+) -> (Vec<GrepHit>, bool)
+where
+    B: AsRef<[u8]>,
+{
     let mut hits = Vec::new();
+    // A whole-file check first (most files have no match); multi-line mode
+    // so `^`/`$` mean what they mean per line.
+    let prefilter = Regex::new(&format!("(?m:{})", pattern.as_str())).ok();
     for rec in state.values() {
         if matches!(
             rec.state,
@@ -24,7 +30,11 @@ pub fn grep(
             continue;
         }
         let Some(bytes) = read(rec) else { continue };
-        let text = String::from_utf8_lossy(&bytes);
+        let text = String::from_utf8_lossy(bytes.as_ref());
+        // One pass over the whole file first: most files have no match.
+        if prefilter.as_ref().is_some_and(|p| !p.is_match(&text)) {
+            continue;
+        }
         for (i, line) in text.lines().enumerate() {
             if !pattern.is_match(line) {
                 continue;

@@ -16,6 +16,7 @@ use sno_journal::model::Seq;
 use sno_journal::Journal;
 use sno_protocol::query::AsOfCommit;
 use sno_protocol::{ErrorContract, Fixability};
+use sno_query::graph::Graph;
 use sno_query::search::{HistoryFacts, Retriever};
 use sno_query::semantic::Embedder;
 
@@ -77,7 +78,32 @@ pub struct Core {
     semantic_off: OnceLock<String>,
     snapshots: Mutex<Vec<Arc<Snapshot>>>,
     searchers: Mutex<Vec<Arc<Searcher>>>,
+    graphs: Mutex<Vec<Arc<GraphCell>>>,
+    /// The status answer, by (snapshot key, journal length).
+    status: Mutex<Option<(String, u64, Arc<serde_json::Value>)>>,
+    /// One git handle for reads, and file contents already read from it:
+    /// inflating blobs per call is what made text search slow.
+    git: Mutex<Option<sno_actors::git::GitRepo>>,
+    blobs: Mutex<BlobCache>,
 }
+
+/// File contents by blob id, dropped wholesale past a byte budget.
+#[derive(Default)]
+struct BlobCache {
+    map: std::collections::HashMap<sno_journal::model::BlobId, Arc<[u8]>>,
+    bytes: usize,
+}
+
+const BLOB_CACHE_BYTES: usize = 256 << 20;
+
+self_cell::self_cell!(
+    /// A snapshot's call graph, built once per snapshot.
+    pub struct GraphCell {
+        owner: Arc<Snapshot>,
+        #[covariant]
+        dependent: Graph,
+    }
+);
 
 /// Snapshots and searchers kept: the head and a couple of `at` states.
 const KEEP: usize = 3;
@@ -105,12 +131,22 @@ impl Core {
             semantic_off: OnceLock::new(),
             snapshots: Mutex::new(Vec::new()),
             searchers: Mutex::new(Vec::new()),
+            graphs: Mutex::new(Vec::new()),
+            status: Mutex::new(None),
+            git: Mutex::new(None),
+            blobs: Mutex::new(BlobCache::default()),
         }))
     }
 
     /// Builds the head's search index in the background, so the first
     /// `search` finds it ready (or half-built, and waits for the rest).
     pub fn warm_up(self: &Arc<Core>) {
+        // The model loads on its own thread while the state and the lexical
+        // index load on another: on two cores that halves a cold start.
+        let core = self.clone();
+        std::thread::spawn(move || {
+            core.embedder();
+        });
         let core = self.clone();
         std::thread::spawn(move || {
             let t = std::time::Instant::now();
@@ -152,6 +188,7 @@ impl Core {
         if let Some(s) = cache.iter().find(|s| s.key == key) {
             return Ok((s.clone(), true));
         }
+        let t = std::time::Instant::now();
         let snap = Arc::new(match at {
             None => {
                 let head = self.journal.head()?.ok_or_else(not_indexed)?;
@@ -180,6 +217,7 @@ impl Core {
                 }
             }
         });
+        tracing::debug!(key = %snap.key, ms = t.elapsed().as_millis() as u64, "state loaded");
         // A head snapshot replaces the older head: it is never asked for again.
         if snap.key.starts_with("head@") {
             cache.retain(|s| !s.key.starts_with("head@"));
@@ -215,8 +253,25 @@ impl Core {
         if let Some(s) = cache.iter().find(|s| s.borrow_owner().snapshot.key == snap.key) {
             return Ok(s.clone());
         }
-        let embedder = self.embedder();
-        let history = HistoryFacts::from_journal(&self.journal, snap.seq)?;
+        let t = std::time::Instant::now();
+        let is_head = snap.key.starts_with("head@");
+        let lexical_dir = is_head.then(|| self.lexical_dir(snap));
+        let (embedder, history, lexical) = std::thread::scope(|scope| {
+            let model = scope.spawn(|| self.embedder());
+            let history = scope.spawn(|| HistoryFacts::from_journal(&self.journal, snap.seq));
+            let lexical = match &lexical_dir {
+                Some(dir) => sno_query::lexical::LexicalIndex::open_or_build(dir, &snap.state),
+                None => sno_query::lexical::LexicalIndex::build(&snap.state),
+            };
+            (
+                model.join().unwrap_or(None),
+                history.join().map_err(|_| anyhow::anyhow!("history thread panicked")),
+                lexical,
+            )
+        });
+        let history = history??;
+        let lexical = lexical.map_err(|e| anyhow::anyhow!("{e}"))?;
+        tracing::debug!(ms = t.elapsed().as_millis() as u64, "model, history and lexical index ready");
         let journal = &self.journal;
         let owner = SearchOwner {
             snapshot: snap.clone(),
@@ -229,16 +284,18 @@ impl Core {
                 let docs = sno_query::lexical::documents(state);
                 let same_model =
                     journal.vectors_model().ok().flatten().as_deref() == Some(e.source.as_str());
-                sno_query::search::doc_vectors(&docs, e, |h| {
+                let tv = std::time::Instant::now();
+                let (vectors, fresh) = sno_query::search::doc_vectors(&docs, e, |h| {
                     if same_model {
                         journal.vectors(h).unwrap_or_default()
                     } else {
                         Vec::new()
                     }
-                })
-                .0
+                });
+                tracing::debug!(same_model, embedded_now = fresh.len(), ms = tv.elapsed().as_millis() as u64, "vectors ready");
+                vectors
             });
-            Retriever::new(state, o.embedder.as_deref(), vectors)
+            Retriever::with_lexical(state, o.embedder.as_deref(), vectors, lexical)
                 .map_err(|e| anyhow::anyhow!("{e}"))
         })?;
         let searcher = Arc::new(searcher);
@@ -250,17 +307,98 @@ impl Core {
         Ok(searcher)
     }
 
+    /// Where the head's lexical index is kept: named after the state it
+    /// indexes, so a stale one is never opened. Older ones are removed.
+    fn lexical_dir(&self, snap: &Snapshot) -> std::path::PathBuf {
+        let root = self.paths.sno_dir.join("cache").join("lexical");
+        let name = format!("{}-{}-v1", snap.as_of.commit, snap.seq.0);
+        if let Ok(entries) = std::fs::read_dir(&root) {
+            for e in entries.flatten() {
+                if e.file_name().to_string_lossy() != name {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        root.join(name)
+    }
+
+    /// The call graph of a snapshot.
+    pub fn graph(&self, snap: &Arc<Snapshot>) -> Arc<GraphCell> {
+        let mut cache = self.graphs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(g) = cache.iter().find(|g| Arc::ptr_eq(g.borrow_owner(), snap)) {
+            return g.clone();
+        }
+        let g = Arc::new(GraphCell::new(snap.clone(), |s| Graph::new(&s.state)));
+        cache.insert(0, g.clone());
+        cache.truncate(KEEP);
+        g
+    }
+
+    /// A cached answer for (snapshot, journal length), or `make`'s.
+    pub fn status_cached(
+        &self,
+        snap: &Snapshot,
+        journal_len: u64,
+        make: impl FnOnce() -> anyhow::Result<serde_json::Value>,
+    ) -> anyhow::Result<Arc<serde_json::Value>> {
+        let mut cache = self.status.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((key, len, v)) = cache.as_ref() {
+            if *key == snap.key && *len == journal_len {
+                return Ok(v.clone());
+            }
+        }
+        let v = Arc::new(make()?);
+        *cache = Some((snap.key.clone(), journal_len, v.clone()));
+        Ok(v)
+    }
+
+    /// Runs `f` with the shared git handle (opened on first use).
+    pub fn with_git<T>(
+        &self,
+        f: impl FnOnce(&sno_actors::git::GitRepo) -> T,
+    ) -> anyhow::Result<T> {
+        let mut git = self.git.lock().unwrap_or_else(|e| e.into_inner());
+        if git.is_none() {
+            *git = Some(sno_actors::git::GitRepo::open(&self.paths.root)?);
+        }
+        Ok(f(git.as_ref().expect("opened above")))
+    }
+
+    /// A file's content at the indexed commit.
+    pub fn blob(&self, id: sno_journal::model::BlobId) -> Option<Arc<[u8]>> {
+        if let Some(b) = self
+            .blobs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .map
+            .get(&id)
+        {
+            return Some(b.clone());
+        }
+        let bytes: Arc<[u8]> = self.with_git(|g| g.blob(id)).ok()?.ok()?.into();
+        let mut cache = self.blobs.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.bytes + bytes.len() > BLOB_CACHE_BYTES {
+            cache.map.clear();
+            cache.bytes = 0;
+        }
+        cache.bytes += bytes.len();
+        cache.map.insert(id, bytes.clone());
+        Some(bytes)
+    }
+
+    /// The repository's HEAD now, when it is not the commit answers reflect.
+    pub fn head_differs(&self, as_of: &AsOfCommit) -> Option<String> {
+        self.with_git(|g| g.head().ok().map(|c| c.to_hex()))
+            .ok()
+            .flatten()
+            .filter(|h| *h != as_of.commit)
+    }
+
     /// Files approved lessons touch (the memory signal of search).
     pub fn lesson_paths(&self) -> HashSet<String> {
         self.journal
             .memory()
-            .map(|m| {
-                m.lessons
-                    .iter()
-                    .filter(|l| l.is_approved())
-                    .flat_map(|l| l.proposed.files.iter().cloned())
-                    .collect()
-            })
+            .map(|m| m.approved_lesson_files())
             .unwrap_or_default()
     }
 }

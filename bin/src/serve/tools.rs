@@ -147,17 +147,21 @@ impl SnoServer {
         answer(|| {
             let j = &self.core.journal;
             let snap = self.snapshot(None)?;
-            let last = j.last_index_run()?;
-            let indexed = j.head()?;
-            let r = crate::report::status_report(
-                self.core.paths.root.display().to_string(),
-                &snap.state,
-                indexed.as_ref(),
-                j.len()?,
-                j.commits_indexed()?,
-                last.as_ref(),
-            );
-            Ok(serde_json::to_value(&r)?)
+            let len = j.len()?;
+            let v = self.core.status_cached(&snap, len, || {
+                let last = j.last_index_run()?;
+                let indexed = j.head()?;
+                let r = crate::report::status_report(
+                    self.core.paths.root.display().to_string(),
+                    &snap.state,
+                    indexed.as_ref(),
+                    len,
+                    j.commits_indexed()?,
+                    last.as_ref(),
+                );
+                Ok(serde_json::to_value(&r)?)
+            })?;
+            Ok((*v).clone())
         })
     }
 
@@ -191,12 +195,7 @@ impl SnoServer {
                 weights: Default::default(),
             };
             let hits = retriever.search(&request, &owner.history, &self.core.lesson_paths());
-            let repo = sno_actors::git::GitRepo::open(&self.core.paths.root)?;
-            let head_differs = repo
-                .head()
-                .ok()
-                .map(|c| c.to_hex())
-                .filter(|h| *h != snap.as_of.commit);
+            let head_differs = self.core.head_differs(&snap.as_of);
             let pkg = sno_query::context::build_package(&sno_query::context::PackageInput {
                 query: &a.query,
                 state: &snap.state,
@@ -211,7 +210,7 @@ impl SnoServer {
                 },
                 scope: a.scope.as_deref(),
                 max_tokens: a.max_tokens.unwrap_or(2000).max(50),
-                read: &|rec| repo.blob(rec.blob).ok(),
+                read: &|rec| self.core.blob(rec.blob).map(|b| b.to_vec()),
             });
             audit = Some((hits.len(), hits.first().map(|h| h.signals.total()).unwrap_or(0.0)));
             Ok(serde_json::to_value(&pkg)?)
@@ -254,8 +253,14 @@ impl SnoServer {
             let found = sno_query::resolve_one(&snap.state, &a.name)
                 .map_err(|e| self.lookup_error(&snap, &a.name, e))?;
             let rec = &snap.state[found.path];
-            let repo = sno_actors::git::GitRepo::open(&self.core.paths.root)?;
-            let bytes = repo.blob(rec.blob)?;
+            let bytes = self.core.blob(rec.blob).ok_or_else(|| {
+                ErrorContract::new(
+                    "SNO-GIT",
+                    format!("the content of {} is not in the repository's objects", found.path),
+                    "The indexed commit may have been garbage-collected; ask the user to run `sno init` again.",
+                    Fixability::Medium,
+                )
+            })?;
             let span = found.symbol.span;
             let source = String::from_utf8_lossy(
                 bytes
@@ -322,10 +327,9 @@ impl SnoServer {
                     )
                 })?;
             let snap = self.snapshot(a.at.as_deref())?;
-            let repo = sno_actors::git::GitRepo::open(&self.core.paths.root)?;
             let limit = a.limit.unwrap_or(100).clamp(1, 1000);
             let (hits, truncated) =
-                sno_query::text::grep(&snap.state, &re, limit, |rec| repo.blob(rec.blob).ok());
+                sno_query::text::grep(&snap.state, &re, limit, |rec| self.core.blob(rec.blob));
             Ok(json!({ "as_of": snap.as_of, "results": hits, "truncated": truncated, "limit": limit }))
         })
     }
@@ -370,7 +374,8 @@ impl SnoServer {
                 .iter()
                 .filter(|s| s.span.start_line <= line && line <= s.span.end_line)
                 .min_by_key(|s| s.span.end_line - s.span.start_line);
-            let graph = sno_query::graph::Graph::new(&snap.state);
+            let graph = self.core.graph(&snap);
+            let graph = graph.borrow_dependent();
             let info = |s: &sno_journal::model::Symbol| {
                 sno_query::lookup::Located { path: &rel, symbol: s }.info()
             };
@@ -777,8 +782,8 @@ impl SnoServer {
             let snap = self.snapshot(a.at.as_deref())?;
             let found = sno_query::resolve_one(&snap.state, &a.name)
                 .map_err(|e| self.lookup_error(&snap, &a.name, e))?;
-            let graph = sno_query::graph::Graph::new(&snap.state);
-            let refs = query(&graph, &snap.state, found.symbol);
+            let graph = self.core.graph(&snap);
+            let refs = query(graph.borrow_dependent(), &snap.state, found.symbol);
             Ok(json!({ "as_of": snap.as_of, "symbol": found.info(), "results": refs }))
         })
     }
