@@ -95,6 +95,15 @@ impl LexicalIndex {
         Index::open_in_dir(dir).map_err(err).and_then(Self::reader_for)
     }
 
+    /// Opens an index stored by [`LexicalIndex::open_or_build`], if `dir`
+    /// holds a readable one.
+    pub fn open(dir: &std::path::Path) -> Option<LexicalIndex> {
+        if !dir.is_dir() {
+            return None;
+        }
+        Index::open_in_dir(dir).map_err(err).and_then(Self::reader_for).ok()
+    }
+
     fn fill(index: Index, state: &State) -> Result<LexicalIndex, LexicalError> {
         let f = fields(&index)?;
         // One thread: the index is small and the other core is parsing or serving.

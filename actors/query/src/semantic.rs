@@ -50,16 +50,10 @@ impl Embedder {
         }
         let model = StaticModel::from_pretrained(spec, None, None, None)
             .map_err(|e| fail(format!("{e} ({})", e.root_cause())))?;
-        // One directory named two ways (`a/../b`, a symlink) is one model:
-        // stored vectors are matched by this name.
-        let source = if path.is_dir() {
-            path.canonicalize()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|_| spec.to_string())
-        } else {
-            spec.to_string()
-        };
-        Ok(Embedder { model, source })
+        Ok(Embedder {
+            model,
+            source: source_name(spec),
+        })
     }
 
     fn load_dir(dir: &Path, source: &str) -> Result<Embedder, ModelError> {
@@ -109,6 +103,18 @@ fn hub_cache_dir(id: &str) -> Option<std::path::PathBuf> {
         .filter(|e| e.path().join("model.safetensors").exists())
         .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
         .map(|e| e.path())
+}
+
+/// The name vectors made by the model `spec` names are stored under: one
+/// directory named two ways (`a/../b`, a symlink) is one model.
+pub fn source_name(spec: &str) -> String {
+    let path = Path::new(spec);
+    if path.is_dir() {
+        if let Ok(p) = path.canonicalize() {
+            return p.display().to_string();
+        }
+    }
+    spec.to_string()
 }
 
 /// Below this many vectors an exact scan answers faster than an HNSW graph

@@ -20,6 +20,7 @@ use sno_query::graph::Graph;
 use sno_query::search::{HistoryFacts, Retriever};
 use sno_query::semantic::Embedder;
 
+use super::head_cache::HeadCache;
 use crate::repo::RepoPaths;
 
 /// An indexed state an answer comes from.
@@ -105,6 +106,14 @@ self_cell::self_cell!(
     }
 );
 
+/// Parts of a search index read ahead of the state they index.
+#[derive(Default)]
+struct Prefetch {
+    history: Option<HistoryFacts>,
+    lexical: Option<sno_query::lexical::LexicalIndex>,
+    vectors: Option<Vec<Vec<f32>>>,
+}
+
 /// Snapshots and searchers kept: the head and a couple of `at` states.
 const KEEP: usize = 3;
 
@@ -150,7 +159,7 @@ impl Core {
         let core = self.clone();
         std::thread::spawn(move || {
             let t = std::time::Instant::now();
-            match core.snapshot(None).and_then(|(s, _)| core.searcher(&s)) {
+            match core.prepare_head() {
                 Ok(_) => tracing::info!(ms = t.elapsed().as_millis() as u64, "search index ready"),
                 Err(e) => tracing::warn!(error = %e, "could not prepare the search index"),
             }
@@ -249,29 +258,82 @@ impl Core {
 
     /// The search indexes of a snapshot.
     pub fn searcher(&self, snap: &Arc<Snapshot>) -> anyhow::Result<Arc<Searcher>> {
+        self.searcher_with(snap, Prefetch::default())
+    }
+
+    /// Loads the head state and builds its search indexes, reading what a
+    /// previous server stored (lexical index, vectors) while the state loads.
+    fn prepare_head(&self) -> anyhow::Result<Arc<Searcher>> {
+        let head = self.journal.head()?.ok_or_else(not_indexed)?;
+        let cache = HeadCache::for_head(&self.paths.sno_dir, &head);
+        let model = sno_query::semantic::source_name(&self.model_spec);
+        let (snap, prefetch) = std::thread::scope(|scope| {
+            let snap = scope.spawn(|| self.snapshot(None));
+            let history = scope.spawn(|| HistoryFacts::from_journal(&self.journal, head.seq).ok());
+            let lexical = sno_query::lexical::LexicalIndex::open(&cache.lexical_dir());
+            let vectors = cache.read_vectors(&model, None);
+            let history = history.join().ok().flatten();
+            let snap = snap.join().map_err(|_| anyhow::anyhow!("state loading panicked"));
+            (
+                snap,
+                Prefetch {
+                    history,
+                    lexical,
+                    vectors,
+                },
+            )
+        });
+        let (snap, _) = snap??;
+        // Another commit may have been indexed meanwhile: use the prefetched
+        // parts only for the state they were made for.
+        let prefetch = if snap.seq == head.seq {
+            prefetch
+        } else {
+            Prefetch::default()
+        };
+        self.searcher_with(&snap, prefetch)
+    }
+
+    fn searcher_with(&self, snap: &Arc<Snapshot>, pre: Prefetch) -> anyhow::Result<Arc<Searcher>> {
         let mut cache = self.searchers.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(s) = cache.iter().find(|s| s.borrow_owner().snapshot.key == snap.key) {
             return Ok(s.clone());
         }
         let t = std::time::Instant::now();
-        let is_head = snap.key.starts_with("head@");
-        let lexical_dir = is_head.then(|| self.lexical_dir(snap));
+        let head_cache = self
+            .journal
+            .head()?
+            .filter(|h| snap.key == format!("head@{}", h.seq.0))
+            .map(|h| HeadCache::for_head(&self.paths.sno_dir, &h));
+        let Prefetch {
+            history,
+            lexical,
+            vectors,
+        } = pre;
         let (embedder, history, lexical) = std::thread::scope(|scope| {
             let model = scope.spawn(|| self.embedder());
-            let history = scope.spawn(|| HistoryFacts::from_journal(&self.journal, snap.seq));
-            let lexical = match &lexical_dir {
-                Some(dir) => sno_query::lexical::LexicalIndex::open_or_build(dir, &snap.state),
-                None => sno_query::lexical::LexicalIndex::build(&snap.state),
+            let history = scope.spawn(|| match history {
+                Some(h) => Ok(h),
+                None => HistoryFacts::from_journal(&self.journal, snap.seq),
+            });
+            let lexical = match (lexical, &head_cache) {
+                (Some(l), _) => Ok(l),
+                (None, Some(c)) => {
+                    sno_query::lexical::LexicalIndex::open_or_build(&c.lexical_dir(), &snap.state)
+                }
+                (None, None) => sno_query::lexical::LexicalIndex::build(&snap.state),
             };
             (
                 model.join().unwrap_or(None),
-                history.join().map_err(|_| anyhow::anyhow!("history thread panicked")),
+                history
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("history thread panicked")),
                 lexical,
             )
         });
         let history = history??;
         let lexical = lexical.map_err(|e| anyhow::anyhow!("{e}"))?;
-        tracing::debug!(ms = t.elapsed().as_millis() as u64, "model, history and lexical index ready");
+        let t_parts = t.elapsed();
         let journal = &self.journal;
         let owner = SearchOwner {
             snapshot: snap.clone(),
@@ -280,24 +342,36 @@ impl Core {
         };
         let searcher = Searcher::try_new(owner, |o| {
             let state = &o.snapshot.state;
+            let docs = sno_query::lexical::documents(state);
             let vectors = o.embedder.as_deref().map(|e| {
-                let docs = sno_query::lexical::documents(state);
+                if let Some(v) = vectors.filter(|v| v.len() == docs.len()) {
+                    return v;
+                }
                 let same_model =
                     journal.vectors_model().ok().flatten().as_deref() == Some(e.source.as_str());
-                let tv = std::time::Instant::now();
-                let (vectors, fresh) = sno_query::search::doc_vectors(&docs, e, |h| {
+                let (v, fresh) = sno_query::search::doc_vectors(&docs, e, |h| {
                     if same_model {
                         journal.vectors(h).unwrap_or_default()
                     } else {
                         Vec::new()
                     }
                 });
-                tracing::debug!(same_model, embedded_now = fresh.len(), ms = tv.elapsed().as_millis() as u64, "vectors ready");
-                vectors
+                tracing::debug!(same_model, embedded_now = fresh.len(), "vectors gathered");
+                if let Some(c) = &head_cache {
+                    if let Err(err) = c.write_vectors(&e.source, &v) {
+                        tracing::warn!(error = %err, "could not store the vectors cache");
+                    }
+                }
+                v
             });
             Retriever::with_lexical(state, o.embedder.as_deref(), vectors, lexical)
                 .map_err(|e| anyhow::anyhow!("{e}"))
         })?;
+        tracing::debug!(
+            parts_ms = t_parts.as_millis() as u64,
+            total_ms = t.elapsed().as_millis() as u64,
+            "search indexes ready"
+        );
         let searcher = Arc::new(searcher);
         if snap.key.starts_with("head@") {
             cache.retain(|s| !s.borrow_owner().snapshot.key.starts_with("head@"));
@@ -305,21 +379,6 @@ impl Core {
         cache.insert(0, searcher.clone());
         cache.truncate(KEEP);
         Ok(searcher)
-    }
-
-    /// Where the head's lexical index is kept: named after the state it
-    /// indexes, so a stale one is never opened. Older ones are removed.
-    fn lexical_dir(&self, snap: &Snapshot) -> std::path::PathBuf {
-        let root = self.paths.sno_dir.join("cache").join("lexical");
-        let name = format!("{}-{}-v1", snap.as_of.commit, snap.seq.0);
-        if let Ok(entries) = std::fs::read_dir(&root) {
-            for e in entries.flatten() {
-                if e.file_name().to_string_lossy() != name {
-                    let _ = std::fs::remove_dir_all(e.path());
-                }
-            }
-        }
-        root.join(name)
     }
 
     /// The call graph of a snapshot.

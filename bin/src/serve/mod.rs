@@ -13,6 +13,7 @@
 pub mod args;
 pub mod core;
 pub mod forward;
+pub mod head_cache;
 pub mod tools;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,126 @@
+//! What a server keeps on disk about the indexed head, so the next server
+//! starts fast: the lexical index and the symbol vectors in document order.
+//! Both are derived data in `.sno/cache/<commit>-<seq>-v1/`, named after the
+//! state they were made from, so a stale one is never read; they may be
+//! deleted at any time and are rebuilt when missing or unreadable.
+
+use std::path::{Path, PathBuf};
+
+use sno_journal::IndexedHead;
+
+/// The cache directory of one indexed head.
+pub struct HeadCache {
+    dir: PathBuf,
+}
+
+const MAGIC: &[u8; 8] = b"SNOVEC01";
+
+impl HeadCache {
+    /// The cache of `head`; caches of other states are removed.
+    pub fn for_head(sno_dir: &Path, head: &IndexedHead) -> HeadCache {
+        let root = sno_dir.join("cache");
+        let name = format!("{}-{}-v1", head.commit.to_hex(), head.seq.0);
+        if let Ok(entries) = std::fs::read_dir(&root) {
+            for e in entries.flatten() {
+                let other = e.file_name().to_string_lossy().into_owned();
+                // Leave directories being written by another server alone.
+                if other != name && !other.contains(".tmp-") {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+        HeadCache {
+            dir: root.join(name),
+        }
+    }
+
+    /// Where the lexical index lives.
+    pub fn lexical_dir(&self) -> PathBuf {
+        self.dir.join("lexical")
+    }
+
+    fn vectors_file(&self, model: &str) -> PathBuf {
+        let h = xxhash_rust::xxh3::xxh3_64(model.as_bytes());
+        self.dir.join(format!("vectors-{h:016x}.f32"))
+    }
+
+    /// The stored vectors made by `model`, in document order, if present
+    /// and intact (`expected` documents).
+    pub fn read_vectors(&self, model: &str, expected: Option<usize>) -> Option<Vec<Vec<f32>>> {
+        let bytes = std::fs::read(self.vectors_file(model)).ok()?;
+        let (head, body) = bytes.split_at_checked(16)?;
+        if &head[..8] != MAGIC {
+            return None;
+        }
+        let dim = u32::from_le_bytes(head[8..12].try_into().ok()?) as usize;
+        let count = u32::from_le_bytes(head[12..16].try_into().ok()?) as usize;
+        if body.len() != dim * count * 4 || expected.is_some_and(|e| e != count) {
+            return None;
+        }
+        let floats: Vec<f32> = body
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        Some(if dim == 0 {
+            vec![Vec::new(); count]
+        } else {
+            floats.chunks_exact(dim).map(<[f32]>::to_vec).collect()
+        })
+    }
+
+    /// Stores vectors (written aside and renamed: never half a file).
+    pub fn write_vectors(&self, model: &str, vectors: &[Vec<f32>]) -> std::io::Result<()> {
+        let dim = vectors.iter().map(Vec::len).max().unwrap_or(0);
+        let mut out = Vec::with_capacity(16 + vectors.len() * dim * 4);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(dim as u32).to_le_bytes());
+        out.extend_from_slice(&(vectors.len() as u32).to_le_bytes());
+        for v in vectors {
+            for i in 0..dim {
+                out.extend_from_slice(&v.get(i).copied().unwrap_or(0.0).to_le_bytes());
+            }
+        }
+        std::fs::create_dir_all(&self.dir)?;
+        let file = self.vectors_file(model);
+        let tmp = file.with_extension(format!("tmp-{}", std::process::id()));
+        std::fs::write(&tmp, out)?;
+        std::fs::rename(tmp, file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sno_journal::model::{CommitId, Seq};
+
+    #[test]
+    fn vectors_round_trip_and_damage_or_a_count_mismatch_reads_as_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let head = IndexedHead {
+            commit: CommitId([1; 20]),
+            branch: None,
+            seq: Seq(3),
+        };
+        let c = HeadCache::for_head(dir.path(), &head);
+        assert!(c.read_vectors("m", None).is_none());
+        let vs = vec![vec![0.5, -1.0], vec![0.0, 2.0], vec![]];
+        c.write_vectors("m", &vs).unwrap();
+        assert_eq!(
+            c.read_vectors("m", Some(3)).unwrap(),
+            vec![vec![0.5, -1.0], vec![0.0, 2.0], vec![0.0, 0.0]]
+        );
+        assert!(c.read_vectors("other model", Some(3)).is_none());
+        assert!(c.read_vectors("m", Some(4)).is_none());
+        let f = c.vectors_file("m");
+        let bytes = std::fs::read(&f).unwrap();
+        std::fs::write(&f, &bytes[..bytes.len() - 1]).unwrap();
+        assert!(c.read_vectors("m", None).is_none(), "a cut file is not trusted");
+        // Another head's cache replaces this one.
+        let next = IndexedHead {
+            seq: Seq(4),
+            ..head
+        };
+        HeadCache::for_head(dir.path(), &next);
+        assert!(!c.dir.exists());
+    }
+}
