@@ -25,7 +25,11 @@ fn launch_of(client: &str, text: &str) -> (String, Vec<String>) {
         serde_json::to_value(&t["mcp_servers"]["sno"]).unwrap()
     } else {
         let v: Value = serde_json::from_str(text).unwrap();
-        let key = if client == "zed" { "context_servers" } else { "mcpServers" };
+        let key = if client == "zed" {
+            "context_servers"
+        } else {
+            "mcpServers"
+        };
         v[key]["sno"].clone()
     };
     let args = entry["args"]
@@ -49,7 +53,10 @@ fn every_client_gets_a_block_whose_command_serves_the_repository() {
         assert!(o.status.success(), "{client}: {}", stderr(&o));
         let (command, args) = launch_of(client, &stdout(&o));
         assert_eq!(args, ["serve", root.to_str().unwrap()], "{client}");
-        assert!(std::path::Path::new(&command).is_absolute(), "{client}: {command}");
+        assert!(
+            std::path::Path::new(&command).is_absolute(),
+            "{client}: {command}"
+        );
         // What the client would run answers an MCP initialize.
         let mut child = std::process::Command::new(&command)
             .args(&args)
@@ -94,7 +101,15 @@ fn write_merges_into_existing_config_files_and_refuses_what_it_cannot_merge() {
     .unwrap();
     let f = desktop.to_str().unwrap();
     for _ in 0..2 {
-        let o = repo.sno(&["mcp", "config", "--client", "claude-desktop", "--write", "--file", f]);
+        let o = repo.sno(&[
+            "mcp",
+            "config",
+            "--client",
+            "claude-desktop",
+            "--write",
+            "--file",
+            f,
+        ]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&desktop).unwrap()).unwrap();

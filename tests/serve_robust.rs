@@ -103,7 +103,9 @@ fn wait(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
 }
 
 fn body(r: &Value) -> Value {
-    let text = r["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {r}"));
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text: {r}"));
     serde_json::from_str(text).unwrap()
 }
 
@@ -141,10 +143,21 @@ fn hostile_input_gets_protocol_answers_and_the_journal_survives() {
     assert!(r["error"]["code"].is_i64(), "{r}");
     // Unknown tool: an error carrying the contract with near names.
     let r = s.call("file_outlin", json!({"file": "x"}));
-    assert_eq!(r["error"]["data"]["error"]["code"], "SNO-UNKNOWN-TOOL", "{r}");
-    assert_eq!(r["error"]["data"]["error"]["did_you_mean"][0], "file_outline");
+    assert_eq!(
+        r["error"]["data"]["error"]["code"], "SNO-UNKNOWN-TOOL",
+        "{r}"
+    );
+    assert_eq!(
+        r["error"]["data"]["error"]["did_you_mean"][0],
+        "file_outline"
+    );
     // Wrong types and missing arguments: tool errors in the contract.
-    for args in [json!({"name": 7}), json!({}), json!({"name": ["a"]}), json!(null)] {
+    for args in [
+        json!({"name": 7}),
+        json!({}),
+        json!({"name": ["a"]}),
+        json!(null),
+    ] {
         let r = s.call("search_symbols", args.clone());
         assert_eq!(r["result"]["isError"], true, "{args}: {r}");
         assert_eq!(body(&r)["error"]["code"], "SNO-BAD-ARGS", "{args}: {r}");
@@ -160,7 +173,10 @@ fn hostile_input_gets_protocol_answers_and_the_journal_survives() {
     let huge = "x".repeat(10 * 1024 * 1024);
     let r = s.call("search_symbols", json!({"name": huge}));
     assert_eq!(body(&r)["error"]["code"], "SNO-UNKNOWN-SYMBOL");
-    let r = s.call("validate_syntax", json!({"code": "def f(:\n".repeat(100_000), "language": "python"}));
+    let r = s.call(
+        "validate_syntax",
+        json!({"code": "def f(:\n".repeat(100_000), "language": "python"}),
+    );
     assert_eq!(body(&r)["ok"], false);
     // 1,000 rapid calls, written before any answer is read, all answered.
     let first = s.next_id;
@@ -189,7 +205,12 @@ fn hostile_input_gets_protocol_answers_and_the_journal_survives() {
     let o = repo.sno(&["doctor"]);
     assert!(o.status.success(), "the journal verifies: {}", stdout(&o));
     let audit = repo.sno_json(&["audit", "--json", "--tail", "5000"]);
-    let calls = audit.as_array().unwrap().iter().filter(|e| e["entry"].get("ToolCall").is_some()).count();
+    let calls = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["entry"].get("ToolCall").is_some())
+        .count();
     assert!(calls >= 1000, "every call is audited ({calls})");
 }
 
@@ -204,10 +225,16 @@ fn a_client_that_disconnects_mid_call_leaves_a_clean_exit() {
     drop(s.out);
     drop(s.stdin.take());
     let status = wait(&mut s.child, Duration::from_secs(20));
-    assert!(status.code().is_some(), "exited, not killed by a signal: {status:?}");
+    assert!(
+        status.code().is_some(),
+        "exited, not killed by a signal: {status:?}"
+    );
     let o = repo.sno(&["doctor"]);
     assert!(o.status.success(), "{}", stdout(&o));
-    assert!(!repo.path().join(".sno/sno.sock").exists(), "the socket is removed on exit");
+    assert!(
+        !repo.path().join(".sno/sno.sock").exists(),
+        "the socket is removed on exit"
+    );
 }
 
 #[test]
@@ -219,10 +246,16 @@ fn two_servers_and_the_cli_share_one_repository() {
     let sa = body(&a.call("session_info", json!({})));
     let sb = body(&b.call("session_info", json!({})));
     assert_ne!(sa["id"], sb["id"], "one session per client");
-    assert_eq!(body(&b.call("search_symbols", json!({"name": "Config.load"})))["results"][0]["path"], "app/config.py");
+    assert_eq!(
+        body(&b.call("search_symbols", json!({"name": "Config.load"})))["results"][0]["path"],
+        "app/config.py"
+    );
     let d = body(&b.call("log_decision", json!({"title": "t", "rationale": "r"})));
     assert!(d["decision"]["id"].as_str().unwrap().starts_with("dec_"));
-    assert_eq!(body(&a.call("list_decisions", json!({})))["decisions"][0]["title"], "t");
+    assert_eq!(
+        body(&a.call("list_decisions", json!({})))["decisions"][0]["title"],
+        "t"
+    );
 
     // CLI commands beside them: reads, and a write (indexing a new commit).
     let status = repo.sno_json(&["status", "--json"]);
@@ -235,16 +268,31 @@ fn two_servers_and_the_cli_share_one_repository() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("app/extra.py"));
     // Both servers answer from the new state.
-    assert_eq!(body(&a.call("status", json!({})))["as_of"]["commit"], new_head);
-    assert_eq!(body(&b.call("get_symbol", json!({"name": "extra"})))["symbol"]["path"], "app/extra.py");
+    assert_eq!(
+        body(&a.call("status", json!({})))["as_of"]["commit"],
+        new_head
+    );
+    assert_eq!(
+        body(&b.call("get_symbol", json!({"name": "extra"})))["symbol"]["path"],
+        "app/extra.py"
+    );
     // An error through the relay still carries the contract.
-    assert_eq!(body(&b.call("get_symbol", json!({"name": "extr"})))["error"]["code"], "SNO-UNKNOWN-SYMBOL");
+    assert_eq!(
+        body(&b.call("get_symbol", json!({"name": "extr"})))["error"]["code"],
+        "SNO-UNKNOWN-SYMBOL"
+    );
 
     // The owner's client leaves first: the owner keeps serving the relay.
     drop(a.stdin.take());
     std::thread::sleep(Duration::from_millis(300));
-    assert!(a.child.try_wait().unwrap().is_none(), "the owner waits for relayed clients");
-    assert_eq!(body(&b.call("status", json!({})))["as_of"]["commit"], new_head);
+    assert!(
+        a.child.try_wait().unwrap().is_none(),
+        "the owner waits for relayed clients"
+    );
+    assert_eq!(
+        body(&b.call("status", json!({})))["as_of"]["commit"],
+        new_head
+    );
     assert!(b.finish().success());
     assert!(wait(&mut a.child, Duration::from_secs(20)).success());
     // With no server left, a new one owns the database again.

@@ -256,16 +256,21 @@ impl Run<'_> {
             let deltas = advance(&mut state, &mut index, updates);
             let t_advanced = t0.elapsed();
             let n_deltas = deltas.len();
-            let lesson = info.reverts.map(|reverted| lesson_of_revert(&info, base, &branch, reverted, &deltas));
-            journal.append_commit_with(CommitIndexed {
-                commit,
-                parents: info.parents.clone(),
-                branch: branch.clone(),
-                summary: info.summary.clone(),
-                time: info.time,
-                base,
-                deltas,
-            }, lesson.into_iter().collect())?;
+            let lesson = info
+                .reverts
+                .map(|reverted| lesson_of_revert(&info, base, &branch, reverted, &deltas));
+            journal.append_commit_with(
+                CommitIndexed {
+                    commit,
+                    parents: info.parents.clone(),
+                    branch: branch.clone(),
+                    summary: info.summary.clone(),
+                    time: info.time,
+                    base,
+                    deltas,
+                },
+                lesson.into_iter().collect(),
+            )?;
             run.commits_indexed += 1;
             tracing::info!(
                 commit = %commit.short(),

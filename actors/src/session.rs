@@ -47,7 +47,9 @@ impl SessionState {
         }
         match self.journal.put_session(&self.record) {
             Ok(()) => self.dirty = false,
-            Err(e) => tracing::error!(error = %e, session = %self.record.id, "could not store the session"),
+            Err(e) => {
+                tracing::error!(error = %e, session = %self.record.id, "could not store the session")
+            }
         }
     }
 }

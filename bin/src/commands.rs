@@ -255,7 +255,9 @@ fn report_init(
     match embedded {
         Some(e) if e.off_reason.is_none() => crate::out::outln!(
             "     semantic index: {} symbols ({} embedded now, {} reused)",
-            e.symbols, e.embedded, e.reused
+            e.symbols,
+            e.embedded,
+            e.reused
         ),
         Some(e) => crate::out::outln!(
             "     semantic index off ({}); search uses lexical and structural signals",
@@ -279,7 +281,11 @@ fn shared(
 ) -> anyhow::Result<Arc<Journal>> {
     let mut all = OPEN.lock().unwrap_or_else(|e| e.into_inner());
     all.retain(|(_, j)| j.strong_count() > 0);
-    if let Some(j) = all.iter().find(|(p, _)| p == db).and_then(|(_, j)| j.upgrade()) {
+    if let Some(j) = all
+        .iter()
+        .find(|(p, _)| p == db)
+        .and_then(|(_, j)| j.upgrade())
+    {
         return Ok(j);
     }
     let j = Arc::new(open(db)?);
@@ -350,7 +356,8 @@ fn doctor(path: &Path, repair: bool, json: bool) -> anyhow::Result<ExitCode> {
         );
         crate::out::outln!(
             "views       {} files, digest {:016x}",
-            report.files_in_views, report.views_digest
+            report.files_in_views,
+            report.views_digest
         );
         if repaired {
             crate::out::outln!("repaired    the views were rebuilt from the journal");
@@ -361,7 +368,9 @@ fn doctor(path: &Path, repair: bool, json: bool) -> anyhow::Result<ExitCode> {
         for p in &report.problems {
             crate::out::outln!(
                 "problem     [{}] {}\n  repair:   {}",
-                p.code, p.message, p.repair
+                p.code,
+                p.message,
+                p.repair
             );
         }
     }

@@ -100,7 +100,11 @@ fn init_logging(verbose: u8, file: Option<std::fs::File>) {
             let _ = tracing_subscriber::fmt()
                 .with_env_filter(filter)
                 .with_ansi(false)
-                .with_writer(std::io::stderr.with_max_level(tracing::Level::WARN).and(std::sync::Mutex::new(f)))
+                .with_writer(
+                    std::io::stderr
+                        .with_max_level(tracing::Level::WARN)
+                        .and(std::sync::Mutex::new(f)),
+                )
                 .try_init();
         }
         None => {

@@ -63,7 +63,10 @@ impl Client {
                 "mcpServers",
                 json!({ "command": l.command, "args": l.args, "disabled": false, "autoApprove": [] }),
             ),
-            _ => ("mcpServers", json!({ "command": l.command, "args": l.args })),
+            _ => (
+                "mcpServers",
+                json!({ "command": l.command, "args": l.args }),
+            ),
         }
     }
 
@@ -87,9 +90,9 @@ impl Client {
     pub fn merge(self, existing: &str, name: &str, l: &Launch) -> Result<String, ErrorContract> {
         match self {
             Client::Codex => {
-                let mut doc: toml_edit::DocumentMut = existing.parse().map_err(|e| {
-                    unreadable(format!("it is not valid TOML: {e}"))
-                })?;
+                let mut doc: toml_edit::DocumentMut = existing
+                    .parse()
+                    .map_err(|e| unreadable(format!("it is not valid TOML: {e}")))?;
                 insert_toml(&mut doc, name, l);
                 Ok(doc.to_string())
             }
@@ -107,9 +110,7 @@ impl Client {
                     .as_object_mut()
                     .ok_or_else(|| unreadable("its top level is not a JSON object".into()))?;
                 let (key, entry) = self.json_entry(l);
-                let servers = obj
-                    .entry(key)
-                    .or_insert_with(|| Value::Object(Map::new()));
+                let servers = obj.entry(key).or_insert_with(|| Value::Object(Map::new()));
                 let servers = servers
                     .as_object_mut()
                     .ok_or_else(|| unreadable(format!("`{key}` is not an object")))?;
@@ -149,7 +150,12 @@ fn unreadable(why: String) -> ErrorContract {
 }
 
 /// `sno mcp config`.
-pub fn run(client: Client, path: &Path, write: bool, file: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+pub fn run(
+    client: Client,
+    path: &Path,
+    write: bool,
+    file: Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
     let paths = crate::repo::RepoPaths::discover(path)?;
     let exe = std::env::current_exe()?;
     let launch = Launch {
@@ -222,7 +228,10 @@ mod tests {
         assert!(out.starts_with("# mine\nmodel = \"o3\""), "{out}");
         let v: toml::Value = toml::from_str(&out).unwrap();
         assert_eq!(v["mcp_servers"]["other"]["command"].as_str(), Some("x"));
-        assert_eq!(v["mcp_servers"]["sno"]["command"].as_str(), Some("/usr/bin/sno"));
+        assert_eq!(
+            v["mcp_servers"]["sno"]["command"].as_str(),
+            Some("/usr/bin/sno")
+        );
         assert_eq!(v["mcp_servers"]["sno"]["args"][1].as_str(), Some("/r"));
     }
 }

@@ -55,9 +55,7 @@ pub fn write(stream: Stream, args: std::fmt::Arguments) {
 pub fn capture<T>(f: impl FnOnce() -> T) -> (T, Vec<u8>, Vec<u8>) {
     CAPTURE.with(|c| *c.borrow_mut() = Some((Vec::new(), Vec::new())));
     let r = f();
-    let (out, err) = CAPTURE
-        .with(|c| c.borrow_mut().take())
-        .unwrap_or_default();
+    let (out, err) = CAPTURE.with(|c| c.borrow_mut().take()).unwrap_or_default();
     (r, out, err)
 }
 

@@ -129,7 +129,11 @@ pub fn symbol(name: &str, q: &QueryOpts, limit: usize) -> anyhow::Result<ExitCod
             let s = &h.symbol;
             crate::out::outln!(
                 "{}:{}  {} {}  {}",
-                s.path, s.line, s.kind, s.qualified_name, s.signature
+                s.path,
+                s.line,
+                s.kind,
+                s.qualified_name,
+                s.signature
             );
         }
     })
@@ -253,7 +257,11 @@ pub fn show(name: &str, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     } else {
         crate::out::outln!(
             "{}:{}-{}  {} {}",
-            info.path, info.line, info.end_line, info.kind, info.qualified_name
+            info.path,
+            info.line,
+            info.end_line,
+            info.kind,
+            info.qualified_name
         );
         crate::out::outln!("{source}");
     }
@@ -366,7 +374,11 @@ pub fn changes(range: &str, q: &QueryOpts) -> anyhow::Result<ExitCode> {
             let s = &c.symbol;
             crate::out::outln!(
                 "{:<8} {}:{}  {} {}",
-                c.change, s.path, s.line, s.kind, s.qualified_name
+                c.change,
+                s.path,
+                s.line,
+                s.kind,
+                s.qualified_name
             );
         }
         if diff.is_empty() {

@@ -115,7 +115,8 @@ pub fn print_status(r: &StatusReport) {
     }
     crate::out::outln!(
         "journal     {} events, {} commits indexed",
-        r.journal_events, r.commits_indexed
+        r.journal_events,
+        r.commits_indexed
     );
     let skipped: Vec<String> = r
         .files
@@ -138,12 +139,22 @@ pub fn print_status(r: &StatusReport) {
     if !r.languages.is_empty() {
         crate::out::outln!(
             "\n{:<12} {:>7} {:>9} {:>9} {:>9} {:>7}",
-            "language", "files", "lines", "symbols", "edges", "errors"
+            "language",
+            "files",
+            "lines",
+            "symbols",
+            "edges",
+            "errors"
         );
         for (name, l) in &r.languages {
             crate::out::outln!(
                 "{:<12} {:>7} {:>9} {:>9} {:>9} {:>7}",
-                name, l.files, l.lines, l.symbols, l.edges, l.files_with_errors
+                name,
+                l.files,
+                l.lines,
+                l.symbols,
+                l.edges,
+                l.files_with_errors
             );
         }
     }

@@ -79,7 +79,10 @@ mod id_tests {
     #[test]
     fn ids_are_hex_in_json_and_raw_bytes_in_bincode() {
         let c = CommitId([0xab; 20]);
-        assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{}\"", "ab".repeat(20)));
+        assert_eq!(
+            serde_json::to_string(&c).unwrap(),
+            format!("\"{}\"", "ab".repeat(20))
+        );
         let back: CommitId = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
         assert_eq!(back, c);
         let cfg = bincode::config::standard();

@@ -17,8 +17,8 @@ use crate::event::{
 };
 use crate::lock::holder_pid;
 use crate::memory::Memory;
-use crate::session::SessionRecord;
 use crate::model::{CommitId, FileRecord, Seq};
+use crate::session::SessionRecord;
 
 const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
@@ -235,7 +235,11 @@ impl Journal {
                 if memory.lesson(id).is_none() {
                     return Err(JournalError::UnknownMemory {
                         id: id.0.clone(),
-                        known: memory.lessons.iter().map(|l| l.proposed.id.0.clone()).collect(),
+                        known: memory
+                            .lessons
+                            .iter()
+                            .map(|l| l.proposed.id.0.clone())
+                            .collect(),
                     });
                 }
             }

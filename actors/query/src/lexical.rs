@@ -72,9 +72,15 @@ impl LexicalIndex {
     /// never leaves a half-written index under `dir`'s name). The caller
     /// names `dir` after the state, e.g. its commit and journal position:
     /// an index is derived data and may be deleted at any time.
-    pub fn open_or_build(dir: &std::path::Path, state: &State) -> Result<LexicalIndex, LexicalError> {
+    pub fn open_or_build(
+        dir: &std::path::Path,
+        state: &State,
+    ) -> Result<LexicalIndex, LexicalError> {
         if dir.is_dir() {
-            match Index::open_in_dir(dir).map_err(err).and_then(Self::reader_for) {
+            match Index::open_in_dir(dir)
+                .map_err(err)
+                .and_then(Self::reader_for)
+            {
                 Ok(ix) => return Ok(ix),
                 Err(e) => {
                     tracing::warn!(error = %e, dir = %dir.display(), "rebuilding an unreadable lexical index");
@@ -92,7 +98,9 @@ impl LexicalIndex {
             // Another process stored the same index first: use theirs.
             let _ = std::fs::remove_dir_all(&tmp);
         }
-        Index::open_in_dir(dir).map_err(err).and_then(Self::reader_for)
+        Index::open_in_dir(dir)
+            .map_err(err)
+            .and_then(Self::reader_for)
     }
 
     /// Opens an index stored by [`LexicalIndex::open_or_build`], if `dir`
@@ -101,7 +109,10 @@ impl LexicalIndex {
         if !dir.is_dir() {
             return None;
         }
-        Index::open_in_dir(dir).map_err(err).and_then(Self::reader_for).ok()
+        Index::open_in_dir(dir)
+            .map_err(err)
+            .and_then(Self::reader_for)
+            .ok()
     }
 
     fn fill(index: Index, state: &State) -> Result<LexicalIndex, LexicalError> {

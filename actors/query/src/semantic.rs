@@ -242,6 +242,9 @@ mod tests {
             assert!(f.windows(2).all(|w| w[0].1 >= w[1].1), "best first");
             assert_eq!(graph.search(&vs[probe], 5)[0].0, probe);
         }
-        assert!(flat.search(&unit(9999, 32), 600).iter().all(|(i, _)| *i != 7));
+        assert!(flat
+            .search(&unit(9999, 32), 600)
+            .iter()
+            .all(|(i, _)| *i != 7));
     }
 }

@@ -128,7 +128,8 @@ impl Core {
                 tracing::warn!(error = %e, "ignoring an invalid [serve] section of .sno/config.toml");
                 ServeConfig::default()
             });
-        let index_config = sno_actors::config::IndexConfig::load(&paths.config()).unwrap_or_default();
+        let index_config =
+            sno_actors::config::IndexConfig::load(&paths.config()).unwrap_or_default();
         let model_spec = crate::search::model_spec(None, &index_config);
         Ok(Arc::new(Core {
             paths,
@@ -152,9 +153,16 @@ impl Core {
     pub fn warm_up(self: &Arc<Core>) {
         // The model loads on its own thread while the state and the lexical
         // index load on another: on two cores that halves a cold start.
+        std::thread::spawn(|| {
+            let t = std::time::Instant::now();
+            sno_query::pack::warm();
+            tracing::debug!(ms = t.elapsed().as_millis() as u64, "token counter loaded");
+        });
         let core = self.clone();
         std::thread::spawn(move || {
+            let t = std::time::Instant::now();
             core.embedder();
+            tracing::debug!(ms = t.elapsed().as_millis() as u64, "model loaded");
         });
         let core = self.clone();
         std::thread::spawn(move || {
@@ -273,7 +281,9 @@ impl Core {
             let lexical = sno_query::lexical::LexicalIndex::open(&cache.lexical_dir());
             let vectors = cache.read_vectors(&model, None);
             let history = history.join().ok().flatten();
-            let snap = snap.join().map_err(|_| anyhow::anyhow!("state loading panicked"));
+            let snap = snap
+                .join()
+                .map_err(|_| anyhow::anyhow!("state loading panicked"));
             (
                 snap,
                 Prefetch {
@@ -296,7 +306,10 @@ impl Core {
 
     fn searcher_with(&self, snap: &Arc<Snapshot>, pre: Prefetch) -> anyhow::Result<Arc<Searcher>> {
         let mut cache = self.searchers.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(s) = cache.iter().find(|s| s.borrow_owner().snapshot.key == snap.key) {
+        if let Some(s) = cache
+            .iter()
+            .find(|s| s.borrow_owner().snapshot.key == snap.key)
+        {
             return Ok(s.clone());
         }
         let t = std::time::Instant::now();
@@ -344,7 +357,12 @@ impl Core {
             let state = &o.snapshot.state;
             let docs = sno_query::lexical::documents(state);
             let vectors = o.embedder.as_deref().map(|e| {
-                if let Some(v) = vectors.filter(|v| v.len() == docs.len()) {
+                let stored = vectors.or_else(|| {
+                    head_cache
+                        .as_ref()
+                        .and_then(|c| c.read_vectors(&e.source, Some(docs.len())))
+                });
+                if let Some(v) = stored.filter(|v| v.len() == docs.len()) {
                     return v;
                 }
                 let same_model =
@@ -412,10 +430,7 @@ impl Core {
     }
 
     /// Runs `f` with the shared git handle (opened on first use).
-    pub fn with_git<T>(
-        &self,
-        f: impl FnOnce(&sno_actors::git::GitRepo) -> T,
-    ) -> anyhow::Result<T> {
+    pub fn with_git<T>(&self, f: impl FnOnce(&sno_actors::git::GitRepo) -> T) -> anyhow::Result<T> {
         let mut git = self.git.lock().unwrap_or_else(|e| e.into_inner());
         if git.is_none() {
             *git = Some(sno_actors::git::GitRepo::open(&self.paths.root)?);

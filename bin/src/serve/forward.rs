@@ -66,7 +66,10 @@ pub fn retry_through_server(result: &anyhow::Result<ExitCode>) -> Option<ExitCod
     Some(ExitCode::from(reply.code))
 }
 
-fn exchange(mut stream: std::os::unix::net::UnixStream, request: &Request) -> anyhow::Result<Reply> {
+fn exchange(
+    mut stream: std::os::unix::net::UnixStream,
+    request: &Request,
+) -> anyhow::Result<Reply> {
     let mut line = serde_json::to_vec(request)?;
     line.push(b'\n');
     stream.write_all(&line)?;
@@ -93,8 +96,8 @@ pub async fn answer(
 
 fn run(request: Request) -> Reply {
     let thread = std::thread::spawn(move || {
-        let (code, out, err) = crate::out::capture(|| {
-            match Cli::try_parse_from(&request.sno_cli) {
+        let (code, out, err) =
+            crate::out::capture(|| match Cli::try_parse_from(&request.sno_cli) {
                 Ok(mut cli) => {
                     cli.command.rebase(&request.cwd);
                     let json = cli.command.wants_json();
@@ -105,8 +108,7 @@ fn run(request: Request) -> Reply {
                     crate::out::errln!("{e}");
                     ExitCode::from(2)
                 }
-            }
-        });
+            });
         // ExitCode is opaque: compare against the codes commands use.
         let code = [0u8, 1, 2]
             .into_iter()

@@ -114,7 +114,10 @@ mod tests {
         let f = c.vectors_file("m");
         let bytes = std::fs::read(&f).unwrap();
         std::fs::write(&f, &bytes[..bytes.len() - 1]).unwrap();
-        assert!(c.read_vectors("m", None).is_none(), "a cut file is not trusted");
+        assert!(
+            c.read_vectors("m", None).is_none(),
+            "a cut file is not trusted"
+        );
         // Another head's cache replaces this one.
         let next = IndexedHead {
             seq: Seq(4),

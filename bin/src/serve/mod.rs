@@ -26,8 +26,8 @@ use sno_journal::JournalError;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 
-use crate::repo::RepoPaths;
 use self::core::Core;
+use crate::repo::RepoPaths;
 
 /// How long a server waits for a database another sno process holds (an
 /// `sno init` running) before it gives up.

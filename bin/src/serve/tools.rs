@@ -129,7 +129,12 @@ impl SnoServer {
     }
 
     /// A symbol-lookup error with, when configured, the nearest symbols.
-    fn lookup_error(&self, snap: &Snapshot, name: &str, e: sno_query::lookup::LookupError) -> anyhow::Error {
+    fn lookup_error(
+        &self,
+        snap: &Snapshot,
+        name: &str,
+        e: sno_query::lookup::LookupError,
+    ) -> anyhow::Error {
         let mut c = crate::queries::lookup_contract(e);
         if self.core.config.retrieval_context {
             let hits = sno_query::find_symbols(&snap.state, name, 5);
@@ -212,7 +217,10 @@ impl SnoServer {
                 max_tokens: a.max_tokens.unwrap_or(2000).max(50),
                 read: &|rec| self.core.blob(rec.blob).map(|b| b.to_vec()),
             });
-            audit = Some((hits.len(), hits.first().map(|h| h.signals.total()).unwrap_or(0.0)));
+            audit = Some((
+                hits.len(),
+                hits.first().map(|h| h.signals.total()).unwrap_or(0.0),
+            ));
             Ok(serde_json::to_value(&pkg)?)
         });
         let (hits, top_score) = audit.unwrap_or((0, 0.0));
@@ -283,7 +291,9 @@ impl SnoServer {
                 .state
                 .get(&rel)
                 .ok_or_else(|| crate::queries::unknown_file(&snap.state, &rel))?;
-            Ok(json!({ "as_of": snap.as_of, "file": rel, "outline": sno_query::outline::outline(rec) }))
+            Ok(
+                json!({ "as_of": snap.as_of, "file": rel, "outline": sno_query::outline::outline(rec) }),
+            )
         })
     }
 
@@ -321,7 +331,10 @@ impl SnoServer {
                 .map_err(|e| {
                     ErrorContract::new(
                         "SNO-BAD-REGEX",
-                        format!("`{}` is not a valid regular expression: {e}", cut(&a.pattern, 200)),
+                        format!(
+                            "`{}` is not a valid regular expression: {e}",
+                            cut(&a.pattern, 200)
+                        ),
                         "Fix the pattern (Rust regex syntax; escape `(` as `\\(`).",
                         Fixability::Trivial,
                     )
@@ -330,7 +343,9 @@ impl SnoServer {
             let limit = a.limit.unwrap_or(100).clamp(1, 1000);
             let (hits, truncated) =
                 sno_query::text::grep(&snap.state, &re, limit, |rec| self.core.blob(rec.blob));
-            Ok(json!({ "as_of": snap.as_of, "results": hits, "truncated": truncated, "limit": limit }))
+            Ok(
+                json!({ "as_of": snap.as_of, "results": hits, "truncated": truncated, "limit": limit }),
+            )
         })
     }
 
@@ -377,7 +392,11 @@ impl SnoServer {
             let graph = self.core.graph(&snap);
             let graph = graph.borrow_dependent();
             let info = |s: &sno_journal::model::Symbol| {
-                sno_query::lookup::Located { path: &rel, symbol: s }.info()
+                sno_query::lookup::Located {
+                    path: &rel,
+                    symbol: s,
+                }
+                .info()
             };
             let (symbol, callers, callees, siblings) = match enclosing {
                 Some(s) => (
@@ -415,22 +434,24 @@ impl SnoServer {
     fn changes(&self, Parameters(a): Parameters<ChangesArgs>) -> Answer {
         answer(|| {
             let worktree = a.to.as_deref() == Some("worktree");
-            let from = match (a.from.as_deref(), worktree) {
-                (Some(f), _) => Some(f),
-                (None, true) => None,
-                (None, false) => {
-                    return Err(ErrorContract::new(
+            let from =
+                match (a.from.as_deref(), worktree) {
+                    (Some(f), _) => Some(f),
+                    (None, true) => None,
+                    (None, false) => return Err(ErrorContract::new(
                         "SNO-BAD-ARGS",
                         "`from` is required unless `to` is \"worktree\"",
                         "Pass `from` (a commit-ish that was indexed), or `to: \"worktree\"` alone.",
                         Fixability::Trivial,
                     )
-                    .into())
-                }
-            };
+                    .into()),
+                };
             let old = self.snapshot(from)?;
             let (new_state, to) = if worktree {
-                (worktree_state(&self.core.paths.root, &old.state)?, json!("worktree"))
+                (
+                    worktree_state(&self.core.paths.root, &old.state)?,
+                    json!("worktree"),
+                )
             } else {
                 let new = self.snapshot(a.to.as_deref())?;
                 (new.state.clone(), json!(new.as_of))
@@ -493,7 +514,11 @@ impl SnoServer {
                 .iter()
                 .filter(|(p, _)| **p != rel)
                 .map(|(p, ks)| {
-                    let both = h.touches.get(&rel).map(|mine| ks.iter().filter(|k| mine.contains(k)).count()).unwrap_or(0);
+                    let both = h
+                        .touches
+                        .get(&rel)
+                        .map(|mine| ks.iter().filter(|k| mine.contains(k)).count())
+                        .unwrap_or(0);
                     (p.clone(), h.co_change(&rel, p), both)
                 })
                 .filter(|(_, share, _)| *share > 0.0)
@@ -526,7 +551,10 @@ impl SnoServer {
                 files,
                 tokens_used: a.tokens_used,
             };
-            let seq = self.core.journal.append_memory(Event::CheckpointCreated(c.clone()))?;
+            let seq = self
+                .core
+                .journal
+                .append_memory(Event::CheckpointCreated(c.clone()))?;
             Ok(json!({ "checkpoint": c, "seq": seq.0 }))
         })
     }
@@ -538,10 +566,18 @@ impl SnoServer {
         answer(|| {
             let memory = self.core.journal.memory()?;
             let id = MemoryId(a.id.clone());
-            let c = memory.checkpoint(&id).ok_or_else(|| unknown_memory(&a.id, memory.checkpoints.iter().map(|c| c.created.id.0.clone())))?;
+            let c = memory.checkpoint(&id).ok_or_else(|| {
+                unknown_memory(
+                    &a.id,
+                    memory.checkpoints.iter().map(|c| c.created.id.0.clone()),
+                )
+            })?;
             let head = self.core.journal.head()?;
             let since: Vec<_> = memory.decisions.iter().filter(|d| d.seq > c.seq).collect();
-            let moved = head.as_ref().map(|h| Some(h.commit) != c.created.bound.commit).unwrap_or(false);
+            let moved = head
+                .as_ref()
+                .map(|h| Some(h.commit) != c.created.bound.commit)
+                .unwrap_or(false);
             Ok(json!({
                 "checkpoint": c,
                 "decisions_since": since,
@@ -563,12 +599,17 @@ impl SnoServer {
                 rationale: a.rationale.clone(),
                 files: confine_all(&a.files)?,
             };
-            let seq = self.core.journal.append_memory(Event::DecisionLogged(d.clone()))?;
+            let seq = self
+                .core
+                .journal
+                .append_memory(Event::DecisionLogged(d.clone()))?;
             Ok(json!({ "decision": d, "seq": seq.0 }))
         })
     }
 
-    #[tool(description = "Decisions logged so far, newest last; `file` keeps those about one file.")]
+    #[tool(
+        description = "Decisions logged so far, newest last; `file` keeps those about one file."
+    )]
     fn list_decisions(&self, Parameters(a): Parameters<ListArgs>) -> Answer {
         answer(|| {
             let memory = self.core.journal.memory()?;
@@ -599,7 +640,11 @@ impl SnoServer {
                 .filter(|l| l.is_approved() && touches(&l.proposed.files))
                 .map(|l| json!({ "id": l.proposed.id, "rule": l.rule(), "summary": l.proposed.summary, "files": l.proposed.files, "bound": l.proposed.bound, "review": l.review }))
                 .collect();
-            let decisions: Vec<_> = memory.decisions.iter().filter(|d| touches(&d.logged.files)).collect();
+            let decisions: Vec<_> = memory
+                .decisions
+                .iter()
+                .filter(|d| touches(&d.logged.files))
+                .collect();
             Ok(json!({ "lessons": lessons, "decisions": decisions }))
         })
     }
@@ -613,7 +658,13 @@ impl SnoServer {
             let pending: Vec<_> = memory
                 .lessons
                 .iter()
-                .filter(|l| !matches!(l.status, sno_journal::memory::LessonStatus::Approved | sno_journal::memory::LessonStatus::Rejected))
+                .filter(|l| {
+                    !matches!(
+                        l.status,
+                        sno_journal::memory::LessonStatus::Approved
+                            | sno_journal::memory::LessonStatus::Rejected
+                    )
+                })
                 .collect();
             Ok(json!({ "lessons": pending }))
         })
@@ -630,7 +681,10 @@ impl SnoServer {
                 analysis: a.analysis.clone(),
                 rule: a.rule.clone(),
             };
-            let seq = self.core.journal.append_memory(Event::LessonAnalysisSubmitted(ev))?;
+            let seq = self
+                .core
+                .journal
+                .append_memory(Event::LessonAnalysisSubmitted(ev))?;
             let memory = self.core.journal.memory()?;
             Ok(json!({ "lesson": memory.lesson(&MemoryId(a.lesson_id.clone())), "seq": seq.0 }))
         })
@@ -790,13 +844,20 @@ impl SnoServer {
 
     async fn find_session(&self, id: Option<&str>) -> Result<SessionRecord, ErrorContract> {
         let internal = |e: String| {
-            ErrorContract::new("SNO-INTERNAL", e, "Retry; report it if it repeats.", Fixability::Hard)
+            ErrorContract::new(
+                "SNO-INTERNAL",
+                e,
+                "Retry; report it if it repeats.",
+                Fixability::Hard,
+            )
         };
         match id {
             None | Some("") => ractor::call!(self.session.actor, SessionMsg::Info)
                 .map_err(|e| internal(e.to_string())),
-            Some(id) if id == self.session.id => ractor::call!(self.session.actor, SessionMsg::Info)
-                .map_err(|e| internal(e.to_string())),
+            Some(id) if id == self.session.id => {
+                ractor::call!(self.session.actor, SessionMsg::Info)
+                    .map_err(|e| internal(e.to_string()))
+            }
             Some(id) => match self.core.journal.session(id) {
                 Ok(Some(s)) => Ok(s),
                 Ok(None) => {
@@ -806,7 +867,8 @@ impl SnoServer {
                         "Call session_info without arguments for the current session's id.",
                         Fixability::Trivial,
                     );
-                    c.did_you_mean = nearest(id, self.core.journal.session_ids().unwrap_or_default(), 3);
+                    c.did_you_mean =
+                        nearest(id, self.core.journal.session_ids().unwrap_or_default(), 3);
                     Err(c)
                 }
                 Err(e) => Err(internal(e.to_string())),
@@ -815,7 +877,15 @@ impl SnoServer {
     }
 
     /// Records a finished call in the session and the audit.
-    fn record(&self, tool: &str, args: &str, t: Instant, result_bytes: usize, error: Option<String>, cache_hit: bool) {
+    fn record(
+        &self,
+        tool: &str,
+        args: &str,
+        t: Instant,
+        result_bytes: usize,
+        error: Option<String>,
+        cache_hit: bool,
+    ) {
         let digest = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(args.as_bytes()));
         let latency_us = t.elapsed().as_micros() as u64;
         let _ = self.session.actor.cast(SessionMsg::Called(CallRecord {
@@ -850,7 +920,12 @@ impl SnoServer {
         let known: Vec<String> = self
             .tool_router
             .get(tool)
-            .and_then(|t| t.input_schema.get("properties").and_then(|p| p.as_object()).map(|p| p.keys().cloned().collect()))
+            .and_then(|t| {
+                t.input_schema
+                    .get("properties")
+                    .and_then(|p| p.as_object())
+                    .map(|p| p.keys().cloned().collect())
+            })
             .unwrap_or_default();
         if let Some(field) = e
             .message
@@ -967,7 +1042,9 @@ fn history_of(
     use sno_journal::event::FileChange;
     let mut out = Vec::new();
     for (seq, env) in journal.events(sno_journal::model::Seq(0), None)? {
-        let Event::CommitIndexed(c) = &env.event else { continue };
+        let Event::CommitIndexed(c) = &env.event else {
+            continue;
+        };
         for d in c.deltas.iter().filter(|d| d.path == path) {
             let change = match (&d.change, symbol) {
                 (FileChange::Reresolved, _) => continue,
@@ -1029,7 +1106,14 @@ impl ServerHandler for SnoServer {
                 "Call tools/list for sno's tools; did_you_mean lists the nearest names.",
                 Fixability::Trivial,
             );
-            c.did_you_mean = nearest(&tool, self.tool_router.list_all().into_iter().map(|t| t.name.to_string()), 3);
+            c.did_you_mean = nearest(
+                &tool,
+                self.tool_router
+                    .list_all()
+                    .into_iter()
+                    .map(|t| t.name.to_string()),
+                3,
+            );
             self.record(&tool, &args, t, 0, Some(c.code.clone()), false);
             return Err(ErrorData::new(
                 ErrorCode::INVALID_PARAMS,
@@ -1067,7 +1151,11 @@ impl ServerHandler for SnoServer {
             )])),
         };
         if let CallToolResponse::Complete(r) = &result {
-            let text: Vec<&str> = r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.as_str())).collect();
+            let text: Vec<&str> = r
+                .content
+                .iter()
+                .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+                .collect();
             let bytes = text.iter().map(|t| t.len()).sum();
             let error = (r.is_error == Some(true)).then(|| {
                 text.first()
