@@ -225,7 +225,9 @@ mod tests {
         assert!(at.is_dir());
         let reopened = LexicalIndex::open_or_build(&at, &st).unwrap();
         assert_eq!(reopened.search("parse arguments", 3).unwrap(), want);
-        // Damage it: every file emptied. It is rebuilt, not trusted.
+        // Damage it: every file emptied (after the readers are gone: their
+        // files are memory-mapped). It is rebuilt, not trusted.
+        drop((built, reopened));
         for f in std::fs::read_dir(&at).unwrap() {
             std::fs::write(f.unwrap().path(), b"").unwrap();
         }
