@@ -299,3 +299,40 @@ fn two_servers_and_the_cli_share_one_repository() {
     let (c, _) = Server::init(&repo, "2025-06-18");
     assert!(c.finish().success());
 }
+
+#[test]
+fn retrieval_context_on_errors_is_a_setting() {
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    repo.commit("seed");
+    std::fs::create_dir_all(repo.path().join(".sno")).unwrap();
+    std::fs::write(
+        repo.path().join(".sno/config.toml"),
+        "[serve]\nretrieval_context = true\nlow_context_threshold = 0.5\n",
+    )
+    .unwrap();
+    repo.sno_json(&["init", "--json"]);
+    let (mut s, _) = Server::init(&repo, "2025-06-18");
+    let e = body(&s.call("get_symbol", json!({"name": "Config.lod"})));
+    assert_eq!(e["error"]["code"], "SNO-UNKNOWN-SYMBOL");
+    let ctx = e["error"]["retrieval_context"].as_array().unwrap();
+    assert!(
+        ctx.iter()
+            .any(|x| x["qualified_name"] == "Config.load" && x["path"] == "app/config.py"),
+        "{e}"
+    );
+    let low = body(&s.call(
+        "signal_low_context",
+        json!({"tokens_used": 60, "capacity": 100}),
+    ));
+    assert_eq!(low["threshold"], 0.5);
+    assert_eq!(low["recommend_checkpoint"], true);
+    assert!(s.finish().success());
+
+    // Off by default: the contract carries no retrieval_context.
+    std::fs::remove_file(repo.path().join(".sno/config.toml")).unwrap();
+    let (mut s, _) = Server::init(&repo, "2025-06-18");
+    let e = body(&s.call("get_symbol", json!({"name": "Config.lod"})));
+    assert!(e["error"].get("retrieval_context").is_none(), "{e}");
+    assert!(s.finish().success());
+}

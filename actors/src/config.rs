@@ -52,7 +52,7 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
 pub const DEFAULT_HISTORY: usize = 200;
 
 /// How a repository is indexed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct IndexConfig {
     pub max_file_size: u64,
     pub secret_patterns: Vec<String>,
@@ -66,6 +66,22 @@ pub struct IndexConfig {
     pub commit_delay_ms: u64,
     /// The embedding model from `[search] model`, if set.
     pub model: Option<String>,
+    /// The `[serve]` table.
+    pub serve: ServeConfig,
+}
+
+/// The `[serve]` table of `.sno/config.toml`: how `sno serve` answers.
+#[derive(Deserialize, Default, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ServeConfig {
+    /// Attach the nearest symbols to failed lookups (`retrieval_context`).
+    #[serde(default)]
+    pub retrieval_context: bool,
+    /// Share of the context window past which `signal_low_context`
+    /// recommends a checkpoint (default 0.8).
+    pub low_context_threshold: Option<f64>,
+    /// Seconds the server stays up with no client (default 300).
+    pub idle_exit_secs: Option<u64>,
 }
 
 impl Default for IndexConfig {
@@ -83,6 +99,7 @@ impl Default for IndexConfig {
             fault_panic_on: None,
             commit_delay_ms: 0,
             model: None,
+            serve: ServeConfig::default(),
         }
     }
 }
@@ -115,6 +132,8 @@ struct ConfigFile {
     index: IndexSection,
     #[serde(default)]
     search: SearchSection,
+    #[serde(default)]
+    serve: ServeConfig,
 }
 
 /// A config file that cannot be used.
@@ -144,6 +163,7 @@ impl IndexConfig {
             message: e.to_string(),
         })?;
         cfg.model = file.search.model;
+        cfg.serve = file.serve;
         let s = file.index;
         if let Some(v) = s.max_file_size {
             cfg.max_file_size = v;

@@ -366,12 +366,11 @@ impl Journal {
         let mut id = 0;
         {
             let mut t = tx.open_table(AUDIT)?;
-            let mut next = t.last()?.map(|(k, _)| k.value() + 1).unwrap_or(0);
-            for rec in recs {
+            let first = t.last()?.map(|(k, _)| k.value() + 1).unwrap_or(0);
+            for (next, rec) in (first..).zip(recs) {
                 id = next;
                 let bytes = encode_value(rec);
                 t.insert(id, bytes.as_slice())?;
-                next += 1;
                 // Status shows the last indexing run among any number of
                 // tool calls: keep it where it is found in one read.
                 if matches!(rec.entry, AuditEntry::IndexRun(_)) {

@@ -28,7 +28,7 @@ pub struct ErrorContract {
     /// When enabled (`[serve] retrieval_context = true`), the top hits for
     /// the failed request, so an agent can go on without another call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub retrieval_context: Option<Vec<crate::query::SymbolInfo>>,
+    pub retrieval_context: Option<Box<[crate::query::SymbolInfo]>>,
 }
 
 impl ErrorContract {

@@ -50,22 +50,7 @@ self_cell::self_cell!(
     }
 );
 
-/// Server settings, from `[serve]` in `.sno/config.toml`.
-#[derive(Clone, Debug, Default, serde::Deserialize)]
-#[serde(default)]
-pub struct ServeConfig {
-    /// Attach the top hits of the failed request to error responses.
-    pub retrieval_context: bool,
-    /// Share of the context window past which `signal_low_context`
-    /// recommends a checkpoint.
-    pub low_context_threshold: Option<f64>,
-}
-
-#[derive(serde::Deserialize, Default)]
-struct ConfigFile {
-    #[serde(default)]
-    serve: ServeConfig,
-}
+pub use sno_actors::config::ServeConfig;
 
 /// Shared by every session of the server.
 pub struct Core {
@@ -121,15 +106,14 @@ impl Core {
     /// Starts the audit actor and reads the configuration.
     pub async fn start(paths: RepoPaths, journal: Arc<Journal>) -> anyhow::Result<Arc<Core>> {
         let (audit, _) = Actor::spawn(None, Audit, journal.clone()).await?;
-        let text = std::fs::read_to_string(paths.config()).unwrap_or_default();
-        let config = toml::from_str::<ConfigFile>(&text)
-            .map(|c| c.serve)
-            .unwrap_or_else(|e| {
-                tracing::warn!(error = %e, "ignoring an invalid [serve] section of .sno/config.toml");
-                ServeConfig::default()
-            });
+        // A broken config file is reported by `sno init` and `sno status`;
+        // the server keeps serving with defaults rather than refusing to start.
         let index_config =
-            sno_actors::config::IndexConfig::load(&paths.config()).unwrap_or_default();
+            sno_actors::config::IndexConfig::load(&paths.config()).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "ignoring an invalid .sno/config.toml");
+                Default::default()
+            });
+        let config = index_config.serve.clone();
         let model_spec = crate::search::model_spec(None, &index_config);
         Ok(Arc::new(Core {
             paths,

@@ -137,8 +137,26 @@ impl SnoServer {
     ) -> anyhow::Error {
         let mut c = crate::queries::lookup_contract(e);
         if self.core.config.retrieval_context {
-            let hits = sno_query::find_symbols(&snap.state, name, 5);
-            c.retrieval_context = Some(hits.into_iter().map(|m| m.symbol).collect());
+            // The near misses, located, so the agent can go on without
+            // another call; then whatever the name tiers find.
+            let mut hits: Vec<_> = c
+                .did_you_mean
+                .iter()
+                .filter_map(|n| {
+                    sno_query::find_symbols(&snap.state, n, 1)
+                        .into_iter()
+                        .next()
+                })
+                .map(|m| m.symbol)
+                .collect();
+            if hits.is_empty() {
+                hits = sno_query::find_symbols(&snap.state, name, 5)
+                    .into_iter()
+                    .map(|m| m.symbol)
+                    .collect();
+            }
+            hits.truncate(5);
+            c.retrieval_context = Some(hits.into());
         }
         c.into()
     }
