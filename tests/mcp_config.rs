@@ -62,6 +62,7 @@ fn every_client_gets_a_block_whose_command_serves_the_repository() {
             .args(&args)
             .env("SNO_OFFLINE", "1")
             .env("HF_HOME", "/nonexistent/sno-tests-hf-home")
+            .env("SNO_SERVE_IDLE_SECS", "0")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -102,6 +102,20 @@ fn wait(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
     }
 }
 
+/// The daemon removes its socket when it leaves (here right after its last
+/// client: the tests run with SNO_SERVE_IDLE_SECS=0).
+fn wait_for_daemon_exit(repo: &Repo) {
+    let sock = repo.path().join(".sno/sno.sock");
+    let t = Instant::now();
+    while sock.exists() {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the daemon did not leave"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn body(r: &Value) -> Value {
     let text = r["result"]["content"][0]["text"]
         .as_str()
@@ -231,10 +245,7 @@ fn a_client_that_disconnects_mid_call_leaves_a_clean_exit() {
     );
     let o = repo.sno(&["doctor"]);
     assert!(o.status.success(), "{}", stdout(&o));
-    assert!(
-        !repo.path().join(".sno/sno.sock").exists(),
-        "the socket is removed on exit"
-    );
+    wait_for_daemon_exit(&repo);
 }
 
 #[test]
@@ -282,19 +293,14 @@ fn two_servers_and_the_cli_share_one_repository() {
         "SNO-UNKNOWN-SYMBOL"
     );
 
-    // The owner's client leaves first: the owner keeps serving the relay.
-    drop(a.stdin.take());
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        a.child.try_wait().unwrap().is_none(),
-        "the owner waits for relayed clients"
-    );
+    // One client leaves; the daemon keeps serving the other.
+    assert!(a.finish().success());
     assert_eq!(
         body(&b.call("status", json!({})))["as_of"]["commit"],
         new_head
     );
     assert!(b.finish().success());
-    assert!(wait(&mut a.child, Duration::from_secs(20)).success());
+    wait_for_daemon_exit(&repo);
     // With no server left, a new one owns the database again.
     let (c, _) = Server::init(&repo, "2025-06-18");
     assert!(c.finish().success());
@@ -335,4 +341,67 @@ fn retrieval_context_on_errors_is_a_setting() {
     let e = body(&s.call("get_symbol", json!({"name": "Config.lod"})));
     assert!(e["error"].get("retrieval_context").is_none(), "{e}");
     assert!(s.finish().success());
+}
+
+fn server_pid(s: &mut Server) -> u64 {
+    body(&s.call("session_info", json!({})))["server_pid"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn the_daemon_outlives_a_client_for_its_idle_time_and_survives_being_killed() {
+    let repo = indexed();
+    let start = |idle: &str| {
+        let mut child = sno_command()
+            .args(["serve", repo.path().to_str().unwrap()])
+            .env("SNO_SERVE_IDLE_SECS", idle)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        let mut s = Server {
+            child,
+            stdin,
+            out,
+            next_id: 1,
+        };
+        s.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+        );
+        s
+    };
+    // A client leaves; the next one within the idle time finds the same
+    // daemon, with its indexes loaded.
+    let mut first = start("3");
+    let pid = server_pid(&mut first);
+    assert_ne!(pid, u64::from(first.child.id()), "a relay, not the owner");
+    assert!(first.finish().success());
+    let mut second = start("3");
+    assert_eq!(server_pid(&mut second), pid, "the daemon was kept");
+
+    // kill -9 of the daemon: the relay ends; the next server starts a new
+    // daemon over the stale socket, and nothing stored is lost.
+    let o = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(o.success());
+    let status = wait(&mut second.child, Duration::from_secs(20));
+    assert!(status.code().is_some(), "{status:?}");
+    let mut third = start("0");
+    let new_pid = server_pid(&mut third);
+    assert_ne!(new_pid, pid);
+    assert_eq!(
+        body(&third.call("status", json!({})))["as_of"]["commit"],
+        repo.head()
+    );
+    assert!(third.finish().success());
+    wait_for_daemon_exit(&repo);
+    let o = repo.sno(&["doctor"]);
+    assert!(o.status.success(), "{}", stdout(&o));
 }

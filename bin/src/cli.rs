@@ -177,6 +177,13 @@ pub enum Command {
         #[arg(default_value = ".")]
         path: PathBuf,
     },
+    /// The process that owns a repository's database and serves its MCP
+    /// sessions (started by `sno serve`; not meant to be run by hand).
+    #[command(hide = true)]
+    Daemon {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+    },
     /// What the MCP server did: every tool call (tool, argument digest,
     /// result size, latency, error code), every retrieval (query, hits, top
     /// score), every indexing run.
@@ -335,7 +342,7 @@ impl Command {
             Command::Journal {
                 command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. },
             } => *json,
-            Command::Serve { .. } => false,
+            Command::Serve { .. } | Command::Daemon { .. } => false,
             Command::Audit { json, .. } => *json,
             Command::Mcp { .. } => false,
             Command::Lessons {
@@ -365,6 +372,7 @@ impl Command {
             | Command::Doctor { path, .. }
             | Command::Replay { path, .. }
             | Command::Serve { path }
+            | Command::Daemon { path }
             | Command::Audit { path, .. }
             | Command::Mcp {
                 command: McpCommand::Config { path, .. },

@@ -52,6 +52,7 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
             &q,
         ),
         Command::Serve { path } => crate::serve::serve(path),
+        Command::Daemon { path } => crate::serve::daemon(path),
         Command::Audit { path, tail, json } => crate::memory_cmd::audit(&path, tail, json),
         Command::Mcp {
             command:

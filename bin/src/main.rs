@@ -38,7 +38,7 @@ fn main() -> ExitCode {
     let result = commands::run(cli.command);
     // The database is held by a running `sno serve`: that process runs the
     // command for us (it owns the database and the writer).
-    if let Some(forwarded) = serve::forward::retry_through_server(&result) {
+    if let Some(forwarded) = serve::forward::retry_if_locked(&result) {
         return forwarded;
     }
     finish(result, json)
@@ -70,7 +70,7 @@ fn finish(result: anyhow::Result<ExitCode>, json: bool) -> ExitCode {
 /// Under `sno serve`, logs also go to `.sno/logs/serve.log`: the client
 /// that started the server often hides its stderr.
 fn serve_log(cmd: &cli::Command) -> Option<std::fs::File> {
-    let cli::Command::Serve { path } = cmd else {
+    let (cli::Command::Serve { path } | cli::Command::Daemon { path }) = cmd else {
         return None;
     };
     let paths = repo::RepoPaths::discover(path).ok()?;

@@ -17,7 +17,12 @@ from mcp.client.stdio import stdio_client
 
 
 async def main(sno: str, repo: str, calls: list) -> None:
-    env = dict(os.environ, SNO_OFFLINE="1", HF_HOME="/nonexistent/sno-tests-hf-home")
+    env = dict(
+        os.environ,
+        SNO_OFFLINE="1",
+        HF_HOME="/nonexistent/sno-tests-hf-home",
+        SNO_SERVE_IDLE_SECS="0",
+    )
     params = StdioServerParameters(command=sno, args=["serve", repo], env=env)
     out = {}
     async with stdio_client(params) as (read, write):

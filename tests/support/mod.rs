@@ -109,7 +109,10 @@ pub fn sno_command() -> Command {
     let mut c = Command::new(sno_bin());
     c.env_remove("SNO_LOG")
         .env("SNO_OFFLINE", "1")
-        .env("HF_HOME", "/nonexistent/sno-tests-hf-home");
+        .env("HF_HOME", "/nonexistent/sno-tests-hf-home")
+        // The daemon `sno serve` starts leaves with its last client, so no
+        // test leaves a process behind.
+        .env("SNO_SERVE_IDLE_SECS", "0");
     c
 }
 

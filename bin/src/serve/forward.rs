@@ -41,29 +41,52 @@ pub fn parse_request(line: &[u8]) -> Option<Request> {
     serde_json::from_slice(line).ok()
 }
 
-/// When `result` failed because a server holds the database, runs the same
-/// command line through that server and returns its exit code.
-pub fn retry_through_server(result: &anyhow::Result<ExitCode>) -> Option<ExitCode> {
+/// How long a command waits for a database another process holds before it
+/// reports the lock.
+const WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// When `result` failed because another process holds the database: runs
+/// the same command line through the sno daemon when one serves the
+/// repository, or again here once the holder (a daemon on its way out, an
+/// `sno init`) lets go. `None` leaves the error to be reported.
+pub fn retry_if_locked(result: &anyhow::Result<ExitCode>) -> Option<ExitCode> {
     let Err(e) = result else { return None };
     if !super::is_locked(e) {
         return None;
     }
     let argv: Vec<String> = std::env::args().collect();
     let mut cli = Cli::try_parse_from(&argv).ok()?;
-    if matches!(cli.command, crate::cli::Command::Serve { .. }) {
+    if matches!(
+        cli.command,
+        crate::cli::Command::Serve { .. } | crate::cli::Command::Daemon { .. }
+    ) {
         return None;
     }
     let paths = RepoPaths::discover(&cli.command.repo_path()).ok()?;
-    let stream = std::os::unix::net::UnixStream::connect(super::socket_path(&paths)).ok()?;
-    tracing::info!("the database is held by sno serve; running the command there");
-    let request = Request {
-        sno_cli: argv,
-        cwd: std::env::current_dir().ok()?,
-    };
-    let reply = exchange(stream, &request).ok()?;
-    crate::out::out!("{}", reply.stdout);
-    crate::out::write(crate::out::Stream::Err, format_args!("{}", reply.stderr));
-    Some(ExitCode::from(reply.code))
+    let started = std::time::Instant::now();
+    while started.elapsed() < WAIT {
+        if let Ok(stream) = std::os::unix::net::UnixStream::connect(super::socket_path(&paths)) {
+            tracing::info!("the sno daemon holds the database; running the command there");
+            let request = Request {
+                sno_cli: argv,
+                cwd: std::env::current_dir().ok()?,
+            };
+            let reply = exchange(stream, &request).ok()?;
+            crate::out::out!("{}", reply.stdout);
+            crate::out::write(crate::out::Stream::Err, format_args!("{}", reply.stderr));
+            return Some(ExitCode::from(reply.code));
+        }
+        if sno_journal::Journal::open_existing(&paths.db()).is_ok() {
+            // Free again (the probe is closed): the command never got past
+            // opening the database, so running it again is safe.
+            let cli = Cli::try_parse_from(&argv).ok()?;
+            let json = cli.command.wants_json();
+            let again = crate::commands::run(cli.command);
+            return Some(crate::finish(again, json));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    None
 }
 
 fn exchange(

@@ -1,14 +1,17 @@
 //! `sno serve`: the MCP server on stdio.
 //!
 //! One process per repository owns the database (redb allows one) and the
-//! writer. It serves its own stdio and listens on `.sno/sno.sock`; every
-//! other `sno serve` on the repository finds the database locked, connects to
-//! the socket and relays its stdio there byte for byte, so each client still
-//! has its own MCP session. CLI commands that find the database locked send
-//! themselves over the same socket and the owner runs them ([`forward`]).
-//! The owner stays up until its own client and every relayed one are gone.
+//! writer: the sno daemon (`sno daemon`, started by the first `sno serve`
+//! and detached from it). Every `sno serve` is a relay: it connects to the
+//! daemon's socket, `.sno/sno.sock`, and copies its stdio there byte for
+//! byte, so each client has its own MCP session with the one process that
+//! holds the database. CLI commands that find the database held send
+//! themselves over the same socket and the daemon runs them ([`forward`]).
 //!
-//! stdout carries protocol only; logs go to stderr and `.sno/logs/`.
+//! The daemon keeps its state, search indexes and model loaded between
+//! clients, and exits after `[serve] idle_exit_secs` (default 300) with no
+//! client. stdout carries protocol only; logs go to stderr (warnings) and
+//! `.sno/logs/serve.log`.
 
 pub mod args;
 pub mod core;
@@ -29,44 +32,88 @@ use tokio::net::{UnixListener, UnixStream};
 use self::core::Core;
 use crate::repo::RepoPaths;
 
-/// How long a server waits for a database another sno process holds (an
-/// `sno init` running) before it gives up.
+/// How long a relay waits for the daemon to take connections, and the
+/// daemon for a database another sno process (an `sno init`) holds.
 const WAIT_FOR_DATABASE: Duration = Duration::from_secs(60);
 
-/// The socket the owning server listens on.
+/// How long a new daemon waits for its first client before exiting.
+const STARTUP_GRACE: Duration = Duration::from_secs(10);
+
+/// The socket the daemon listens on.
 pub fn socket_path(paths: &RepoPaths) -> PathBuf {
     paths.sno_dir.join("sno.sock")
 }
 
-/// Serves MCP on stdio until the client goes away.
+/// `sno serve`: relays stdio to the repository's daemon, starting it first
+/// when none runs.
 pub fn serve(path: PathBuf) -> anyhow::Result<std::process::ExitCode> {
     let paths = RepoPaths::discover(&path)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let started = Instant::now();
-    loop {
-        match crate::commands::open_existing(&paths) {
-            Ok(journal) => {
-                tracing::info!(pid = std::process::id(), "serving as the database owner");
-                return runtime.block_on(owner(paths, journal));
-            }
-            Err(e) if is_locked(&e) => {
-                if let Ok(stream) = std::os::unix::net::UnixStream::connect(socket_path(&paths)) {
-                    tracing::info!("the database is owned by another sno serve; relaying to it");
-                    return runtime.block_on(relay(stream));
-                }
-                if started.elapsed() > WAIT_FOR_DATABASE {
-                    return Err(e);
-                }
-                // Another sno (an `init`) holds the database without serving
-                // it; it will let go when done.
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            Err(e) => return Err(e),
-        }
+    if !paths.db().exists() {
+        return Err(JournalError::Missing(paths.db().display().to_string()).into());
     }
+    let sock = socket_path(&paths);
+    let started = Instant::now();
+    let mut daemon: Option<std::process::Child> = None;
+    loop {
+        if let Ok(stream) = std::os::unix::net::UnixStream::connect(&sock) {
+            tracing::info!(pid = std::process::id(), "relaying to the sno daemon");
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            let code = runtime.block_on(relay(stream));
+            // The stdin reader may still be blocked in a read: do not wait.
+            runtime.shutdown_background();
+            return code;
+        }
+        match daemon.as_mut() {
+            None => daemon = Some(spawn_daemon(&paths)?),
+            Some(child) => {
+                if let Some(status) = child.try_wait()? {
+                    if !status.success() {
+                        return Err(daemon_failed(&paths, &status.to_string()).into());
+                    }
+                    // It found another daemon serving (which then left):
+                    // start one again.
+                    daemon = None;
+                }
+            }
+        }
+        if started.elapsed() > WAIT_FOR_DATABASE {
+            return Err(daemon_failed(&paths, "it did not open its socket in time").into());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn daemon_failed(paths: &RepoPaths, why: &str) -> sno_protocol::ErrorContract {
+    sno_protocol::ErrorContract::new(
+        "SNO-SERVE-DAEMON",
+        format!(
+            "the sno daemon for {} did not start: {why}",
+            paths.root.display()
+        ),
+        format!(
+            "Read {} for the reason; `sno doctor` checks the database.",
+            paths.sno_dir.join("logs/serve.log").display()
+        ),
+        sno_protocol::Fixability::Medium,
+    )
+}
+
+fn spawn_daemon(paths: &RepoPaths) -> anyhow::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe()?;
+    tracing::info!("starting the sno daemon");
+    Ok(std::process::Command::new(exe)
+        .arg("daemon")
+        .arg(&paths.root)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        // Its own process group: a Ctrl-C meant for the client's terminal
+        // does not take down the daemon other clients use.
+        .process_group(0)
+        .spawn()?)
 }
 
 /// Whether an error is "another process has the database".
@@ -80,56 +127,132 @@ pub fn is_locked(e: &anyhow::Error) -> bool {
 }
 
 async fn relay(stream: std::os::unix::net::UnixStream) -> anyhow::Result<std::process::ExitCode> {
+    use tokio::io::AsyncWriteExt;
     stream.set_nonblocking(true)?;
-    let mut sock = UnixStream::from_std(stream)?;
-    let mut stdio = tokio::io::join(tokio::io::stdin(), tokio::io::stdout());
-    // Ends when the client closes stdin (the owner then ends the session) or
-    // the owner goes away.
-    let _ = tokio::io::copy_bidirectional(&mut stdio, &mut sock).await;
+    let (mut from_daemon, mut to_daemon) = UnixStream::from_std(stream)?.into_split();
+    // Client to daemon; when the client closes stdin, tell the daemon (it
+    // then finishes the answers in flight and closes the session).
+    tokio::spawn(async move {
+        let _ = tokio::io::copy(&mut tokio::io::stdin(), &mut to_daemon).await;
+        let _ = to_daemon.shutdown().await;
+    });
+    // Daemon to client; the relay ends when the daemon's side does, also
+    // when the daemon went away with the client still there.
+    let mut stdout = tokio::io::stdout();
+    let _ = tokio::io::copy(&mut from_daemon, &mut stdout).await;
+    let _ = stdout.flush().await;
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-/// Connections other than our own stdio, to know when the owner may exit.
-static RELAYED: AtomicUsize = AtomicUsize::new(0);
+/// `sno daemon`: owns the database and serves MCP sessions and forwarded
+/// CLI commands on the socket until idle.
+pub fn daemon(path: PathBuf) -> anyhow::Result<std::process::ExitCode> {
+    let paths = RepoPaths::discover(&path)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let sock = socket_path(&paths);
+    let started = Instant::now();
+    let journal = loop {
+        match crate::commands::open_existing(&paths) {
+            Ok(j) => break j,
+            Err(e) if is_locked(&e) => {
+                if std::os::unix::net::UnixStream::connect(&sock).is_ok() {
+                    tracing::info!("another sno daemon serves this repository");
+                    return Ok(std::process::ExitCode::SUCCESS);
+                }
+                if started.elapsed() > WAIT_FOR_DATABASE {
+                    return Err(e);
+                }
+                // An `sno init` (or a daemon on its way out) holds it.
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    tracing::info!(pid = std::process::id(), "sno daemon owns the database");
+    runtime.block_on(run_daemon(paths, journal))?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
 
-async fn owner(
-    paths: RepoPaths,
-    journal: Arc<sno_journal::Journal>,
-) -> anyhow::Result<std::process::ExitCode> {
+/// How long the daemon stays with no client: `SNO_SERVE_IDLE_SECS`, then
+/// `[serve] idle_exit_secs`, then 300 s.
+fn idle_limit(core: &Core) -> Duration {
+    let secs = std::env::var("SNO_SERVE_IDLE_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .or(core.config.idle_exit_secs)
+        .unwrap_or(300);
+    Duration::from_secs(secs)
+}
+
+struct Activity {
+    active: AtomicUsize,
+    last: std::sync::Mutex<Instant>,
+}
+
+async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> anyhow::Result<()> {
     let sock = socket_path(&paths);
     let core = Core::start(paths, journal).await?;
     let listener = bind(&sock)?;
-    let accept = {
-        let core = core.clone();
-        tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let core = core.clone();
-                RELAYED.fetch_add(1, Ordering::SeqCst);
-                tokio::spawn(async move {
-                    if let Err(e) = connection(core, stream).await {
-                        tracing::warn!(error = %e, "a relayed connection ended with an error");
-                    }
-                    RELAYED.fetch_sub(1, Ordering::SeqCst);
-                });
-            }
-        })
-    };
     core.warm_up();
-    if let Err(e) = session(core.clone(), tokio::io::stdin(), tokio::io::stdout()).await {
-        tracing::warn!(error = %e, "the stdio session ended with an error");
+    let idle = idle_limit(&core);
+    let activity = Arc::new(Activity {
+        active: AtomicUsize::new(0),
+        last: std::sync::Mutex::new(Instant::now()),
+    });
+    let mut served_any = false;
+    let mut tick = tokio::time::interval(Duration::from_millis(20));
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    loop {
+        tokio::select! {
+            r = listener.accept() => {
+                if let Ok((stream, _)) = r {
+                    served_any = true;
+                    accept(&core, &activity, stream);
+                }
+            }
+            _ = tick.tick() => {
+                if activity.active.load(Ordering::SeqCst) == 0 {
+                    let quiet = activity.last.lock().unwrap_or_else(|e| e.into_inner()).elapsed();
+                    let limit = if served_any { idle } else { idle.max(STARTUP_GRACE) };
+                    if quiet >= limit {
+                        tracing::info!(idle_secs = idle.as_secs(), "no client: the sno daemon exits");
+                        break;
+                    }
+                }
+            }
+            _ = term.recv() => {
+                tracing::info!("terminated: the sno daemon exits");
+                break;
+            }
+        }
     }
-    // Our client is gone; stop taking new connections (a new server will own
-    // the database once we exit), then wait for the relayed sessions.
+    // No new clients find us; one that connected just now is still served.
     let _ = std::fs::remove_file(&sock);
-    accept.abort();
-    while RELAYED.load(Ordering::SeqCst) > 0 {
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    while let Ok(Ok((stream, _))) =
+        tokio::time::timeout(Duration::from_millis(10), listener.accept()).await
+    {
+        accept(&core, &activity, stream);
+    }
+    while activity.active.load(Ordering::SeqCst) > 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
     core.stop().await;
-    Ok(std::process::ExitCode::SUCCESS)
+    Ok(())
+}
+
+fn accept(core: &Arc<Core>, activity: &Arc<Activity>, stream: UnixStream) {
+    let (core, activity) = (core.clone(), activity.clone());
+    activity.active.fetch_add(1, Ordering::SeqCst);
+    tokio::spawn(async move {
+        if let Err(e) = connection(core, stream).await {
+            tracing::warn!(error = %e, "a connection ended with an error");
+        }
+        *activity.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        activity.active.fetch_sub(1, Ordering::SeqCst);
+    });
 }
 
 /// Binds the socket; a leftover from a server that died is removed (we hold

@@ -753,6 +753,7 @@ impl SnoServer {
                 "id": s.id, "client": s.client, "started_ms": s.started_ms, "last_ms": s.last_ms,
                 "calls": s.calls, "errors": s.errors, "cache_hits": s.cache_hits, "context": s.context,
                 "current": s.id == self.session.id,
+                "server_pid": std::process::id(),
             })
             .to_string()),
             Err(e) => Err(contract_json(&e)),
