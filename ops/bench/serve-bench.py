@@ -4,9 +4,13 @@ figures as `key value` lines for ops/bench/serve.sh.
 
 usage: serve-bench.py SNO REPO [COLD_ROUNDS] [CALLS]
 
-- cold_ms: spawn -> initialize -> first `search` answered, median of rounds
+- cold_ms: spawn `sno serve` -> initialize -> first `search` answered, with
+  no sno daemon running (it starts, loads the state, model and indexes),
+  median of rounds
+- warm_start_ms: the same while the repository's daemon is up (a second
+  agent, or a client restarting within the idle time)
 - p50_ms / p95_ms: latency of CALLS mixed tool calls over one connection
-- rss_mb / hwm_mb: the server's resident memory after them (VmRSS, VmHWM)
+- rss_mb / hwm_mb: the daemon's resident memory after them (VmRSS, VmHWM)
 """
 
 import json
@@ -18,12 +22,14 @@ import time
 
 
 class Server:
-    def __init__(self, sno, repo):
+    def __init__(self, sno, repo, idle_secs):
+        env = dict(os.environ, SNO_SERVE_IDLE_SECS=str(idle_secs))
         self.p = subprocess.Popen(
             [sno, "serve", repo],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            env=env,
         )
         self.next_id = 1
 
@@ -57,9 +63,9 @@ class Server:
             raise SystemExit(f"{tool} {args} failed: {json.dumps(r)[:400]}")
         return json.loads(res["content"][0]["text"])
 
-    def memory(self):
+    def memory(self, pid):
         out = {}
-        with open(f"/proc/{self.p.pid}/status") as f:
+        with open(f"/proc/{pid}/status") as f:
             for line in f:
                 k, _, v = line.partition(":")
                 if k in ("VmRSS", "VmHWM"):
@@ -76,17 +82,35 @@ def main():
     rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
     n_calls = int(sys.argv[4]) if len(sys.argv) > 4 else 200
 
-    cold = []
-    for _ in range(rounds):
+    sock = os.path.join(repo, ".sno", "sno.sock")
+
+    def no_daemon():
+        t = time.time()
+        while os.path.exists(sock):
+            if time.time() - t > 30:
+                raise SystemExit("the sno daemon did not exit")
+            time.sleep(0.01)
+
+    def first_answer(idle):
         t = time.perf_counter()
-        s = Server(sno, repo)
+        s = Server(sno, repo, idle)
         s.init()
         s.call("search", {"query": "where do we parse the config file"})
-        cold.append((time.perf_counter() - t) * 1000)
+        ms = (time.perf_counter() - t) * 1000
         s.close()
+        return ms
 
-    s = Server(sno, repo)
+    no_daemon()
+    cold = []
+    for _ in range(rounds):
+        cold.append(first_answer(0))
+        no_daemon()
+    first_answer(60)  # leaves the daemon up
+    warm_start = [first_answer(60) for _ in range(rounds)]
+
+    s = Server(sno, repo, 0)
     s.init()
+    daemon_pid = s.call("session_info", {})["server_pid"]
     m = s.call("repo_map", {"files": 40})
     files = [f["path"] for f in m["files"]]
     syms = [x["qualified_name"] for f in m["files"] for x in f["symbols"]]
@@ -130,12 +154,13 @@ def main():
         ms = (time.perf_counter() - t) * 1000
         lat.append(ms)
         per_tool.setdefault(tool, []).append(ms)
-    mem = s.memory()
+    mem = s.memory(daemon_pid)
     s.close()
 
     lat.sort()
     print("cold_ms", round(statistics.median(cold), 1))
     print("cold_min_ms", round(min(cold), 1))
+    print("warm_start_ms", round(statistics.median(warm_start), 1))
     print("calls", len(lat))
     print("p50_ms", round(lat[len(lat) // 2], 2))
     print("p95_ms", round(lat[int(len(lat) * 0.95) - 1], 2))
