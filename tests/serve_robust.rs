@@ -134,7 +134,7 @@ fn indexed() -> Repo {
 #[test]
 fn protocol_versions_are_negotiated() {
     let repo = indexed();
-    for version in ["2024-11-05", "2025-03-26", "2025-06-18"] {
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
         let (s, got) = Server::init(&repo, version);
         assert_eq!(got, version, "a version the server supports is echoed");
         assert!(s.finish().success());
@@ -176,6 +176,20 @@ fn hostile_input_gets_protocol_answers_and_the_journal_survives() {
         assert_eq!(r["result"]["isError"], true, "{args}: {r}");
         assert_eq!(body(&r)["error"]["code"], "SNO-BAD-ARGS", "{args}: {r}");
     }
+    // Commits the journal does not hold are errors, never an answer from
+    // some other state.
+    let r = s.call(
+        "search_symbols",
+        json!({"name": "Config", "at": "no-such-branch"}),
+    );
+    assert_eq!(body(&r)["error"]["code"], "SNO-UNKNOWN-REV", "{r}");
+    let r = s.call(
+        "changes",
+        json!({"from": "0123456789abcdef0123456789abcdef01234567"}),
+    );
+    assert_eq!(body(&r)["error"]["code"], "SNO-NOT-JOURNALED", "{r}");
+    let r = s.call("restore_checkpoint", json!({"id": "ckpt_01nothing"}));
+    assert_eq!(body(&r)["error"]["code"], "SNO-UNKNOWN-MEMORY", "{r}");
     // Paths cannot escape the repository.
     for file in ["../../etc/passwd", "/etc/passwd", "app/../../x"] {
         let r = s.call("file_outline", json!({"file": file}));
@@ -293,6 +307,9 @@ fn two_servers_and_the_cli_share_one_repository() {
         "SNO-UNKNOWN-SYMBOL"
     );
 
+    // stdout is protocol only; the daemon logs to .sno/logs/serve.log.
+    let log = std::fs::read_to_string(repo.path().join(".sno/logs/serve.log")).unwrap();
+    assert!(log.contains("sno daemon owns the database"), "{log}");
     // One client leaves; the daemon keeps serving the other.
     assert!(a.finish().success());
     assert_eq!(

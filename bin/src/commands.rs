@@ -13,7 +13,7 @@ use sno_actors::supervisor::{Supervisor, SupervisorArgs, SupervisorMsg};
 use sno_journal::event::Event;
 use sno_journal::lock::WriterLock;
 use sno_journal::model::{CommitId, Seq};
-use sno_journal::replay::{replay_to_commit, ReplayError};
+use sno_journal::replay::replay_to_commit;
 use sno_journal::verify::{repair_views, verify};
 use sno_journal::Journal;
 
@@ -448,7 +448,7 @@ pub fn resolve_journaled(
                     }
                 }
             }
-            found.ok_or_else(|| ReplayError::UnknownCommit(spec.to_string()).into())
+            found.ok_or_else(|| sno_actors::git::GitError::UnknownRevision(spec.to_string()).into())
         }
     }
 }

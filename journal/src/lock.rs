@@ -43,6 +43,21 @@ impl WriterLock {
         Ok(WriterLock { _file: file, path })
     }
 
+    /// Whether a writer (an `sno init`) holds the lock in `dir` now. Probes
+    /// without taking it over: the recorded pid is left alone.
+    pub fn is_held(dir: &Path) -> bool {
+        let Ok(file) = OpenOptions::new().read(true).open(dir.join("lock")) else {
+            return false;
+        };
+        match file.try_lock() {
+            Ok(()) => {
+                let _ = file.unlock();
+                false
+            }
+            Err(_) => true,
+        }
+    }
+
     /// Where the lock file is.
     pub fn path(&self) -> &Path {
         &self.path
@@ -71,7 +86,14 @@ mod tests {
             JournalError::Locked { pid } => assert_eq!(pid, std::process::id().to_string()),
             other => panic!("expected Locked, got {other:?}"),
         }
+        assert!(WriterLock::is_held(dir.path()));
         drop(first);
+        assert!(!WriterLock::is_held(dir.path()));
+        assert_eq!(
+            holder_pid(&dir.path().join("lock")),
+            std::process::id().to_string(),
+            "probing leaves the recorded pid alone"
+        );
         WriterLock::acquire(dir.path()).expect("free again after drop");
     }
 }

@@ -63,6 +63,11 @@ pub fn retry_if_locked(result: &anyhow::Result<ExitCode>) -> Option<ExitCode> {
         return None;
     }
     let paths = RepoPaths::discover(&cli.command.repo_path()).ok()?;
+    // An `sno init` holds the writer lock while it indexes: say so now (its
+    // pid is in the error) rather than wait for it.
+    if sno_journal::lock::WriterLock::is_held(&paths.sno_dir) {
+        return None;
+    }
     let started = std::time::Instant::now();
     while started.elapsed() < WAIT {
         if let Ok(stream) = std::os::unix::net::UnixStream::connect(super::socket_path(&paths)) {
