@@ -243,14 +243,7 @@ pub fn show(name: &str, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     let found = resolve_one(&a.state, name).map_err(lookup_contract)?;
     let rec = &a.state[found.path];
     let repo = GitRepo::open(&a.paths.root)?;
-    let bytes = repo.blob(rec.blob)?;
-    let span = found.symbol.span;
-    let source = String::from_utf8_lossy(
-        bytes
-            .get(span.start_byte as usize..span.end_byte as usize)
-            .unwrap_or_default(),
-    )
-    .into_owned();
+    let source = sno_query::lookup::source_of(found.symbol, &repo.blob(rec.blob)?);
     let info = found.info();
     if q.json {
         print_json(&serde_json::json!({ "as_of": a.as_of, "symbol": info, "source": source }))?;

@@ -45,12 +45,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         let rec = &input.state[l.path];
         let bytes = (input.read)(rec).unwrap_or_default();
         let sp = l.symbol.span;
-        let src = String::from_utf8_lossy(
-            bytes
-                .get(sp.start_byte as usize..sp.end_byte as usize)
-                .unwrap_or_default(),
-        )
-        .into_owned();
+        let src = crate::lookup::source_of(l.symbol, &bytes);
         candidates.push(Candidate {
             text: format!(
                 "\n### `{}` — {}:{} ({})\n```{}\n{}\n```\n",

@@ -93,6 +93,18 @@ pub fn find_symbols(state: &State, query: &str, limit: usize) -> Vec<SymbolMatch
 /// and Jaro-Winkler is quadratic (a 10 MB argument would stall a server).
 pub const MAX_FUZZY_LEN: usize = 256;
 
+/// The source text of `symbol` in its file's `bytes` (empty when the span
+/// does not fit them).
+pub fn source_of(symbol: &Symbol, bytes: &[u8]) -> String {
+    let sp = symbol.span;
+    String::from_utf8_lossy(
+        bytes
+            .get(sp.start_byte as usize..sp.end_byte as usize)
+            .unwrap_or_default(),
+    )
+    .into_owned()
+}
+
 /// Similarity of two strings in [0, 1] (Jaro-Winkler, case-insensitive).
 pub fn similarity(a: &str, b: &str) -> f64 {
     if a.len() > MAX_FUZZY_LEN || b.len() > MAX_FUZZY_LEN {

@@ -287,13 +287,7 @@ impl SnoServer {
                     Fixability::Medium,
                 )
             })?;
-            let span = found.symbol.span;
-            let source = String::from_utf8_lossy(
-                bytes
-                    .get(span.start_byte as usize..span.end_byte as usize)
-                    .unwrap_or_default(),
-            )
-            .into_owned();
+            let source = sno_query::lookup::source_of(found.symbol, &bytes);
             Ok(json!({ "as_of": snap.as_of, "symbol": found.info(), "source": source }))
         })
     }
