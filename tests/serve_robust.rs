@@ -422,3 +422,91 @@ fn the_daemon_outlives_a_client_for_its_idle_time_and_survives_being_killed() {
     let o = repo.sno(&["doctor"]);
     assert!(o.status.success(), "{}", stdout(&o));
 }
+
+/// Whether a writer holds `.sno/lock` now (flock(1) probes it like sno does).
+fn writer_busy(repo: &Repo) -> bool {
+    !std::process::Command::new("flock")
+        .args([
+            "-n",
+            repo.path().join(".sno/lock").to_str().unwrap(),
+            "true",
+        ])
+        .status()
+        .unwrap()
+        .success()
+}
+
+#[test]
+fn cli_commands_beside_an_init_the_daemon_runs_and_a_terminated_daemon() {
+    let repo = indexed();
+    // The daemon inherits the server's environment: its indexing is slowed
+    // so the forwarded `sno init` below is still running when we look.
+    let mut child = sno_command()
+        .args(["serve", repo.path().to_str().unwrap()])
+        .env("SNO_TEST_COMMIT_DELAY_MS", "500")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let mut s = Server {
+        child,
+        stdin,
+        out,
+        next_id: 1,
+    };
+    s.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    let pid = server_pid(&mut s);
+    for i in 0..4 {
+        repo.write(
+            &format!("app/more{i}.py"),
+            format!("def more{i}():\n    return {i}\n"),
+        );
+        repo.commit(&format!("more {i}"));
+    }
+    let init = sno_command()
+        .args(["init"])
+        .current_dir(repo.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !writer_busy(&repo) {
+        assert!(t.elapsed() < Duration::from_secs(20), "init never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // The daemon is indexing (it holds the writer lock); a read command is
+    // still answered by it, not refused as locked.
+    let o = repo.sno(&["status", "--json"]);
+    assert!(o.status.success(), "status beside init: {}", stderr(&o));
+    assert!(
+        writer_busy(&repo),
+        "the init ended before the status answered; the test proves nothing"
+    );
+    // So is a tool call of a connected client.
+    assert!(
+        body(&s.call("search_symbols", json!({"name": "Config.load"})))["results"][0].is_object()
+    );
+    let o = init.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(repo.status()["as_of"]["commit"], repo.head());
+
+    // A terminated daemon exits soon, even with a client still connected,
+    // and leaves a database that passes doctor.
+    let o = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(o.success());
+    let status = wait(&mut s.child, Duration::from_secs(20));
+    assert!(status.code().is_some(), "{status:?}");
+    wait_for_daemon_exit(&repo);
+    let o = repo.sno(&["doctor"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+}

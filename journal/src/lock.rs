@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::JournalError;
 
+/// How many times `acquire` retries a held lock, 10 ms apart.
+const PROBE_TRIES: u32 = 5;
+
 /// Holds `.sno/lock` exclusively while alive.
 #[derive(Debug)]
 pub struct WriterLock {
@@ -27,14 +30,23 @@ impl WriterLock {
             .create(true)
             .truncate(false)
             .open(&path)?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(JournalError::Locked {
-                    pid: holder_pid(&path),
-                });
+        // A few tries: `is_held` probes take the lock for an instant, and
+        // a writer starting at that instant must not be refused for it.
+        let mut tries = 0;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if tries < PROBE_TRIES => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(JournalError::Locked {
+                        pid: holder_pid(&path),
+                    });
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(e.into()),
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(e.into()),
         }
         file.set_len(0)?;
         file.seek(SeekFrom::Start(0))?;
@@ -95,5 +107,19 @@ mod tests {
             "probing leaves the recorded pid alone"
         );
         WriterLock::acquire(dir.path()).expect("free again after drop");
+    }
+
+    #[test]
+    fn a_probe_holding_the_lock_for_an_instant_does_not_refuse_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("lock"), "").unwrap();
+        let probe = File::open(dir.path().join("lock")).unwrap();
+        probe.try_lock().unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(15));
+            probe.unlock().unwrap();
+        });
+        WriterLock::acquire(dir.path()).expect("taken once the probe let go");
+        release.join().unwrap();
     }
 }

@@ -147,14 +147,23 @@ impl Journal {
     /// Every file record of the current views.
     pub fn load_state(&self) -> Result<State, JournalError> {
         let r = self.db.begin_read()?;
-        let t = r.open_table(FILES)?;
-        let mut state = State::new();
-        for row in t.iter()? {
-            let (k, v) = row?;
-            let rec: FileRecord = decode_view(v.value())?;
-            state.insert(k.value().to_string(), rec);
+        read_state(&r)
+    }
+
+    /// The head and the views it names, read in one transaction: a commit
+    /// indexed between two separate reads would otherwise give a state
+    /// labelled with the head before it.
+    pub fn head_and_state(&self) -> Result<Option<(IndexedHead, State)>, JournalError> {
+        let r = self.db.begin_read()?;
+        let head: Option<IndexedHead> = r
+            .open_table(META)?
+            .get(META_HEAD)?
+            .map(|v| decode_view(v.value()))
+            .transpose()?;
+        match head {
+            None => Ok(None),
+            Some(h) => Ok(Some((h, read_state(&r)?))),
         }
-        Ok(state)
     }
 
     /// One file's record in the current views.
@@ -612,4 +621,15 @@ mod memory_tests {
         assert_eq!(m.decisions[0].logged, d);
         assert_eq!(m.touching("a.rs").0.len(), 1);
     }
+}
+
+fn read_state(r: &redb::ReadTransaction) -> Result<State, JournalError> {
+    let t = r.open_table(FILES)?;
+    let mut state = State::new();
+    for row in t.iter()? {
+        let (k, v) = row?;
+        let rec: FileRecord = decode_view(v.value())?;
+        state.insert(k.value().to_string(), rec);
+    }
+    Ok(state)
 }

@@ -192,10 +192,10 @@ impl Core {
         let t = std::time::Instant::now();
         let snap = Arc::new(match at {
             None => {
-                let head = self.journal.head()?.ok_or_else(not_indexed)?;
+                let (head, state) = self.journal.head_and_state()?.ok_or_else(not_indexed)?;
                 Snapshot {
                     key: format!("head@{}", head.seq.0),
-                    state: self.journal.load_state()?,
+                    state,
                     as_of: AsOfCommit {
                         commit: head.commit.to_hex(),
                         branch: head.branch,
@@ -390,6 +390,10 @@ impl Core {
             return g.clone();
         }
         let g = Arc::new(GraphCell::new(snap.clone(), |s| Graph::new(&s.state)));
+        // Like the snapshots: an older head's graph is never asked for again.
+        if snap.key.starts_with("head@") {
+            cache.retain(|g| !g.borrow_owner().key.starts_with("head@"));
+        }
         cache.insert(0, g.clone());
         cache.truncate(KEEP);
         g
@@ -422,7 +426,8 @@ impl Core {
         Ok(f(git.as_ref().expect("opened above")))
     }
 
-    /// A file's content at the indexed commit.
+    /// A file's content at the indexed commit; `None` when git cannot give
+    /// it (logged: the repository lost an object the index names).
     pub fn blob(&self, id: sno_journal::model::BlobId) -> Option<Arc<[u8]>> {
         if let Some(b) = self
             .blobs
@@ -433,7 +438,17 @@ impl Core {
         {
             return Some(b.clone());
         }
-        let bytes: Arc<[u8]> = self.with_git(|g| g.blob(id)).ok()?.ok()?.into();
+        let bytes: Arc<[u8]> = match self.with_git(|g| g.blob(id)) {
+            Ok(Ok(b)) => b.into(),
+            Ok(Err(e)) => {
+                tracing::warn!(blob = %id.to_hex(), error = %e, "git could not read a blob");
+                return None;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "could not open the repository");
+                return None;
+            }
+        };
         let mut cache = self.blobs.lock().unwrap_or_else(|e| e.into_inner());
         if cache.bytes + bytes.len() > BLOB_CACHE_BYTES {
             cache.map.clear();
@@ -454,10 +469,14 @@ impl Core {
 
     /// Files approved lessons touch (the memory signal of search).
     pub fn lesson_paths(&self) -> HashSet<String> {
-        self.journal
-            .memory()
-            .map(|m| m.approved_lesson_files())
-            .unwrap_or_default()
+        match self.journal.memory() {
+            Ok(m) => m.approved_lesson_files(),
+            Err(e) => {
+                // Search still answers, without the memory signal.
+                tracing::warn!(error = %e, "could not read lessons");
+                HashSet::new()
+            }
+        }
     }
 }
 

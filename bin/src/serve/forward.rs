@@ -63,23 +63,29 @@ pub fn retry_if_locked(result: &anyhow::Result<ExitCode>) -> Option<ExitCode> {
         return None;
     }
     let paths = RepoPaths::discover(&cli.command.repo_path()).ok()?;
-    // An `sno init` holds the writer lock while it indexes: say so now (its
-    // pid is in the error) rather than wait for it.
-    if sno_journal::lock::WriterLock::is_held(&paths.sno_dir) {
-        return None;
-    }
     let started = std::time::Instant::now();
     while started.elapsed() < WAIT {
+        // The daemon first: it may itself be running an `sno init` (and so
+        // hold the writer lock), and still answers other commands.
         if let Ok(stream) = std::os::unix::net::UnixStream::connect(super::socket_path(&paths)) {
             tracing::info!("the sno daemon holds the database; running the command there");
             let request = Request {
                 sno_cli: argv,
                 cwd: std::env::current_dir().ok()?,
             };
-            let reply = exchange(stream, &request).ok()?;
-            crate::out::out!("{}", reply.stdout);
-            crate::out::write(crate::out::Stream::Err, format_args!("{}", reply.stderr));
-            return Some(ExitCode::from(reply.code));
+            return Some(match exchange(stream, &request) {
+                Ok(reply) => {
+                    crate::out::out!("{}", reply.stdout);
+                    crate::out::write(crate::out::Stream::Err, format_args!("{}", reply.stderr));
+                    ExitCode::from(reply.code)
+                }
+                Err(e) => crate::finish(Err(lost_reply(&paths, e)), cli.command.wants_json()),
+            });
+        }
+        // An `sno init` of its own holds the writer lock while it indexes:
+        // say so now (its pid is in the error) rather than wait for it.
+        if sno_journal::lock::WriterLock::is_held(&paths.sno_dir) {
+            return None;
         }
         if sno_journal::Journal::open_existing(&paths.db()).is_ok() {
             // Free again (the probe is closed): the command never got past
@@ -92,6 +98,22 @@ pub fn retry_if_locked(result: &anyhow::Result<ExitCode>) -> Option<ExitCode> {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     None
+}
+
+/// The daemon took the command but gave no answer (it was killed or
+/// crashed): whether the command ran is unknown, so say that.
+fn lost_reply(paths: &RepoPaths, e: anyhow::Error) -> anyhow::Error {
+    sno_protocol::ErrorContract::new(
+        "SNO-SERVE-LOST",
+        format!("the sno daemon took the command but did not answer: {e}"),
+        format!(
+            "Run the command again; if it changed the index, `sno status` shows whether it \
+             took effect. {} may say why the daemon stopped.",
+            paths.sno_dir.join("logs/serve.log").display()
+        ),
+        sno_protocol::Fixability::Easy,
+    )
+    .into()
 }
 
 fn exchange(
@@ -124,8 +146,20 @@ pub async fn answer(
 
 fn run(request: Request) -> Reply {
     let thread = std::thread::spawn(move || {
-        let (code, out, err) =
-            crate::out::capture(|| match Cli::try_parse_from(&request.sno_cli) {
+        let (code, out, err) = crate::out::capture(|| {
+            match Cli::try_parse_from(&request.sno_cli) {
+                Ok(cli)
+                    if matches!(
+                        cli.command,
+                        crate::cli::Command::Serve { .. } | crate::cli::Command::Daemon { .. }
+                    ) =>
+                {
+                    // A server inside the daemon would take over its stdio.
+                    crate::out::errln!(
+                        "error[SNO-BAD-ARGS]: the sno daemon does not run `serve` or `daemon` for a client"
+                    );
+                    ExitCode::from(2)
+                }
                 Ok(mut cli) => {
                     cli.command.rebase(&request.cwd);
                     let json = cli.command.wants_json();
@@ -136,7 +170,8 @@ fn run(request: Request) -> Reply {
                     crate::out::errln!("{e}");
                     ExitCode::from(2)
                 }
-            });
+            }
+        });
         // ExitCode is opaque: compare against the codes commands use.
         let code = [0u8, 1, 2]
             .into_iter()

@@ -195,7 +195,7 @@ struct Activity {
 async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> anyhow::Result<()> {
     let sock = socket_path(&paths);
     let core = Core::start(paths, journal).await?;
-    let listener = bind(&sock)?;
+    let mut listener = bind(&sock)?;
     core.warm_up();
     let idle = idle_limit(&core);
     let activity = Arc::new(Activity {
@@ -205,7 +205,7 @@ async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> any
     let mut served_any = false;
     let mut tick = tokio::time::interval(Duration::from_millis(20));
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    loop {
+    let terminated = loop {
         tokio::select! {
             r = listener.accept() => {
                 if let Ok((stream, _)) = r {
@@ -214,33 +214,57 @@ async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> any
                 }
             }
             _ = tick.tick() => {
-                if activity.active.load(Ordering::SeqCst) == 0 {
-                    let quiet = activity.last.lock().unwrap_or_else(|e| e.into_inner()).elapsed();
-                    let limit = if served_any { idle } else { idle.max(STARTUP_GRACE) };
-                    if quiet >= limit {
-                        tracing::info!(idle_secs = idle.as_secs(), "no client: the sno daemon exits");
-                        break;
-                    }
+                if activity.active.load(Ordering::SeqCst) > 0 {
+                    continue;
                 }
+                let quiet = activity.last.lock().unwrap_or_else(|e| e.into_inner()).elapsed();
+                let limit = if served_any { idle } else { idle.max(STARTUP_GRACE) };
+                if quiet < limit {
+                    continue;
+                }
+                // No new client finds us once the socket is gone; one that
+                // connected just before is served, and then the daemon
+                // stays: a daemon serving with no socket would leave the
+                // next client waiting for a database it holds.
+                let _ = std::fs::remove_file(&sock);
+                if !drain(&core, &activity, &listener).await {
+                    tracing::info!(idle_secs = idle.as_secs(), "no client: the sno daemon exits");
+                    break false;
+                }
+                tracing::info!("a client came as the daemon was leaving: it stays");
+                listener = bind(&sock)?;
             }
             _ = term.recv() => {
                 tracing::info!("terminated: the sno daemon exits");
-                break;
+                let _ = std::fs::remove_file(&sock);
+                break true;
             }
         }
-    }
-    // No new clients find us; one that connected just now is still served.
-    let _ = std::fs::remove_file(&sock);
-    while let Ok(Ok((stream, _))) =
-        tokio::time::timeout(Duration::from_millis(10), listener.accept()).await
-    {
-        accept(&core, &activity, stream);
-    }
-    while activity.active.load(Ordering::SeqCst) > 0 {
+    };
+    // Let the calls in flight finish; a terminated daemon does not wait for
+    // its clients to leave (they may stay for hours), only briefly.
+    let deadline = Instant::now() + TERMINATE_GRACE;
+    while activity.active.load(Ordering::SeqCst) > 0 && (!terminated || Instant::now() < deadline) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     core.stop().await;
     Ok(())
+}
+
+/// How long a terminated daemon gives its connections before it exits.
+const TERMINATE_GRACE: Duration = Duration::from_secs(2);
+
+/// Serves the connections already queued on a listener whose socket file is
+/// gone; whether there were any.
+async fn drain(core: &Arc<Core>, activity: &Arc<Activity>, listener: &UnixListener) -> bool {
+    let mut any = false;
+    while let Ok(Ok((stream, _))) =
+        tokio::time::timeout(Duration::from_millis(10), listener.accept()).await
+    {
+        any = true;
+        accept(core, activity, stream);
+    }
+    any
 }
 
 fn accept(core: &Arc<Core>, activity: &Arc<Activity>, stream: UnixStream) {
@@ -287,7 +311,15 @@ where
 {
     let server = tools::SnoServer::new(core).await?;
     let session = server.session_handle();
-    let running = server.serve((read, write)).await?;
+    let running = match server.serve((read, write)).await {
+        Ok(r) => r,
+        Err(e) => {
+            // No initialize (the client left or spoke no MCP): the session
+            // actor must not outlive the connection.
+            session.close().await;
+            return Err(e.into());
+        }
+    };
     if let Some(info) = running.peer().peer_info() {
         session.client(format!(
             "{} {}",

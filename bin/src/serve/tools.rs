@@ -1039,7 +1039,8 @@ fn worktree_state(
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 state.remove(path);
             }
-            Err(_) => {}
+            // Taking an unreadable file as unchanged would be a wrong diff.
+            Err(e) => anyhow::bail!("could not read {path} in the work tree: {e}"),
         }
     }
     Ok(state)
@@ -1135,12 +1136,20 @@ impl ServerHandler for SnoServer {
             ));
         }
         let tcc = ToolCallContext::new(self, request, context);
-        let (result, hit) = CACHE_HIT
-            .scope(Cell::new(false), async {
-                let r = self.tool_router.call(tcc).await;
-                (r, CACHE_HIT.with(Cell::get))
-            })
-            .await;
+        let run = CACHE_HIT.scope(Cell::new(false), async {
+            let r = self.tool_router.call(tcc).await;
+            (r, CACHE_HIT.with(Cell::get))
+        });
+        // Tool bodies compute synchronously (a first search builds indexes
+        // for a second or more): off the runtime's few workers, so other
+        // sessions, the socket and the idle clock keep running meanwhile.
+        let handle = tokio::runtime::Handle::current();
+        let (result, hit) = if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+        {
+            tokio::task::block_in_place(|| handle.block_on(run))
+        } else {
+            run.await
+        };
         let result = match result {
             // rmcp answers arguments that do not fit the schema with a bare
             // text error: put it in the contract.
