@@ -20,7 +20,16 @@ struct Server {
 
 impl Server {
     fn start(repo: &Repo) -> Server {
-        let mut child = sno_command()
+        Server::start_with(repo, &[])
+    }
+
+    /// Starts with extra environment (which a daemon it starts inherits).
+    fn start_with(repo: &Repo, env: &[(&str, &str)]) -> Server {
+        let mut command = sno_command();
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command
             .args(["serve", repo.path().to_str().unwrap()])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -370,22 +379,7 @@ fn server_pid(s: &mut Server) -> u64 {
 fn the_daemon_outlives_a_client_for_its_idle_time_and_survives_being_killed() {
     let repo = indexed();
     let start = |idle: &str| {
-        let mut child = sno_command()
-            .args(["serve", repo.path().to_str().unwrap()])
-            .env("SNO_SERVE_IDLE_SECS", idle)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take();
-        let out = BufReader::new(child.stdout.take().unwrap());
-        let mut s = Server {
-            child,
-            stdin,
-            out,
-            next_id: 1,
-        };
+        let mut s = Server::start_with(&repo, &[("SNO_SERVE_IDLE_SECS", idle)]);
         s.request(
             "initialize",
             json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
@@ -441,22 +435,7 @@ fn cli_commands_beside_an_init_the_daemon_runs_and_a_terminated_daemon() {
     let repo = indexed();
     // The daemon inherits the server's environment: its indexing is slowed
     // so the forwarded `sno init` below is still running when we look.
-    let mut child = sno_command()
-        .args(["serve", repo.path().to_str().unwrap()])
-        .env("SNO_TEST_COMMIT_DELAY_MS", "500")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take();
-    let out = BufReader::new(child.stdout.take().unwrap());
-    let mut s = Server {
-        child,
-        stdin,
-        out,
-        next_id: 1,
-    };
+    let mut s = Server::start_with(&repo, &[("SNO_TEST_COMMIT_DELAY_MS", "500")]);
     s.request(
         "initialize",
         json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
@@ -495,6 +474,12 @@ fn cli_commands_beside_an_init_the_daemon_runs_and_a_terminated_daemon() {
     );
     let o = init.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
+    // Its progress reached this CLI, not the daemon's stderr.
+    assert!(
+        stderr(&o).contains("sno: indexed 4/4"),
+        "no progress: {}",
+        stderr(&o)
+    );
     assert_eq!(repo.status()["as_of"]["commit"], repo.head());
 
     // A terminated daemon exits soon, even with a client still connected,

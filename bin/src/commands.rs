@@ -162,10 +162,15 @@ fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
         let indexer =
             ractor::call!(sup, SupervisorMsg::Indexer).map_err(|e| anyhow::anyhow!("{e}"))?;
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let renderer = tokio::spawn(crate::progress::render(rx));
-        let result = ractor::call!(indexer, IndexerMsg::Run, request, Some(tx))
-            .map_err(|e| anyhow::anyhow!("{e}"));
-        let _ = renderer.await;
+        // Rendered on this thread, not a spawned task: a command the daemon
+        // runs for a CLI captures this thread's output (see `out`).
+        let (result, ()) = tokio::join!(
+            async {
+                ractor::call!(indexer, IndexerMsg::Run, request, Some(tx))
+                    .map_err(|e| anyhow::anyhow!("{e}"))
+            },
+            crate::progress::render(rx),
+        );
         // Then the semantic index, for what is new.
         let embedded = match &result {
             Ok(Ok(_)) => {

@@ -345,6 +345,11 @@ measure() {
   done
   rm -f "$out.run"
 }
+# CPU ticks of the machine: total and steal (time a VM's host gave to others;
+# it stretches wall times without costing CPU time, so it is reported).
+cpu_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' /proc/stat; }
+steal_since() { read -r t1 s1 < <(cpu_ticks); awk -v t0="$1" -v s0="$2" -v t1="$t1" -v s1="$s1" 'BEGIN { if (t1 > t0) printf "%.0f", 100 * (s1 - s0) / (t1 - t0); else print 0 }'; }
+read -r TICKS0 STEAL0 < <(cpu_ticks)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 floor_get() { awk -v k="$1" '$1 == k { print $2 }' "$CACHE/out-floor.txt"; }
 # json_get KEY FILE: a top-level number from the pretty-printed `sno init --json` output.
@@ -471,6 +476,7 @@ if [ "$WITH_HISTORY" = 1 ]; then
 fi
 
 # ---- Markdown for a README ------------------------------------------------------------
+STEAL=$(steal_since "$TICKS0" "$STEAL0")
 CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 MD="$CACHE/last-index.md"
 {
@@ -478,7 +484,8 @@ MD="$CACHE/last-index.md"
   echo
   echo "\`ops/bench/index.sh$([ "$QUICK" = 1 ] && echo " --quick")$([ "$HISTORY_ONLY" = 1 ] && echo " --history-only")\`" \
     "at sno $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%Y-%m-%d);" \
-    "$(nproc) cores ($CPU_MODEL), $(awk '/MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo) GiB; best of $RUNS run(s), warm page cache."
+    "$(nproc) cores ($CPU_MODEL), $(awk '/MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo) GiB; best of $RUNS run(s), warm page cache;" \
+    "CPU steal by the VM host during the runs: ${STEAL}%."
   if [ "$HISTORY_ONLY" = 0 ]; then
     echo "Corpus: $FILES files, $LINES lines of real code nobody here wrote:" \
       "$(awk '$1 ~ /^lang\./ { sub("lang.", "", $1); printf "%s%s %dk", sep, $1, $3 / 1000; sep = ", " }' "$CACHE/out-floor.txt")."

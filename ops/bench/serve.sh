@@ -52,14 +52,20 @@ rm -rf "$CORPUS/.sno"
 lines=$(cd "$CORPUS" && git ls-files -z | xargs -0 cat | wc -l)
 files=$(cd "$CORPUS" && git ls-files | wc -l)
 
+# CPU ticks: total and steal (time a VM's host gave to others; it stretches
+# wall times without costing CPU time, so it is reported).
+cpu_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' /proc/stat; }
+read -r t0 s0 < <(cpu_ticks)
 out=$(python3 "$HERE/serve-bench.py" "$SNO" "$CORPUS" "$ROUNDS" "$CALLS")
+read -r t1 s1 < <(cpu_ticks)
+steal=$(awk -v a="$t0" -v b="$s0" -v c="$t1" -v d="$s1" 'BEGIN { if (c > a) printf "%.0f", 100 * (d - b) / (c - a); else print 0 }')
 stop_daemon
 get() { echo "$out" | awk -v k="$1" '$1 == k { print $2 }'; }
 
 cat <<TXT
 ### MCP server benchmark
 
-\`ops/bench/serve.sh\` at sno $(git -C "$ROOT" rev-parse --short HEAD), $(date -u +%F); $(nproc) cores; model $(basename "$SNO_MODEL").
+\`ops/bench/serve.sh\` at sno $(git -C "$ROOT" rev-parse --short HEAD), $(date -u +%F); $(nproc) cores; model $(basename "$SNO_MODEL"); CPU steal by the VM host during the runs: ${steal}%.
 Corpus: $files files, $lines lines (Django db/ and core/, ESLint, Go go/*, serde, Brotli), indexed.
 
 | measure | figure | target |
