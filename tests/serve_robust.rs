@@ -495,3 +495,92 @@ fn cli_commands_beside_an_init_the_daemon_runs_and_a_terminated_daemon() {
     let o = repo.sno(&["doctor"]);
     assert!(o.status.success(), "{}", stdout(&o));
 }
+
+#[test]
+fn lessons_review_takes_verdicts_from_stdin_beside_a_running_daemon() {
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    repo.commit("seed");
+    repo.write("app/cache.py", "def cache():\n    return {}\n");
+    repo.commit("Add a cache");
+    repo.git(&["revert", "--no-edit", "HEAD"]);
+    let first = format!("lsn_{}", &repo.head()[..12]);
+    repo.write("app/fast.py", "def fast():\n    return 1\n");
+    repo.commit("Add a fast path");
+    repo.git(&["revert", "--no-edit", "HEAD"]);
+    let second = format!("lsn_{}", &repo.head()[..12]);
+    repo.sno_json(&["init", "--json"]);
+
+    // An agent analyses the first; the daemon holds the database from here.
+    let (mut s, _) = Server::init(&repo, "2025-06-18");
+    let a = body(&s.call(
+        "submit_lesson_analysis",
+        json!({"lesson_id": first, "analysis": "The cache went stale.", "rule": "Do not cache without invalidation."}),
+    ));
+    assert!(a.get("error").is_none(), "{a}");
+
+    let review = |answers: &str| {
+        let mut child = sno_command()
+            .args(["lessons", "review"])
+            .current_dir(repo.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(answers.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    // Unknown answer, approve, then for the unanalysed one: approve (refused:
+    // no rule), then reject with a note.
+    let o = review("maybe\na\na\nr not a lesson, a bad idea\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let shown = stdout(&o);
+    assert!(
+        shown.contains("sno: 2 lesson(s) wait for a verdict"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("Do not cache without invalidation."),
+        "{shown}"
+    );
+    assert!(shown.contains("answer a, r, s or q"), "{shown}");
+    assert!(shown.contains("no rule to approve"), "{shown}");
+    assert!(
+        shown.contains("sno: 1 approved, 1 rejected, 0 skipped"),
+        "{shown}"
+    );
+
+    let listed = repo.sno_json(&["lessons", "list", "--json"]);
+    let by_id = |id: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {id} in {listed}"))
+    };
+    assert_eq!(by_id(&first)["status"], "approved");
+    assert_eq!(by_id(&second)["status"], "rejected");
+    assert_eq!(by_id(&second)["review"]["note"], "not a lesson, a bad idea");
+    // Agents now get the approved rule.
+    let m = body(&s.call("get_approved_memory", json!({})));
+    assert!(
+        m.to_string().contains("Do not cache without invalidation."),
+        "{m}"
+    );
+    // Nothing waits any more.
+    let o = review("");
+    assert!(
+        stdout(&o).contains("no lesson waits for a verdict"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(s.finish().success());
+}

@@ -308,6 +308,16 @@ pub enum LessonsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Go through the lessons waiting for a verdict, one at a time.
+    ///
+    /// Each is shown with the revert it came from and the agents' analysis;
+    /// answer `a` (approve), `r` (reject), `s` (skip) or `q` (quit). A note
+    /// may follow the letter (`r too specific`) and is kept in the journal.
+    /// Answers are read line by line from stdin, so they can be piped.
+    Review {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -343,6 +353,9 @@ impl Command {
                 command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. },
             } => *json,
             Command::Serve { .. } | Command::Daemon { .. } => false,
+            Command::Lessons {
+                command: LessonsCommand::Review { .. },
+            } => false,
             Command::Audit { json, .. } => *json,
             Command::Mcp { .. } => false,
             Command::Lessons {
@@ -381,7 +394,8 @@ impl Command {
                 command:
                     LessonsCommand::List { path, .. }
                     | LessonsCommand::Approve { path, .. }
-                    | LessonsCommand::Reject { path, .. },
+                    | LessonsCommand::Reject { path, .. }
+                    | LessonsCommand::Review { path },
             }
             | Command::Journal {
                 command: JournalCommand::Log { path, .. } | JournalCommand::Verify { path, .. },

@@ -77,6 +77,7 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
                 note,
                 json,
             } => crate::memory_cmd::lessons_review(&path, &id, false, &note, json),
+            LessonsCommand::Review { path } => crate::memory_cmd::lessons_review_interactive(&path),
         },
         Command::Map {
             max_tokens,

@@ -10,7 +10,7 @@ use sno_journal::memory::{LessonReviewed, MemoryId};
 use sno_protocol::{ErrorContract, Fixability};
 
 use crate::commands::{open_existing, print_json};
-use crate::out::outln;
+use crate::out::{errln, out, outln};
 use crate::repo::RepoPaths;
 
 /// `sno audit`.
@@ -129,4 +129,143 @@ pub fn lessons_review(
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `sno lessons review`: each lesson waiting for a verdict, shown, with the
+/// verdict read from stdin.
+///
+/// Each read and verdict runs as an `sno lessons …` command of its own: with
+/// a daemon holding the database the daemon runs those, and a command run
+/// there could not read this terminal.
+pub fn lessons_review_interactive(path: &Path) -> anyhow::Result<ExitCode> {
+    let paths = RepoPaths::discover(path)?;
+    let root = paths.root.to_string_lossy().into_owned();
+    let listed = match sno_step(&["lessons", "list", "--json", &root]) {
+        Ok(out) => out,
+        Err(code) => return Ok(code),
+    };
+    let lessons: Vec<serde_json::Value> = serde_json::from_str(&listed)?;
+    let waiting: Vec<&serde_json::Value> = lessons
+        .iter()
+        .filter(|l| matches!(l["status"].as_str(), Some("proposed" | "analysed")))
+        .collect();
+    if waiting.is_empty() {
+        outln!("sno: no lesson waits for a verdict");
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!("sno: {} lesson(s) wait for a verdict", waiting.len());
+    let interactive = std::io::IsTerminal::is_terminal(&std::io::stdin());
+    let mut input = std::io::stdin().lock();
+    let (mut approved, mut rejected, mut skipped) = (0, 0, 0);
+    'lessons: for lesson in waiting {
+        show_lesson(lesson);
+        let id = lesson["id"].as_str().unwrap_or_default();
+        let analysed = lesson["analyses"].as_array().is_some_and(|a| !a.is_empty());
+        loop {
+            out!("[a]pprove, [r]eject, [s]kip or [q]uit (a note may follow the letter): ");
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+            let mut line = String::new();
+            if std::io::BufRead::read_line(&mut input, &mut line)? == 0 {
+                outln!();
+                break 'lessons;
+            }
+            let line = line.trim();
+            if !interactive {
+                // Piped answers are not echoed by a terminal: show them.
+                outln!("{line}");
+            }
+            let (answer, note) = line
+                .split_once(char::is_whitespace)
+                .map_or((line, ""), |(a, n)| (a, n.trim()));
+            let verdict = match answer {
+                "a" | "approve" if !analysed => {
+                    outln!("  it has no analysis yet, so there is no rule to approve: reject or skip it");
+                    continue;
+                }
+                "a" | "approve" => "approve",
+                "r" | "reject" => "reject",
+                "s" | "skip" => {
+                    skipped += 1;
+                    continue 'lessons;
+                }
+                "q" | "quit" => break 'lessons,
+                _ => {
+                    outln!("  answer a, r, s or q");
+                    continue;
+                }
+            };
+            let note = format!("--note={note}");
+            if let Err(code) = sno_step(&["lessons", verdict, id, &root, &note]) {
+                return Ok(code);
+            }
+            if verdict == "approve" {
+                approved += 1;
+                outln!("  approved: agents are told its rule from now on");
+            } else {
+                rejected += 1;
+                outln!("  rejected");
+            }
+            continue 'lessons;
+        }
+    }
+    outln!("sno: {approved} approved, {rejected} rejected, {skipped} skipped");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn show_lesson(l: &serde_json::Value) {
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or("").to_string();
+    let short = |v: &serde_json::Value| v.as_str().map(|c| c.chars().take(12).collect::<String>());
+    outln!();
+    outln!("lesson {}  ({})", text(&l["id"]), text(&l["status"]));
+    outln!(
+        "  revert    {}  {}{}",
+        short(&l["bound"]["commit"]).unwrap_or_default(),
+        text(&l["summary"]),
+        l["bound"]["branch"]
+            .as_str()
+            .map(|b| format!("  on {b}"))
+            .unwrap_or_default()
+    );
+    if let Some(r) = short(&l["reverted"]) {
+        outln!("  reverted  {r}");
+    }
+    let files: Vec<String> = l["files"]
+        .as_array()
+        .map(|f| f.iter().map(text).collect())
+        .unwrap_or_default();
+    outln!("  files     {}", files.join(", "));
+    match l["analyses"].as_array().and_then(|a| a.last()) {
+        Some(a) => {
+            outln!("  analysis  {}", text(&a["analysis"]));
+            outln!("  rule      {}", text(&a["rule"]));
+        }
+        None => outln!("  analysis  none yet (an agent submits one with submit_lesson_analysis)"),
+    }
+}
+
+/// Runs `sno ARGS` (this binary) and returns its stdout; on failure its
+/// stderr, which carries the error contract, is passed on with its exit code.
+fn sno_step(args: &[&str]) -> Result<String, ExitCode> {
+    let run = std::env::current_exe().and_then(|exe| {
+        std::process::Command::new(exe)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+    });
+    match run {
+        Ok(o) if o.status.success() => Ok(String::from_utf8_lossy(&o.stdout).into_owned()),
+        Ok(o) => {
+            crate::out::write(
+                crate::out::Stream::Err,
+                format_args!("{}", String::from_utf8_lossy(&o.stderr)),
+            );
+            Err(ExitCode::from(
+                o.status.code().unwrap_or(1).clamp(1, 255) as u8
+            ))
+        }
+        Err(e) => {
+            errln!("error[SNO-INTERNAL]: could not run sno again for the next step: {e}");
+            Err(ExitCode::from(1))
+        }
+    }
 }
