@@ -159,30 +159,31 @@ pub fn advance(
     let initial = state.is_empty();
     for (path, new) in updates {
         let old = state.remove(&path);
-        let old_ids: HashSet<SymbolId> = old
-            .iter()
-            .flat_map(|r| r.symbols.iter().map(|s| s.id))
-            .collect();
-        let new_ids: HashSet<SymbolId> = new
-            .iter()
-            .flat_map(|r| r.symbols.iter().map(|s| s.id))
-            .collect();
-        let vanished = old
-            .iter()
-            .flat_map(|r| &r.symbols)
-            .filter(|s| !new_ids.contains(&s.id));
-        let appeared = new
-            .iter()
-            .flat_map(|r| &r.symbols)
-            .filter(|s| !old_ids.contains(&s.id));
-        for s in vanished.chain(appeared) {
-            affected_names
-                .entry(s.name.clone())
-                .or_default()
-                .insert(path.clone());
-            // Counts before this commit: only for names this commit touches,
-            // and not for a first index, where every file is resolved anyway.
-            if !initial {
+        // A first index resolves every file anyway: which names appeared
+        // matters only to later commits.
+        if !initial {
+            let old_ids: HashSet<SymbolId> = old
+                .iter()
+                .flat_map(|r| r.symbols.iter().map(|s| s.id))
+                .collect();
+            let new_ids: HashSet<SymbolId> = new
+                .iter()
+                .flat_map(|r| r.symbols.iter().map(|s| s.id))
+                .collect();
+            let vanished = old
+                .iter()
+                .flat_map(|r| &r.symbols)
+                .filter(|s| !new_ids.contains(&s.id));
+            let appeared = new
+                .iter()
+                .flat_map(|r| &r.symbols)
+                .filter(|s| !old_ids.contains(&s.id));
+            for s in vanished.chain(appeared) {
+                affected_names
+                    .entry(s.name.clone())
+                    .or_default()
+                    .insert(path.clone());
+                // Counts before this commit, for names this commit touches.
                 counts_before
                     .entry(s.name.clone())
                     .or_insert_with(|| name_counts(&index.symbols, &s.name));
@@ -217,7 +218,7 @@ pub fn advance(
         .filter(|p| state.contains_key(*p))
         .cloned()
         .collect();
-    for (name, defined_in) in affected_names.iter().filter(|_| !initial) {
+    for (name, defined_in) in &affected_names {
         let Some(users) = index.users.get(name) else {
             continue;
         };

@@ -10,6 +10,7 @@
 //! name; [`Inheritance::base`] and [`CallSite::callee`] are last segments
 //! without generic arguments. Each language module documents its own rules.
 
+pub mod allocator;
 pub mod facts;
 mod lang;
 mod source_text;

@@ -5,6 +5,11 @@
 //! on all cores. Nothing is extracted, stored or hashed: whatever `sno init`
 //! spends above this figure is its own overhead.
 //!
+//! It parses with the allocator sno itself uses (mimalloc, for Rust and for
+//! tree-sitter's C core), so the ratio compares extraction and storage with
+//! parsing, not one allocator with another. `SNO_FLOOR_ALLOCATOR=system`
+//! leaves tree-sitter on the C library's malloc, for reference.
+//!
 //! Usage: sno-parse-floor DIR
 //! Prints `key value` lines (totals, then one `lang.NAME files lines` line per
 //! language). Lines are counted like `wc -l`: the number of `\n` bytes.
@@ -14,6 +19,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use sno_journal::model::Language;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn walk(dir: &Path, out: &mut Vec<(PathBuf, Language)>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
@@ -34,6 +42,10 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, Language)>) -> std::io::Result<()> {
 }
 
 fn main() {
+    let system = std::env::var("SNO_FLOOR_ALLOCATOR").is_ok_and(|v| v == "system");
+    if !system {
+        sno_extract::allocator::use_mimalloc();
+    }
     let Some(root) = std::env::args_os().nth(1).map(PathBuf::from) else {
         eprintln!("usage: sno-parse-floor DIR");
         std::process::exit(2);
@@ -89,6 +101,7 @@ fn main() {
     println!("lines {lines}");
     println!("parse_failures {}", failures.into_inner());
     println!("threads {threads}");
+    println!("allocator {}", if system { "system" } else { "mimalloc" });
     println!("read_wall_s {:.3}", read_wall.as_secs_f64());
     println!("parse_wall_s {:.3}", parse_wall.as_secs_f64());
     println!("total_wall_s {:.3}", total_wall.as_secs_f64());
