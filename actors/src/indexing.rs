@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use sno_journal::delta::{diff, State};
 use sno_journal::event::FileDelta;
-use sno_journal::model::{Edge, EdgeKind, EdgeTarget, FileRecord, SymbolId, SymbolKind};
+use sno_journal::model::{EdgeKind, EdgeTarget, FileRecord, SymbolId, SymbolKind};
 
 use crate::resolve::{names_used, PathIndex, Resolver, SymbolIndex};
 
@@ -62,37 +62,24 @@ impl RepoIndex {
     }
 }
 
-/// Resolves files on all cores: a first index resolves every file, and
-/// resolution is pure, so it splits cleanly. The result is in path order
-/// whatever the split.
-fn resolve_parallel(
-    resolver: &Resolver,
-    state: &State,
-    paths: &BTreeSet<String>,
-) -> Vec<(String, Vec<Edge>)> {
-    let paths: Vec<&String> = paths.iter().collect();
+/// Maps `f` over `items` on all cores, keeping the order of `items`. Each
+/// thread takes one contiguous chunk: the work per item is small and even
+/// enough (one file's resolution or delta) that finer splitting buys nothing.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if paths.len() < 16 || threads == 1 {
-        return paths
-            .iter()
-            .map(|p| ((*p).clone(), resolver.edges_for(&state[*p])))
-            .collect();
+    if items.len() < 16 || threads == 1 {
+        return items.iter().map(f).collect();
     }
-    let chunk = paths.len().div_ceil(threads);
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
     std::thread::scope(|scope| {
-        let handles: Vec<_> = paths
+        let handles: Vec<_> = items
             .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|p| ((*p).clone(), resolver.edges_for(&state[*p])))
-                        .collect::<Vec<_>>()
-                })
-            })
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<_>>()))
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().expect("resolution does not panic"))
+            .flat_map(|h| h.join().expect("the mapped work does not panic"))
             .collect()
     })
 }
@@ -253,12 +240,14 @@ pub fn advance(
         }
     }
 
-    let resolved = resolve_parallel(&resolver, state, &to_resolve);
-    for (path, edges) in resolved {
+    // Resolution is pure, so files resolve on all cores.
+    let to_resolve: Vec<&String> = to_resolve.iter().collect();
+    let resolved = par_map(&to_resolve, |p| resolver.edges_for(&state[*p]));
+    for (path, edges) in to_resolve.into_iter().zip(resolved) {
         let rec = state
-            .get_mut(&path)
+            .get_mut(path.as_str())
             .expect("resolved paths are in the state");
-        if !before.contains_key(&path) {
+        if !before.contains_key(path.as_str()) {
             if rec.edges == edges {
                 continue;
             }
@@ -267,8 +256,12 @@ pub fn advance(
         rec.edges = edges;
     }
 
-    before
-        .iter()
-        .filter_map(|(path, old)| diff(path, old.as_ref(), state.get(path)))
-        .collect()
+    // A first index copies every symbol into its deltas: worth both cores.
+    let before: Vec<(String, Option<FileRecord>)> = before.into_iter().collect();
+    par_map(&before, |(path, old)| {
+        diff(path, old.as_ref(), state.get(path))
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }

@@ -159,9 +159,8 @@ impl Envelope {
         let mut out = Vec::with_capacity(256);
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&self.version.to_le_bytes());
-        let payload = bincode::serde::encode_to_vec(self, bincode_config())
+        bincode::serde::encode_into_std_write(self, &mut out, bincode_config())
             .expect("encoding plain structs into a Vec cannot fail");
-        out.extend_from_slice(&payload);
         out
     }
 
