@@ -160,6 +160,7 @@ def main():
     lat.sort()
     print("cold_ms", round(statistics.median(cold), 1))
     print("cold_min_ms", round(min(cold), 1))
+    print("cold_all_ms", " ".join(str(round(c)) for c in cold))
     print("warm_start_ms", round(statistics.median(warm_start), 1))
     print("calls", len(lat))
     print("p50_ms", round(lat[len(lat) // 2], 2))
