@@ -136,12 +136,8 @@ impl Core {
     /// `search` finds it ready (or half-built, and waits for the rest).
     pub fn warm_up(self: &Arc<Core>) {
         // The model loads on its own thread while the state and the lexical
-        // index load on another: on two cores that halves a cold start.
-        std::thread::spawn(|| {
-            let t = std::time::Instant::now();
-            sno_query::pack::warm();
-            tracing::debug!(ms = t.elapsed().as_millis() as u64, "token counter loaded");
-        });
+        // index load on another (and the token counter on a third, started
+        // by the daemon before the database opened).
         let core = self.clone();
         std::thread::spawn(move || {
             let t = std::time::Instant::now();

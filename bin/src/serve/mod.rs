@@ -148,6 +148,14 @@ async fn relay(stream: std::os::unix::net::UnixStream) -> anyhow::Result<std::pr
 /// CLI commands on the socket until idle.
 pub fn daemon(path: PathBuf) -> anyhow::Result<std::process::ExitCode> {
     let paths = RepoPaths::discover(&path)?;
+    // The token counter's tables are the longest load before a first
+    // answer and need nothing from the repository: start them before the
+    // database opens.
+    std::thread::spawn(|| {
+        let t = Instant::now();
+        sno_query::pack::warm();
+        tracing::debug!(ms = t.elapsed().as_millis() as u64, "token counter loaded");
+    });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
