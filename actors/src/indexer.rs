@@ -359,6 +359,8 @@ impl Run<'_> {
             skipped: BTreeMap::new(),
             inflight: FuturesUnordered::new(),
         };
+        // Files to parse, judged by path and size first (no inflating).
+        let mut to_parse = Vec::new();
         for change in changes {
             let Some(blob) = change.blob else {
                 p.leaving.push(change.path);
@@ -379,52 +381,40 @@ impl Run<'_> {
             };
             let size = repo.blob_size(blob)?;
             // Oversized and unsupported files are judged without inflating them.
-            let (reason, lines) =
-                match admission::judge_content(language, size, cfg.max_file_size, None) {
-                    ContentVerdict::Parse(l) => {
-                        let bytes = repo.blob(blob)?;
-                        match admission::judge_content(
-                            Some(l),
-                            size,
-                            cfg.max_file_size,
-                            Some(&bytes),
-                        ) {
-                            ContentVerdict::Parse(l) => {
-                                let (tx, rx) = ractor::concurrency::oneshot();
-                                let pending = Pending {
-                                    path: change.path.clone(),
-                                    blob,
-                                    size,
-                                };
-                                let job = ParseJob {
-                                    path: change.path,
-                                    language: l,
-                                    bytes,
-                                };
-                                self.pool
-                                    .cast(PoolMsg::Parse(job, tx.into()))
-                                    .map_err(|e| IndexError::Actor(format!("parser pool: {e}")))?;
-                                p.inflight
-                                    .push(Box::pin(async move { (pending, rx.await.ok()) }));
-                                continue;
-                            }
-                            ContentVerdict::Skip(r) => (r, count_lines(&bytes)),
-                        }
-                    }
-                    ContentVerdict::Skip(r) => (r, 0),
-                };
-            match reason {
-                SkipReason::Binary => run.skipped_binary += 1,
-                SkipReason::TooLarge => run.skipped_too_large += 1,
-                SkipReason::UnsupportedLanguage => run.skipped_unsupported += 1,
+            match admission::judge_content(language, size, cfg.max_file_size, None) {
+                ContentVerdict::Parse(l) => to_parse.push((change.path, blob, size, l)),
+                ContentVerdict::Skip(r) => p.skip(change.path, blob, size, 0, r, run),
             }
-            let lines = if reason == SkipReason::Binary {
-                0
-            } else {
-                lines
-            };
-            let rec = skipped_record(&change.path, blob, size, lines, skip_state(reason));
-            p.skipped.insert(change.path, rec);
+        }
+        // Largest first, so the run does not end with one core parsing a
+        // big file while the other has nothing left to take.
+        to_parse.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        for (path, blob, size, language) in to_parse {
+            let bytes = repo.blob(blob)?;
+            match admission::judge_content(Some(language), size, cfg.max_file_size, Some(&bytes)) {
+                ContentVerdict::Parse(l) => {
+                    let (tx, rx) = ractor::concurrency::oneshot();
+                    let pending = Pending {
+                        path: path.clone(),
+                        blob,
+                        size,
+                    };
+                    let job = ParseJob {
+                        path,
+                        language: l,
+                        bytes,
+                    };
+                    self.pool
+                        .cast(PoolMsg::Parse(job, tx.into()))
+                        .map_err(|e| IndexError::Actor(format!("parser pool: {e}")))?;
+                    p.inflight
+                        .push(Box::pin(async move { (pending, rx.await.ok()) }));
+                }
+                ContentVerdict::Skip(r) => {
+                    let lines = count_lines(&bytes);
+                    p.skip(path, blob, size, lines, r, run);
+                }
+            }
         }
         Ok(Prepared::Ready(p))
     }
@@ -456,6 +446,30 @@ enum Prepared {
 }
 
 impl PreparedCommit {
+    /// Records a tracked file that is not parsed, and counts why.
+    fn skip(
+        &mut self,
+        path: String,
+        blob: BlobId,
+        size: u64,
+        lines: u32,
+        reason: SkipReason,
+        run: &mut IndexRun,
+    ) {
+        match reason {
+            SkipReason::Binary => run.skipped_binary += 1,
+            SkipReason::TooLarge => run.skipped_too_large += 1,
+            SkipReason::UnsupportedLanguage => run.skipped_unsupported += 1,
+        }
+        let lines = if reason == SkipReason::Binary {
+            0
+        } else {
+            lines
+        };
+        let rec = skipped_record(&path, blob, size, lines, skip_state(reason));
+        self.skipped.insert(path, rec);
+    }
+
     /// Waits for the parses and returns the new records (`None` = the path
     /// leaves the index) and how many files were parsed.
     async fn finish(
