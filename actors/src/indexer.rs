@@ -359,8 +359,6 @@ impl Run<'_> {
             skipped: BTreeMap::new(),
             inflight: FuturesUnordered::new(),
         };
-        // Files to parse, judged by path and size first (no inflating).
-        let mut to_parse = Vec::new();
         for change in changes {
             let Some(blob) = change.blob else {
                 p.leaving.push(change.path);
@@ -380,27 +378,28 @@ impl Run<'_> {
                 PathVerdict::Admit(l) => l,
             };
             let size = repo.blob_size(blob)?;
-            // Oversized and unsupported files are judged without inflating them.
-            match admission::judge_content(language, size, cfg.max_file_size, None) {
-                ContentVerdict::Parse(l) => to_parse.push((change.path, blob, size, l)),
-                ContentVerdict::Skip(r) => p.skip(change.path, blob, size, 0, r, run),
-            }
-        }
-        // Largest first, so the run does not end with one core parsing a
-        // big file while the other has nothing left to take.
-        to_parse.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
-        for (path, blob, size, language) in to_parse {
+            // Oversized and unsupported files are judged without inflating
+            // them. Each file goes to the parsers as soon as it is read:
+            // ordering the work (largest first) would need every size before
+            // the first parse, and measured no faster.
+            let language = match admission::judge_content(language, size, cfg.max_file_size, None) {
+                ContentVerdict::Parse(l) => l,
+                ContentVerdict::Skip(r) => {
+                    p.skip(change.path, blob, size, 0, r, run);
+                    continue;
+                }
+            };
             let bytes = repo.blob(blob)?;
             match admission::judge_content(Some(language), size, cfg.max_file_size, Some(&bytes)) {
                 ContentVerdict::Parse(l) => {
                     let (tx, rx) = ractor::concurrency::oneshot();
                     let pending = Pending {
-                        path: path.clone(),
+                        path: change.path.clone(),
                         blob,
                         size,
                     };
                     let job = ParseJob {
-                        path,
+                        path: change.path,
                         language: l,
                         bytes,
                     };
@@ -412,7 +411,7 @@ impl Run<'_> {
                 }
                 ContentVerdict::Skip(r) => {
                     let lines = count_lines(&bytes);
-                    p.skip(path, blob, size, lines, r, run);
+                    p.skip(change.path, blob, size, lines, r, run);
                 }
             }
         }

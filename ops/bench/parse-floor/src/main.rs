@@ -69,10 +69,6 @@ fn main() {
             }
         })
         .collect();
-    // Largest first, as `sno init` hands them out: neither ends its run
-    // with one core on a big file and the other idle.
-    let mut files = files;
-    files.sort_by_key(|(_, b)| std::cmp::Reverse(b.len()));
     let read_wall = start.elapsed();
 
     // 2. Parse on all cores: each thread takes the next file index until none are left.
