@@ -265,3 +265,26 @@ pub fn advance(
     .flatten()
     .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::par_map;
+
+    #[test]
+    fn par_map_keeps_the_input_order_whatever_the_split() {
+        // Enough items to be split across threads, of uneven cost, so the
+        // chunks finish out of order.
+        let items: Vec<u64> = (0..1000).collect();
+        let slow_then_fast = |&i: &u64| {
+            if i < 10 {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            i * i
+        };
+        let parallel = par_map(&items, slow_then_fast);
+        let sequential: Vec<u64> = items.iter().map(|i| i * i).collect();
+        assert_eq!(parallel, sequential);
+        // Below the split threshold it is a plain map.
+        assert_eq!(par_map(&items[..3], |i| i + 1), vec![1, 2, 3]);
+    }
+}
