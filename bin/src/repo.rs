@@ -39,6 +39,11 @@ impl RepoPaths {
         self.sno_dir.join("config.toml")
     }
 
+    /// Derived files that may be deleted at any time (`.sno/cache/`).
+    pub fn cache_dir(&self) -> PathBuf {
+        self.sno_dir.join("cache")
+    }
+
     /// Makes git ignore `.sno/` through `.git/info/exclude`, leaving the
     /// user's `.gitignore` alone.
     pub fn exclude_sno_dir(&self) -> anyhow::Result<()> {

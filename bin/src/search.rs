@@ -55,6 +55,7 @@ pub fn package(
     a: SearchArgs,
     at: Option<&str>,
 ) -> anyhow::Result<sno_protocol::context::ContextPackage> {
+    sno_query::cl100k::cache_table_in(paths.cache_dir());
     let journal = open_existing(paths)?;
     package_from(paths, &journal, a, at)
 }

@@ -1,17 +1,15 @@
 //! Packing ranked items into a token budget (cl100k_base), whole symbols
 //! first, and saying exactly what did not fit.
 
-/// Loads the cl100k_base tables now (about a hundred milliseconds) rather
-/// than in the first answer that packs.
+/// Loads the cl100k_base tables now (tens of milliseconds) rather than in
+/// the first answer that packs.
 pub fn warm() {
-    let _ = tiktoken_rs::cl100k_base_singleton();
+    let _ = crate::cl100k::counter();
 }
 
 /// Tokens of a text, as cl100k_base counts them.
 pub fn count_tokens(text: &str) -> usize {
-    tiktoken_rs::cl100k_base_singleton()
-        .encode_ordinary(text)
-        .len()
+    crate::cl100k::counter().encode_ordinary(text).len()
 }
 
 /// One item offered to the packer, in rank order.
@@ -43,7 +41,7 @@ pub struct Packing {
 /// skipping ones that do not; the first candidate is cut rather than
 /// dropped when even it does not fit, so a package is never empty.
 pub fn pack(candidates: &[Candidate], budget: usize) -> Packing {
-    let bpe = tiktoken_rs::cl100k_base_singleton();
+    let bpe = crate::cl100k::counter();
     // Pieces are counted one by one; token boundaries can merge across them,
     // so the whole is counted once at the end and trimmed if it overshoots.
     let mut pieces: Vec<(usize, String)> = Vec::new();

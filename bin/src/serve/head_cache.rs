@@ -23,8 +23,10 @@ impl HeadCache {
         if let Ok(entries) = std::fs::read_dir(&root) {
             for e in entries.flatten() {
                 let other = e.file_name().to_string_lossy().into_owned();
-                // Leave directories being written by another server alone.
-                if other != name && !other.contains(".tmp-") {
+                // Leave directories being written by another server alone,
+                // and files (the token table lives beside the head caches).
+                let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+                if is_dir && other != name && !other.contains(".tmp-") {
                     let _ = std::fs::remove_dir_all(e.path());
                 }
             }

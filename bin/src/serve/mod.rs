@@ -150,7 +150,8 @@ pub fn daemon(path: PathBuf) -> anyhow::Result<std::process::ExitCode> {
     let paths = RepoPaths::discover(&path)?;
     // The token counter's tables are the longest load before a first
     // answer and need nothing from the repository: start them before the
-    // database opens.
+    // database opens (from the copy in `.sno/cache/` after the first time).
+    sno_query::cl100k::cache_table_in(paths.cache_dir());
     std::thread::spawn(|| {
         let t = Instant::now();
         sno_query::pack::warm();
