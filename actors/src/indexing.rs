@@ -2,7 +2,9 @@
 //! re-resolve every file whose edges may have changed, and compute the deltas
 //! the journal records. Pure: no git, no actors, no storage.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use sno_journal::delta::{diff, State};
 use sno_journal::event::FileDelta;
@@ -17,8 +19,16 @@ use crate::resolve::{names_used, PathIndex, Resolver, SymbolIndex};
 pub struct RepoIndex {
     paths: PathIndex,
     symbols: SymbolIndex,
+    /// Who uses what: needed only to find the files a later commit affects,
+    /// so a run that indexes a single commit from scratch never builds it.
+    refs: Option<RefIndex>,
+}
+
+/// Which files use a name or import anything.
+#[derive(Debug, Default)]
+struct RefIndex {
     /// name -> files whose references use it.
-    users: HashMap<String, BTreeSet<String>>,
+    users: FxHashMap<String, BTreeSet<String>>,
     /// Files with at least one import.
     importers: BTreeSet<String>,
 }
@@ -26,18 +36,27 @@ pub struct RepoIndex {
 impl RepoIndex {
     /// Indexes a whole state.
     pub fn new(state: &State) -> RepoIndex {
-        let mut ix = RepoIndex {
+        RepoIndex {
             paths: PathIndex::new(state.keys()),
             symbols: SymbolIndex::new(state),
-            ..RepoIndex::default()
-        };
-        for rec in state.values() {
-            ix.add_refs(rec);
+            refs: None,
         }
-        ix
     }
 
-    fn add_refs(&mut self, rec: &FileRecord) {
+    /// The reference index, built from `state` the first time it is needed.
+    fn refs(&mut self, state: &State) -> &mut RefIndex {
+        self.refs.get_or_insert_with(|| {
+            let mut refs = RefIndex::default();
+            for rec in state.values() {
+                refs.add(rec);
+            }
+            refs
+        })
+    }
+}
+
+impl RefIndex {
+    fn add(&mut self, rec: &FileRecord) {
         for name in names_used(rec) {
             self.users
                 .entry(name.to_string())
@@ -49,7 +68,7 @@ impl RepoIndex {
         }
     }
 
-    fn remove_refs(&mut self, rec: &FileRecord) {
+    fn remove(&mut self, rec: &FileRecord) {
         for name in names_used(rec) {
             if let Some(users) = self.users.get_mut(name) {
                 users.remove(&rec.path);
@@ -140,20 +159,25 @@ pub fn advance(
 ) -> Vec<FileDelta> {
     let mut before: BTreeMap<String, Option<FileRecord>> = BTreeMap::new();
     // Names whose definitions appeared or vanished, and the files where.
-    let mut affected_names: HashMap<String, BTreeSet<String>> = HashMap::new();
+    let mut affected_names: FxHashMap<String, BTreeSet<String>> = FxHashMap::default();
     let mut paths_changed = false;
-    let mut counts_before: HashMap<String, NameCounts> = HashMap::new();
+    let mut counts_before: FxHashMap<String, NameCounts> = FxHashMap::default();
     let initial = state.is_empty();
+    // A first index resolves every file, so it needs no reference index;
+    // every later commit does, and keeps it in step below.
+    if !initial {
+        index.refs(state);
+    }
     for (path, new) in updates {
         let old = state.remove(&path);
         // A first index resolves every file anyway: which names appeared
         // matters only to later commits.
         if !initial {
-            let old_ids: HashSet<SymbolId> = old
+            let old_ids: FxHashSet<SymbolId> = old
                 .iter()
                 .flat_map(|r| r.symbols.iter().map(|s| s.id))
                 .collect();
-            let new_ids: HashSet<SymbolId> = new
+            let new_ids: FxHashSet<SymbolId> = new
                 .iter()
                 .flat_map(|r| r.symbols.iter().map(|s| s.id))
                 .collect();
@@ -178,7 +202,9 @@ pub fn advance(
         }
         if let Some(old) = &old {
             index.symbols.remove(old);
-            index.remove_refs(old);
+            if let Some(refs) = &mut index.refs {
+                refs.remove(old);
+            }
         }
         match (&old, &new) {
             (None, Some(_)) => {
@@ -194,7 +220,9 @@ pub fn advance(
         if let Some(mut rec) = new {
             rec.edges.clear();
             index.symbols.add(&rec);
-            index.add_refs(&rec);
+            if let Some(refs) = &mut index.refs {
+                refs.add(&rec);
+            }
             state.insert(path.clone(), rec);
         }
         before.insert(path, old);
@@ -205,8 +233,11 @@ pub fn advance(
         .filter(|p| state.contains_key(*p))
         .cloned()
         .collect();
+    // Without a reference index this is a first index: every file is in
+    // `to_resolve` already.
+    let refs = index.refs.as_ref();
     for (name, defined_in) in &affected_names {
-        let Some(users) = index.users.get(name) else {
+        let Some(users) = refs.and_then(|r| r.users.get(name)) else {
             continue;
         };
         // A repository-unique name can only start or stop being unique when
@@ -225,10 +256,10 @@ pub fn advance(
         }
     }
     let resolver = Resolver::new(&index.paths, &index.symbols);
-    if paths_changed {
+    if let (true, Some(refs)) = (paths_changed, refs) {
         // A new or vanished path can only change import targets; files whose
         // imports still resolve the same keep their edges.
-        for path in &index.importers {
+        for path in &refs.importers {
             if to_resolve.contains(path) {
                 continue;
             }

@@ -8,7 +8,11 @@
 //! one. Pure and deterministic: the same state always gives the same edges,
 //! which replay depends on.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+// Keys are names and paths from the repository, not from an adversary over a
+// network: the fast non-keyed hash is the right trade.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use sno_journal::delta::State;
 use sno_journal::model::{
@@ -503,7 +507,7 @@ impl<'a> Resolver<'a> {
             None => return edges,
         };
         let local: HashMap<SymbolId, &Symbol> = rec.symbols.iter().map(|s| (s.id, s)).collect();
-        let mut local_by_name: HashMap<&str, Vec<&Symbol>> = HashMap::new();
+        let mut local_by_name: HashMap<&str, Vec<&Symbol>> = HashMap::default();
         for s in &rec.symbols {
             local_by_name.entry(s.name.as_str()).or_default().push(s);
             edges.push(Edge {

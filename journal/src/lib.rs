@@ -14,6 +14,7 @@ pub mod model;
 pub mod replay;
 pub mod session;
 pub mod store;
+pub mod teardown;
 pub mod verify;
 
 pub use error::JournalError;

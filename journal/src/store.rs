@@ -213,6 +213,7 @@ impl Journal {
             let Event::CommitIndexed(ev) = &env.event else {
                 unreachable!("built above")
             };
+            let env_deltas = ev.deltas.len();
             // The bytes of the record and of the new views are pure
             // functions of the event and the old views: made on two cores,
             // they halve the time a first index spends writing.
@@ -250,6 +251,9 @@ impl Journal {
                 assert!(m.is_memory(), "only memory events follow a commit");
                 let mseq = append_event(&tx, m)?;
                 tx.open_table(MEMORY)?.insert(mseq.0, ())?;
+            }
+            if env_deltas > 256 {
+                crate::teardown::drop_in_background(env);
             }
         }
         tx.commit()?;
