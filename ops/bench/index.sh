@@ -6,7 +6,8 @@
 # Usage: ops/bench/index.sh [--quick] [--runs N] [--no-sno] [--no-history] [--history-only]
 #                           [--no-build] [--corpus-only]
 #   --quick        small corpus (~90k lines) and 5-version history repos
-#   --runs N       run each measurement N times and keep the fastest (default 1)
+#   --runs N       time N rounds (each runs every tool once); keep each tool's fastest
+#                  run and report the median of the rounds' ratios too (default 1)
 #   --no-sno       skip building and timing sno (ctags and parse floor only)
 #   --no-history   skip the history benchmark
 #   --history-only skip the corpus (and its measurements): history benchmark only
@@ -320,30 +321,40 @@ if [ "$CORPUS_ONLY" = 1 ]; then
 fi
 
 # ---- Measurement -------------------------------------------------------------------
-# measure [--fresh DIR] NAME CMD...: run CMD $RUNS times (deleting DIR/.sno before
-# each run with --fresh), keep the fastest; sets M_WALL M_CPU M_RSS_MB and leaves
-# the fastest run's stdout in $CACHE/out-NAME.txt.
+# The tools are timed in rounds (each round runs every tool once) rather than
+# all runs of one tool and then the next: this VM's speed drifts over minutes,
+# and back-to-back blocks compared one period with another.
+declare -A WALL CPU RSS ROUND_WALL
+ROUND=0
+# measure [--fresh DIR] NAME CMD...: one timed run of CMD (deleting DIR/.sno first
+# with --fresh); keeps the fastest run's WALL/CPU/RSS[NAME] and its stdout in
+# $CACHE/out-NAME.txt, and this round's wall in ROUND_WALL[NAME:ROUND].
 measure() {
   local fresh=""
   if [ "$1" = --fresh ]; then fresh="$2"; shift 2; fi
   local name="$1"; shift
-  local best="" r tf="$CACHE/time-$name.txt" out="$CACHE/out-$name.txt"
-  for ((r = 1; r <= RUNS; r++)); do
-    [ -z "$fresh" ] || rm -rf "$fresh/.sno"
-    log "$name (run $r/$RUNS): $*"
-    if ! "$TIME" -f "%e %U %S %M" -o "$tf" "$@" > "$out.run" 2> "$CACHE/err-$name.txt"; then
-      cat "$CACHE/err-$name.txt" >&2; die "$name failed"
-    fi
-    read -r wall user sys rss < <(tail -1 "$tf")
-    if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-      best=$wall
-      M_WALL=$wall
-      M_CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-      M_RSS_MB=$(awk -v k="$rss" 'BEGIN { printf "%.0f", k / 1024 }')
-      mv "$out.run" "$out"
-    fi
-  done
+  local tf="$CACHE/time-$name.txt" out="$CACHE/out-$name.txt"
+  [ -z "$fresh" ] || rm -rf "$fresh/.sno"
+  log "$name (round $ROUND/$RUNS): $*"
+  if ! "$TIME" -f "%e %U %S %M" -o "$tf" "$@" > "$out.run" 2> "$CACHE/err-$name.txt"; then
+    cat "$CACHE/err-$name.txt" >&2; die "$name failed"
+  fi
+  read -r wall user sys rss < <(tail -1 "$tf")
+  ROUND_WALL[$name:$ROUND]=$wall
+  if [ -z "${WALL[$name]:-}" ] || awk -v a="$wall" -v b="${WALL[$name]}" 'BEGIN { exit !(a < b) }'; then
+    WALL[$name]=$wall
+    CPU[$name]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+    RSS[$name]=$(awk -v k="$rss" 'BEGIN { printf "%.0f", k / 1024 }')
+    mv "$out.run" "$out"
+  fi
   rm -f "$out.run"
+}
+# round_ratio A B: the median over rounds of A's wall / B's wall in the same round.
+round_ratio() {
+  local r
+  for ((r = 1; r <= RUNS; r++)); do
+    awk -v a="${ROUND_WALL[$1:$r]}" -v b="${ROUND_WALL[$2:$r]}" 'BEGIN { if (b > 0) printf "%.4f\n", a / b }'
+  done | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else if (NR % 2) printf "%.2f", v[(NR + 1) / 2]; else printf "%.2f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 # CPU ticks of the machine: total and steal (time a VM's host gave to others;
 # it stretches wall times without costing CPU time, so it is reported).
@@ -363,23 +374,19 @@ warm() {
   find "$1/.git" -type f -print0 | xargs -0 -r cat > /dev/null
 }
 
-declare -A WALL CPU RSS
-record() { WALL[$1]=$M_WALL CPU[$1]=$M_CPU RSS[$1]=$M_RSS_MB; }
-
 if [ "$HISTORY_ONLY" = 0 ]; then
   warm "$CORPUS"
-
-  measure floor "$FLOOR" "$CORPUS"; record floor
+  CTAGS_OUT="$CACHE/tags"
+  for ((ROUND = 1; ROUND <= RUNS; ROUND++)); do
+    measure floor "$FLOOR" "$CORPUS"
+    measure ctags ctags -R --exclude=.git --exclude=.sno -f "$CTAGS_OUT" "$CORPUS"
+    if [ "$WITH_SNO" = 1 ]; then
+      measure --fresh "$CORPUS" sno "$SNO" init --history 0 "$CORPUS"
+    fi
+  done
   FILES=$(floor_get files) LINES=$(floor_get lines) BYTES=$(floor_get bytes)
   PARSE_WALL=$(floor_get parse_wall_s) FAILS=$(floor_get parse_failures)
-
-  CTAGS_OUT="$CACHE/tags"
-  measure ctags ctags -R --exclude=.git --exclude=.sno -f "$CTAGS_OUT" "$CORPUS"; record ctags
   CTAGS_TAGS=$(grep -vc '^!_TAG_' "$CTAGS_OUT" || true)
-
-  if [ "$WITH_SNO" = 1 ]; then
-    measure --fresh "$CORPUS" sno "$SNO" init --history 0 "$CORPUS"; record sno
-  fi
 
   # ---- Report (corpus) -----------------------------------------------------------------
   row() { printf '| %-28s | %7s | %9s | %8s | %8s | %8s |\n' "$@"; }
@@ -403,8 +410,8 @@ if [ "$HISTORY_ONLY" = 0 ]; then
   RATIOS=""
   if [ "$WITH_SNO" = 1 ]; then
     RATIOS=$(
-      echo "- sno / parse floor: $(ratio "${WALL[sno]}" "${WALL[floor]}")x wall, $(ratio "${CPU[sno]}" "${CPU[floor]}")x CPU"
-      echo "- sno / ctags: $(ratio "${WALL[sno]}" "${WALL[ctags]}")x wall, $(ratio "${CPU[sno]}" "${CPU[ctags]}")x CPU"
+      echo "- sno / parse floor: $(ratio "${WALL[sno]}" "${WALL[floor]}")x wall, $(ratio "${CPU[sno]}" "${CPU[floor]}")x CPU (best runs); median of the $RUNS rounds' wall ratios: $(round_ratio sno floor)x"
+      echo "- sno / ctags: $(ratio "${WALL[sno]}" "${WALL[ctags]}")x wall, $(ratio "${CPU[sno]}" "${CPU[ctags]}")x CPU (best runs); median of the rounds' wall ratios: $(round_ratio sno ctags)x"
       echo "- sno peak RSS per 500k lines: $(awk -v m="${RSS[sno]}" -v l="$LINES" 'BEGIN { printf "%.0f", m * 500000 / l }') MB"
     )
   else
@@ -432,8 +439,10 @@ if [ "$WITH_HISTORY" = 1 ]; then
     for n in "${HISTORIES[@]}"; do
       h="${HIST_DIR[$n]}"
       warm "$h"
-      measure --fresh "$h" "h0-$n" "$SNO" init --json --history 0 "$h"; record "h0-$n"
-      measure --fresh "$h" "hdef-$n" "$SNO" init --json "$h"; record "hdef-$n"
+      for ((ROUND = 1; ROUND <= RUNS; ROUND++)); do
+        measure --fresh "$h" "h0-$n" "$SNO" init --json --history 0 "$h"
+        measure --fresh "$h" "hdef-$n" "$SNO" init --json "$h"
+      done
       PARSED0[$n]=$(json_get files_parsed "$CACHE/out-h0-$n.txt")
       PARSEDH[$n]=$(json_get files_parsed "$CACHE/out-hdef-$n.txt")
       c=$(json_get commits_indexed "$CACHE/out-hdef-$n.txt")
@@ -460,7 +469,7 @@ if [ "$WITH_HISTORY" = 1 ]; then
         r=$(ratio "${WALL[hdef-$n]}" "${WALL[h0-$n]}")
         if awk -v r="$r" 'BEGIN { exit !(r < 2) }'; then verdict="meets the target"; else verdict="misses the target"; fi
         echo "- ${HIST_LABEL[$n]}: history parses $(ratio "${PARSEDH[$n]}" "${PARSED0[$n]}")x the files of HEAD;" \
-          "costs ${r}x wall, $(ratio "${CPU[hdef-$n]}" "${CPU[h0-$n]}")x CPU, $(ratio "${RSS[hdef-$n]}" "${RSS[h0-$n]}")x peak RSS: $verdict (< 2x)"
+          "costs ${r}x wall (median of rounds $(round_ratio "hdef-$n" "h0-$n")x), $(ratio "${CPU[hdef-$n]}" "${CPU[h0-$n]}")x CPU, $(ratio "${RSS[hdef-$n]}" "${RSS[h0-$n]}")x peak RSS: $verdict (< 2x)"
       done
     )
     for n in "${HISTORIES[@]}"; do
@@ -484,7 +493,7 @@ MD="$CACHE/last-index.md"
   echo
   echo "\`ops/bench/index.sh$([ "$QUICK" = 1 ] && echo " --quick")$([ "$HISTORY_ONLY" = 1 ] && echo " --history-only")\`" \
     "at sno $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%Y-%m-%d);" \
-    "$(nproc) cores ($CPU_MODEL), $(awk '/MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo) GiB; best of $RUNS run(s), warm page cache;" \
+    "$(nproc) cores ($CPU_MODEL), $(awk '/MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo) GiB; best of $RUNS interleaved round(s), warm page cache;" \
     "CPU steal by the VM host during the runs: ${STEAL}%."
   if [ "$HISTORY_ONLY" = 0 ]; then
     echo "Corpus: $FILES files, $LINES lines of real code nobody here wrote:" \
