@@ -119,7 +119,6 @@ fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
     } = a;
     let paths = RepoPaths::discover(&path)?;
     let _lock = WriterLock::acquire(&paths.sno_dir)?;
-    let _purging = sno_extract::allocator::PurgeAtOnce::start();
     paths.exclude_sno_dir()?;
     let journal = open_or_create(&paths)?;
     let mut config = IndexConfig::load(&paths.config())?;
