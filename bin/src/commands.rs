@@ -119,6 +119,7 @@ fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
     } = a;
     let paths = RepoPaths::discover(&path)?;
     let _lock = WriterLock::acquire(&paths.sno_dir)?;
+    let _small_pages = sno_extract::allocator::HugePagesOff::start();
     paths.exclude_sno_dir()?;
     let journal = open_or_create(&paths)?;
     let mut config = IndexConfig::load(&paths.config())?;

@@ -15,28 +15,14 @@ use std::sync::Once;
 
 static INSTALLED: Once = Once::new();
 
-/// Points tree-sitter's allocation functions at mimalloc, and turns
-/// transparent huge pages off for the process.
+/// Points tree-sitter's allocation functions at mimalloc.
 ///
 /// Call it first thing in `main`, before any parser or tree exists: memory
 /// allocated by one allocator must never be freed by the other, so a tree
 /// created before the switch would be freed with the wrong function. Calls
 /// after the first do nothing.
-///
-/// Huge pages: mimalloc asks for them on its arenas, and where the kernel
-/// grants them every fault zeroes 2 MiB and a page stays resident while any
-/// small object on it lives. sno's heap is millions of small parse nodes
-/// and records made and freed in waves, the worst case for that: on a first
-/// index of 450k lines, peak RSS fell from 256 to 203 MB with them off and
-/// the run got faster (less zeroing, no purge-and-refault churn). The parse
-/// floor benchmark calls this too, so it measures the same configuration.
 pub fn use_mimalloc() {
     INSTALLED.call_once(|| {
-        #[cfg(target_os = "linux")]
-        if let Err(e) = rustix::thread::disable_transparent_huge_pages(true) {
-            // Only memory use and speed depend on it.
-            note_huge_pages_left_on(&e);
-        }
         let allocator = tree_sitter::Allocator {
             malloc: libmimalloc_sys::mi_malloc,
             calloc: mi_calloc,
@@ -52,11 +38,44 @@ pub fn use_mimalloc() {
     });
 }
 
-#[cfg(target_os = "linux")]
-fn note_huge_pages_left_on(e: &rustix::io::Errno) {
-    // Runs before logging is set up; stderr is the only channel.
-    if std::env::var_os("SNO_LOG").is_some() {
-        eprintln!("sno: could not turn transparent huge pages off: {e}");
+/// While it lives, the process gets no new transparent huge pages.
+///
+/// mimalloc asks for huge pages on its arenas; where the kernel grants them
+/// every fault zeroes 2 MiB, and a page stays resident while any small
+/// object on it lives. Indexing makes and frees millions of small parse
+/// nodes and records in waves, the worst case for that: on a first index of
+/// 450k lines, peak RSS fell from 256 to 203 MB with them off, and the run
+/// got faster. A server is the opposite case (it builds large long-lived
+/// maps once; its cold start was 25% slower without huge pages), so only
+/// indexing runs under this. The parse floor benchmark does too, to measure
+/// the same configuration.
+pub struct HugePagesOff {
+    was_off: bool,
+}
+
+impl HugePagesOff {
+    /// Turns huge pages off until the value is dropped. Where the kernel
+    /// does not allow it, nothing changes but memory use and speed.
+    pub fn start() -> HugePagesOff {
+        #[cfg(target_os = "linux")]
+        {
+            let was_off = rustix::thread::transparent_huge_pages_are_disabled().unwrap_or(false);
+            if let Err(e) = rustix::thread::disable_transparent_huge_pages(true) {
+                tracing::debug!(error = %e, "transparent huge pages stay on");
+            }
+            HugePagesOff { was_off }
+        }
+        #[cfg(not(target_os = "linux"))]
+        HugePagesOff { was_off: true }
+    }
+}
+
+impl Drop for HugePagesOff {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        if !self.was_off {
+            let _ = rustix::thread::disable_transparent_huge_pages(false);
+        }
     }
 }
 
@@ -74,11 +93,12 @@ unsafe extern "C" fn mi_calloc(nmemb: usize, size: usize) -> *mut c_void {
 mod tests {
     #[cfg(target_os = "linux")]
     #[test]
-    fn huge_pages_are_off_after_the_switch() {
-        super::use_mimalloc();
-        assert_eq!(
-            rustix::thread::transparent_huge_pages_are_disabled().ok(),
-            Some(true)
-        );
+    fn huge_pages_are_off_while_the_guard_lives() {
+        let off = || rustix::thread::transparent_huge_pages_are_disabled().ok();
+        let before = off();
+        let guard = super::HugePagesOff::start();
+        assert_eq!(off(), Some(true));
+        drop(guard);
+        assert_eq!(off(), before);
     }
 }

@@ -46,6 +46,8 @@ fn main() {
     if !system {
         sno_extract::allocator::use_mimalloc();
     }
+    // Indexing runs without transparent huge pages; so does its floor.
+    let _small_pages = sno_extract::allocator::HugePagesOff::start();
     let Some(root) = std::env::args_os().nth(1).map(PathBuf::from) else {
         eprintln!("usage: sno-parse-floor DIR");
         std::process::exit(2);
