@@ -320,7 +320,11 @@ impl Run<'_> {
             }
             base = Some(commit);
         }
-        sno_journal::teardown::drop_in_background((state, index));
+        // A first index's state is the whole repository; a small update's
+        // is not worth a thread.
+        if state.len() > 256 {
+            sno_journal::teardown::drop_in_background((state, index));
+        }
         Ok((false, branch, shallow))
     }
 

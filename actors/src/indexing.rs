@@ -93,6 +93,7 @@ fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
     if items.len() < 2 * BLOCK || threads == 1 {
         return items.iter().map(f).collect();
     }
+    let threads = threads.min(items.len().div_ceil(BLOCK));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (f, next) = (&f, &next);
     let mut blocks: Vec<(usize, Vec<R>)> = std::thread::scope(|scope| {

@@ -5,8 +5,9 @@
 /// A first index holds every symbol of the repository several times over
 /// (state, deltas, event); freeing those one allocation at a time took about
 /// a tenth of a second on 450k lines, all of it on the writer's path before
-/// the command could answer. Values too small to matter are dropped here.
-/// If no thread can be started, the value is dropped on this one.
+/// the command could answer. Callers use it for values that size; a thread
+/// costs more than freeing a small one. If no thread can be started, the
+/// value is dropped on this one.
 pub fn drop_in_background<T: Send + 'static>(value: T) {
     // Dropped by the closure, or with it if the thread could not start.
     let _ = std::thread::Builder::new()
