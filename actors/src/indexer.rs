@@ -320,11 +320,8 @@ impl Run<'_> {
             }
             base = Some(commit);
         }
-        // A first index's state is the whole repository; a small update's
-        // is not worth a thread.
-        if state.len() > 256 {
-            sno_journal::teardown::drop_in_background((state, index));
-        }
+        let files = state.len();
+        sno_journal::teardown::drop_large((state, index), files);
         Ok((false, branch, shallow))
     }
 

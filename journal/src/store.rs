@@ -252,9 +252,7 @@ impl Journal {
                 let mseq = append_event(&tx, m)?;
                 tx.open_table(MEMORY)?.insert(mseq.0, ())?;
             }
-            if env_deltas > 256 {
-                crate::teardown::drop_in_background(env);
-            }
+            crate::teardown::drop_large(env, env_deltas);
         }
         tx.commit()?;
         Ok(seq)

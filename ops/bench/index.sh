@@ -281,16 +281,18 @@ build_history() {
   echo "$CORPUS_REV ${vs[*]}" > "$dir.ok"
 }
 # head_lines DIR: lines in the source files (as copy_code selects them) at HEAD.
+# The source files the corpora hold (what line and byte counts count).
+SOURCE_EXTS=(py js go rs c h)
 head_lines() {
-  (cd "$1" && git ls-files -z -- '*.py' '*.js' '*.go' '*.rs' '*.c' '*.h' | xargs -0 -r cat | wc -l)
+  (cd "$1" && git ls-files -z -- "${SOURCE_EXTS[@]/#/*.}" | xargs -0 -r cat | wc -l)
 }
 # source_bytes_ratio DIR: bytes of source a full history index must parse (the
 # first commit's tree, then each commit's added or modified files) over the
 # bytes of HEAD's source. Parse time follows bytes more than file counts.
 source_bytes_ratio() {
-  (cd "$1" && python3 - <<'PY'
-import subprocess
-EXTS = ('.py', '.js', '.go', '.rs', '.c', '.h')
+  (cd "$1" && EXTS="${SOURCE_EXTS[*]}" python3 - <<'PY'
+import os, subprocess
+EXTS = tuple('.' + e for e in os.environ['EXTS'].split())
 def git(*a):
     return subprocess.run(('git',) + a, capture_output=True, text=True, check=True).stdout
 def size(objs):
@@ -328,7 +330,7 @@ fi
 if [ "$CORPUS_ONLY" = 1 ]; then
   if [ "$HISTORY_ONLY" = 0 ]; then
     echo "Corpus: $CORPUS"
-    for ext in py js go rs c h; do
+    for ext in "${SOURCE_EXTS[@]}"; do
       printf '  *.%-3s %6d files %9d lines\n' "$ext" "$(git -C "$CORPUS" ls-files -- "*.$ext" | wc -l)" \
         "$(cd "$CORPUS" && git ls-files -z -- "*.$ext" | xargs -0 -r cat | wc -l)"
     done
