@@ -133,6 +133,13 @@ fn replay_at_every_commit_equals_a_fresh_index_of_it() {
         out["commits_indexed"].as_u64().unwrap() as usize,
         commits.len()
     );
+    // Edited files were parsed from their previous trees, so what follows
+    // checks that path against fresh parses too.
+    assert!(
+        out["files_reparsed"].as_u64().unwrap() >= 10,
+        "reparsed: {}",
+        out["files_reparsed"]
+    );
 
     // A second clone of the same repository, indexed from scratch at each commit.
     let fresh = tempfile::tempdir().unwrap();
@@ -180,6 +187,23 @@ fn replay_at_every_commit_equals_a_fresh_index_of_it() {
     let s = repo.status();
     assert_eq!(s["as_of"]["commit"], commits.last().unwrap().as_str());
     assert_eq!(repo.sno_json(&["doctor", "--json"])["ok"], true);
+}
+
+#[test]
+fn reparsing_can_be_turned_off_and_changes_nothing_stored() {
+    let repo = Repo::new();
+    generated_history(&repo);
+    let with = repo.sno_json(&["init", "--json", "--history", "all"]);
+    assert!(with["files_reparsed"].as_u64().unwrap() > 0);
+    let digest_with = repo.status()["views_digest"].clone();
+
+    std::fs::remove_dir_all(repo.path().join(".sno")).unwrap();
+    repo.write(".sno/config.toml", "[index]\nreparse_cache_mb = 0\n");
+    let without = repo.sno_json(&["init", "--json", "--history", "all"]);
+    assert_eq!(without["files_reparsed"], 0);
+    assert_eq!(without["files_parsed"], with["files_parsed"]);
+    assert_eq!(repo.status()["views_digest"], digest_with);
+    assert!(digest_with.as_str().is_some_and(|d| !d.is_empty()));
 }
 
 #[test]

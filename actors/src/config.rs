@@ -48,6 +48,11 @@ pub const DEFAULT_SECRET_PATTERNS: &[&str] = &[
 /// Default largest file (bytes) that is parsed.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
 
+/// Default bytes of source whose trees are kept while indexing history, so
+/// the next version of those files is parsed from them. A tree costs about
+/// 20 times its source: this bounds the trees near 160 MB.
+pub const DEFAULT_REPARSE_BUDGET_BYTES: usize = 8 * 1024 * 1024;
+
 /// Default number of first-parent commits journaled before HEAD.
 pub const DEFAULT_HISTORY: usize = 200;
 
@@ -60,6 +65,9 @@ pub struct IndexConfig {
     pub history: Option<usize>,
     /// Parser workers; defaults to the number of cores.
     pub parser_workers: usize,
+    /// Source bytes of files kept parsed while indexing history, for
+    /// reparsing their next version (`[index] reparse_cache_mb`; 0 = off).
+    pub reparse_budget_bytes: usize,
     /// Test hook: the parser worker panics on this path (see DEVELOPING notes).
     pub fault_panic_on: Option<String>,
     /// Test hook: pause after each journaled commit, to let tests interrupt a run.
@@ -96,6 +104,7 @@ impl Default for IndexConfig {
             parser_workers: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
+            reparse_budget_bytes: DEFAULT_REPARSE_BUDGET_BYTES,
             fault_panic_on: None,
             commit_delay_ms: 0,
             model: None,
@@ -115,6 +124,8 @@ struct IndexSection {
     extra_secret_patterns: Option<Vec<String>>,
     history: Option<usize>,
     parser_workers: Option<usize>,
+    /// MiB of source kept parsed for reparsing while indexing history.
+    reparse_cache_mb: Option<usize>,
 }
 
 /// The `[search]` table of `.sno/config.toml`.
@@ -180,6 +191,9 @@ impl IndexConfig {
         if let Some(v) = s.parser_workers {
             cfg.parser_workers = v.max(1);
         }
+        if let Some(v) = s.reparse_cache_mb {
+            cfg.reparse_budget_bytes = v.saturating_mul(1024 * 1024);
+        }
         Ok(cfg)
     }
 }
@@ -194,11 +208,13 @@ mod tests {
         let p = dir.path().join("config.toml");
         std::fs::write(
             &p,
-            "[index]\nmax_file_size = 10\nextra_secret_patterns = [\"*.secret\"]\n",
+            "[index]\nmax_file_size = 10\nextra_secret_patterns = [\"*.secret\"]\nreparse_cache_mb = 3\n",
         )
         .unwrap();
         let c = IndexConfig::load(&p).unwrap();
         assert_eq!(c.max_file_size, 10);
+        assert_eq!(c.reparse_budget_bytes, 3 * 1024 * 1024);
+        assert_ne!(IndexConfig::default().reparse_budget_bytes, 0);
         assert!(c.secret_patterns.contains(&"*.secret".to_string()));
         assert!(c.secret_patterns.contains(&".env".to_string()));
     }

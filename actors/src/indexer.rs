@@ -4,11 +4,13 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures::stream::{FuturesUnordered, StreamExt};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use rustc_hash::FxHashMap;
 use sno_journal::audit::{AuditEntry, AuditRecord, IndexRun};
 use sno_journal::delta::State;
 use sno_journal::event::{BranchMoved, CommitIndexed, Event};
@@ -21,7 +23,7 @@ use crate::audit::AuditMsg;
 use crate::config::IndexConfig;
 use crate::git::{GitError, GitRepo, PathChange};
 use crate::indexing::{advance, RepoIndex};
-use crate::parser::{ParseJob, ParseOutcome, PoolMsg};
+use crate::parser::{KeptVersions, ParseJob, ParseOutcome, PoolMsg, Versions};
 use crate::record::{count_lines, parsed_record, skip_state, skipped_record};
 use crate::supervisor::SupervisorMsg;
 
@@ -59,6 +61,8 @@ pub struct IndexSummary {
     pub up_to_date: bool,
     pub branch: Option<String>,
     pub shallow: bool,
+    /// Files parsed from the tree of their previous version (history only).
+    pub files_reparsed: u64,
 }
 
 /// Why a run stopped.
@@ -121,13 +125,14 @@ impl Actor for Indexer {
             started_ms: now_ms(),
             ..IndexRun::default()
         };
-        let result = Run {
+        let runner = Run {
             st,
             pool: &pool,
             progress: progress.as_ref(),
-        }
-        .execute(&req, &mut run)
-        .await;
+            reparsed: AtomicU64::new(0),
+        };
+        let result = runner.execute(&req, &mut run).await;
+        let files_reparsed = runner.reparsed.load(Ordering::Relaxed);
         run.finished_ms = now_ms();
         run.outcome = match &result {
             Ok(_) => "completed".into(),
@@ -143,6 +148,7 @@ impl Actor for Indexer {
             up_to_date,
             branch,
             shallow,
+            files_reparsed,
         }));
         Ok(())
     }
@@ -177,6 +183,7 @@ struct Run<'a> {
     st: &'a IndexerArgs,
     pool: &'a ActorRef<PoolMsg>,
     progress: Option<&'a UnboundedSender<Progress>>,
+    reparsed: AtomicU64,
 }
 
 /// A file that needs parsing, with what is already known of it.
@@ -238,12 +245,19 @@ impl Run<'_> {
         let total = todo.len();
         // Two-stage pipeline: while commit k is resolved and written, the files
         // of commit k+1 are already being read and parsed.
+        let reuse = if todo.len() > 1 {
+            off_the_runtime(|| Reuse::plan(&repo, &todo, cfg.reparse_budget_bytes))?
+        } else {
+            None
+        };
         let mut ctx = PrepareCtx {
+            todo: todo.clone(),
             secrets,
             ignores: None,
+            reuse,
         };
         let mut next = Some(off_the_runtime(|| {
-            self.prepare(&mut repo, &mut ctx, todo[0], prev_tree, Some(&state), run)
+            self.prepare(&mut repo, &mut ctx, 0, prev_tree, Some(&state), run)
         })?);
         for (i, &commit) in todo.iter().enumerate() {
             let t0 = std::time::Instant::now();
@@ -252,7 +266,8 @@ impl Run<'_> {
                 // Its .gitignore changed: judge it against the state it follows.
                 Prepared::NeedsFull(info) => {
                     match off_the_runtime(|| {
-                        self.prepare(&mut repo, &mut ctx, info.id, None, Some(&state), run)
+                        debug_assert_eq!(info.id, commit);
+                        self.prepare(&mut repo, &mut ctx, i, None, Some(&state), run)
                     })? {
                         Prepared::Ready(p) => p,
                         Prepared::NeedsFull(_) => {
@@ -261,20 +276,14 @@ impl Run<'_> {
                     }
                 }
             };
-            if let Some(&following) = todo.get(i + 1) {
+            if i + 1 < todo.len() {
                 next = Some(off_the_runtime(|| {
-                    self.prepare(
-                        &mut repo,
-                        &mut ctx,
-                        following,
-                        Some(cur.info.tree),
-                        None,
-                        run,
-                    )
+                    self.prepare(&mut repo, &mut ctx, i + 1, Some(cur.info.tree), None, run)
                 })?);
             }
             let info = cur.info.clone();
-            let (updates, parsed) = cur.finish(&state, run).await;
+            let (updates, parsed, reparsed) = cur.finish(&state, run).await;
+            self.reparsed.fetch_add(reparsed as u64, Ordering::Relaxed);
             let t_parsed = t0.elapsed();
             let deltas = off_the_runtime(|| advance(&mut state, &mut index, updates));
             let t_advanced = t0.elapsed();
@@ -300,6 +309,7 @@ impl Run<'_> {
             tracing::info!(
                 commit = %commit.short(),
                 parsed,
+                reparsed,
                 deltas = n_deltas,
                 read_parse_ms = t_parsed.as_millis() as u64,
                 resolve_ms = (t_advanced - t_parsed).as_millis() as u64,
@@ -320,12 +330,16 @@ impl Run<'_> {
             }
             base = Some(commit);
         }
+        if let Some(r) = &ctx.reuse {
+            tracing::debug!(kept_bytes = r.kept.bytes(), "versions kept at the end");
+        }
         let files = state.len();
-        sno_journal::teardown::drop_large((state, index), files);
+        sno_journal::teardown::drop_large((state, index, ctx), files);
         Ok((false, branch, shallow))
     }
 
-    /// Works out what changed in `commit` and starts parsing it.
+    /// Works out what changed in the run's `at`-th commit and starts parsing
+    /// it.
     ///
     /// With `prev` and no `.gitignore` change, the changes are a tree diff and
     /// need no state (so this can run ahead of the writer). Otherwise the
@@ -335,12 +349,12 @@ impl Run<'_> {
         &self,
         repo: &mut GitRepo,
         ctx: &mut PrepareCtx,
-        commit: CommitId,
+        at: usize,
         prev: Option<gix::ObjectId>,
         state: Option<&State>,
         run: &mut IndexRun,
     ) -> Result<Prepared, IndexError> {
-        let info = repo.commit(commit)?;
+        let info = repo.commit(ctx.todo[at])?;
         let diffed = match (prev, &ctx.ignores) {
             (Some(prev), Some(_)) => Some(repo.diff_trees(prev, info.tree)?),
             _ => None,
@@ -425,10 +439,12 @@ impl Run<'_> {
                         blob,
                         size,
                     };
+                    let versions = ctx.reuse.as_ref().map(|r| r.versions(&change.path, at));
                     let job = ParseJob {
                         path: change.path,
                         language: l,
                         bytes,
+                        versions,
                     };
                     self.pool
                         .cast(PoolMsg::Parse(job, tx.into()))
@@ -448,9 +464,56 @@ impl Run<'_> {
 
 /// What [`Run::prepare`] keeps between commits.
 struct PrepareCtx {
+    /// The commits of the run, oldest first.
+    todo: Vec<CommitId>,
     secrets: SecretFilter,
     /// The `.gitignore` rules of the last fully listed commit.
     ignores: Option<IgnoreRules>,
+    /// With more than one commit to index: which versions to keep for
+    /// reparsing, and where.
+    reuse: Option<Reuse>,
+}
+
+/// Reparsing files from their previous version within one run: a file's
+/// tree is kept only if a later commit of the run changes that file again.
+struct Reuse {
+    kept: Arc<KeptVersions>,
+    /// For each path, the last commit (index into the run) that gives it a
+    /// new blob.
+    last_change: FxHashMap<String, usize>,
+}
+
+impl Reuse {
+    /// Diffs the run's commits up front (tree diffs are cheap beside
+    /// parsing) to learn which files change again. `None` with no budget.
+    fn plan(repo: &GitRepo, todo: &[CommitId], budget: usize) -> Result<Option<Reuse>, GitError> {
+        if budget == 0 {
+            return Ok(None);
+        }
+        let mut last_change = FxHashMap::default();
+        let mut prev = repo.commit(todo[0])?.tree;
+        for (i, &c) in todo.iter().enumerate().skip(1) {
+            let tree = repo.commit(c)?.tree;
+            for change in repo.diff_trees(prev, tree)? {
+                if change.blob.is_some() {
+                    last_change.insert(change.path, i);
+                }
+            }
+            prev = tree;
+        }
+        Ok(Some(Reuse {
+            kept: Arc::new(KeptVersions::new(budget)),
+            last_change,
+        }))
+    }
+
+    /// What a job for `path` in the `at`-th commit needs to know.
+    fn versions(&self, path: &str, at: usize) -> Versions {
+        Versions {
+            kept: Arc::clone(&self.kept),
+            keep: self.last_change.get(path).is_some_and(|&last| last > at),
+        }
+    }
 }
 
 type ParseFuture =
@@ -502,7 +565,7 @@ impl PreparedCommit {
         mut self,
         state: &State,
         run: &mut IndexRun,
-    ) -> (BTreeMap<String, Option<FileRecord>>, usize) {
+    ) -> (BTreeMap<String, Option<FileRecord>>, usize, usize) {
         let mut updates: BTreeMap<String, Option<FileRecord>> = BTreeMap::new();
         for path in self.leaving {
             if state.contains_key(&path) {
@@ -512,11 +575,16 @@ impl PreparedCommit {
         for (path, rec) in self.skipped {
             updates.insert(path, Some(rec));
         }
-        let mut parsed = 0;
+        let (mut parsed, mut reparsed) = (0, 0);
         while let Some((p, outcome)) = self.inflight.next().await {
             let rec = match outcome {
-                Some(ParseOutcome::Parsed { facts, bytes }) => {
+                Some(ParseOutcome::Parsed {
+                    facts,
+                    bytes,
+                    reparsed: from_previous,
+                }) => {
                     parsed += 1;
+                    reparsed += usize::from(from_previous);
                     parsed_record(&p.path, p.blob, p.size, &bytes, *facts)
                 }
                 Some(ParseOutcome::Failed { reason }) => {
@@ -532,7 +600,7 @@ impl PreparedCommit {
             updates.insert(p.path, Some(rec));
         }
         run.files_parsed += parsed as u64;
-        (updates, parsed)
+        (updates, parsed, reparsed)
     }
 }
 

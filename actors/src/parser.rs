@@ -3,8 +3,12 @@
 //! answered as failed and every other file goes on.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use rustc_hash::FxHashMap;
+use sno_extract::reparse::{extract_after, Parse, ParsedVersion};
 use sno_extract::FileFacts;
 use sno_journal::model::Language;
 
@@ -14,6 +18,68 @@ pub struct ParseJob {
     pub path: String,
     pub language: Language,
     pub bytes: Vec<u8>,
+    /// While indexing history: where earlier versions of files are kept.
+    pub versions: Option<Versions>,
+}
+
+/// A job's link to the kept versions of its run.
+#[derive(Clone, Debug)]
+pub struct Versions {
+    pub kept: Arc<KeptVersions>,
+    /// Whether a later commit of the run changes this path again, so this
+    /// version is worth keeping.
+    pub keep: bool,
+}
+
+/// The last parsed version of files that a later commit of the same indexing
+/// run changes again, so that version can be parsed from the previous tree
+/// (see [`sno_extract::reparse`]). Shared by the workers; bounded by the
+/// bytes of source it holds, since a tree costs several times its source.
+#[derive(Debug)]
+pub struct KeptVersions {
+    files: Mutex<FxHashMap<String, ParsedVersion>>,
+    bytes: AtomicUsize,
+    budget: usize,
+}
+
+impl KeptVersions {
+    /// An empty store that keeps at most `budget` bytes of source.
+    pub fn new(budget: usize) -> Self {
+        KeptVersions {
+            files: Mutex::new(FxHashMap::default()),
+            bytes: AtomicUsize::new(0),
+            budget,
+        }
+    }
+
+    /// Takes the kept version of `path` out, if any.
+    fn take(&self, path: &str) -> Option<ParsedVersion> {
+        let v = self.files.lock().ok()?.remove(path)?;
+        self.bytes.fetch_sub(v.source().len(), Ordering::Relaxed);
+        Some(v)
+    }
+
+    /// Keeps `v` as the version of `path`, unless that would pass the budget.
+    fn put(&self, path: String, v: ParsedVersion) {
+        let len = v.source().len();
+        if self.bytes.load(Ordering::Relaxed) + len > self.budget {
+            return;
+        }
+        let Ok(mut files) = self.files.lock() else {
+            return;
+        };
+        self.bytes.fetch_add(len, Ordering::Relaxed);
+        // Two versions of a path can be in flight at once (the next commit is
+        // parsed while this one is written); either is a valid base.
+        if let Some(old) = files.insert(path, v) {
+            self.bytes.fetch_sub(old.source().len(), Ordering::Relaxed);
+        }
+    }
+
+    /// Bytes of source held.
+    pub fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
 }
 
 /// What came of a job. The bytes travel back so the caller need not keep a copy.
@@ -22,6 +88,8 @@ pub enum ParseOutcome {
     Parsed {
         facts: Box<FileFacts>,
         bytes: Vec<u8>,
+        /// Parsed from the tree of the previous version.
+        reparsed: bool,
     },
     Failed {
         reason: String,
@@ -37,6 +105,7 @@ pub enum PoolMsg {
         slot: usize,
         facts: Box<FileFacts>,
         bytes: Vec<u8>,
+        reparsed: bool,
     },
     /// How many workers were replaced after a crash.
     Restarts(RpcReplyPort<u64>),
@@ -104,11 +173,23 @@ impl Actor for ParseWorker {
         if st.fault_panic_on.as_deref() == Some(job.path.as_str()) {
             panic!("injected parser fault on {}", job.path);
         }
-        let facts = Box::new(sno_extract::extract(job.language, &job.bytes));
+        let (facts, reparsed) = match job.versions {
+            None => (sno_extract::extract(job.language, &job.bytes), false),
+            Some(v) => {
+                let previous = v.kept.take(&job.path);
+                let (facts, how, kept) =
+                    extract_after(job.language, &job.bytes, previous.as_ref(), v.keep);
+                if let Some(kept) = kept {
+                    v.kept.put(job.path, kept);
+                }
+                (facts, how == Parse::Incremental)
+            }
+        };
         st.pool.cast(PoolMsg::Done {
             slot: st.slot,
-            facts,
+            facts: Box::new(facts),
             bytes: job.bytes,
+            reparsed,
         })?;
         Ok(())
     }
@@ -183,10 +264,19 @@ impl Actor for ParserPool {
     ) -> Result<(), ActorProcessingErr> {
         match msg {
             PoolMsg::Parse(job, reply) => st.queue.push_back((job, reply)),
-            PoolMsg::Done { slot, facts, bytes } => {
+            PoolMsg::Done {
+                slot,
+                facts,
+                bytes,
+                reparsed,
+            } => {
                 if let Some((_, reply)) = st.slots.get_mut(slot).and_then(|s| s.busy.take()) {
                     // The requester may have gone away; that is its business.
-                    let _ = reply.send(ParseOutcome::Parsed { facts, bytes });
+                    let _ = reply.send(ParseOutcome::Parsed {
+                        facts,
+                        bytes,
+                        reparsed,
+                    });
                 }
             }
             PoolMsg::Restarts(reply) => {

@@ -215,6 +215,7 @@ fn report_init(
             "shallow": s.shallow,
             "commits_indexed": r.commits_indexed,
             "files_parsed": r.files_parsed,
+            "files_reparsed": s.files_reparsed,
             "failures": r.failures.iter().map(|(p, why)| serde_json::json!({"path": p, "reason": why})).collect::<Vec<_>>(),
             "skipped": {
                 "binary": r.skipped_binary,

@@ -455,7 +455,8 @@ fi
 HIST=""
 if [ "$WITH_HISTORY" = 1 ]; then
   echo
-  declare -A NCOMMITS HLINES PARSED0 PARSEDH
+  declare -A NCOMMITS HLINES PARSED0 PARSEDH REPARSED SAME
+  status_digest() { "$SNO" status --json "$1" | sed -n 's/^  "views_digest": "\([0-9a-f]*\)",\{0,1\}$/\1/p'; }
   for n in "${HISTORIES[@]}"; do
     h="${HIST_DIR[$n]}"
     NCOMMITS[$n]=$(git -C "$h" rev-list --count HEAD)
@@ -467,12 +468,23 @@ if [ "$WITH_HISTORY" = 1 ]; then
     for n in "${HISTORIES[@]}"; do
       h="${HIST_DIR[$n]}"
       warm "$h"
+      oldest=$(git -C "$h" rev-list --first-parent --max-count=200 HEAD | tail -1)
       for ((ROUND = 1; ROUND <= RUNS; ROUND++)); do
         measure --fresh "$h" "h0-$n" "$SNO" init --json --history 0 "$h"
+        measure --fresh "$h" "h0old-$n" "$SNO" init --json --history 0 --rev "$oldest" "$h"
         measure --fresh "$h" "hdef-$n" "$SNO" init --json "$h"
       done
+      # The history run reparses edited files from their previous trees; its
+      # views at HEAD must equal a fresh index of HEAD.
+      DIGEST_HIST=$(status_digest "$h")
+      rm -rf "$h/.sno"
+      "$SNO" init --history 0 "$h" > /dev/null 2>&1 || die "sno init --history 0 $h failed"
+      if [ "$DIGEST_HIST" = "$(status_digest "$h")" ] && [ -n "$DIGEST_HIST" ]; then SAME[$n]=yes; else
+        SAME[$n]=NO; echo "WARNING: on $n, HEAD's views after the history differ from a fresh index" >&2
+      fi
       PARSED0[$n]=$(json_get files_parsed "$CACHE/out-h0-$n.txt")
       PARSEDH[$n]=$(json_get files_parsed "$CACHE/out-hdef-$n.txt")
+      REPARSED[$n]=$(json_get files_reparsed "$CACHE/out-hdef-$n.txt")
       c=$(json_get commits_indexed "$CACHE/out-hdef-$n.txt")
       [ "$c" = "${NCOMMITS[$n]}" ] ||
         echo "WARNING: sno init indexed $c of the ${NCOMMITS[$n]} commits of $n" >&2
@@ -497,7 +509,9 @@ if [ "$WITH_HISTORY" = 1 ]; then
         r=$(ratio "${WALL[hdef-$n]}" "${WALL[h0-$n]}")
         if awk -v r="$r" 'BEGIN { exit !(r < 2) }'; then verdict="meets the target"; else verdict="misses the target"; fi
         echo "- ${HIST_LABEL[$n]}: history parses $(ratio "${PARSEDH[$n]}" "${PARSED0[$n]}")x the files of HEAD" \
-          "($(source_bytes_ratio "${HIST_DIR[$n]}")x the bytes);" \
+          "($(source_bytes_ratio "${HIST_DIR[$n]}")x the bytes), ${REPARSED[$n]} of them from their previous tree;" \
+          "the oldest commit alone costs $(ratio "${WALL[h0old-$n]}" "${WALL[h0-$n]}")x HEAD;" \
+          "HEAD's views after the history equal a fresh index: ${SAME[$n]};" \
           "costs ${r}x wall (median of rounds $(round_ratio "hdef-$n" "h0-$n")x), $(ratio "${CPU[hdef-$n]}" "${CPU[h0-$n]}")x CPU, $(ratio "${RSS[hdef-$n]}" "${RSS[h0-$n]}")x peak RSS: $verdict (< 2x)"
       done
     )

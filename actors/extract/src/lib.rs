@@ -13,6 +13,8 @@
 pub mod allocator;
 pub mod facts;
 mod lang;
+pub mod line_diff;
+pub mod reparse;
 mod source_text;
 mod walker;
 
@@ -51,6 +53,15 @@ thread_local! {
 /// floor"). Reuses a thread-local parser per language. `None` only if
 /// tree-sitter refuses the grammar, which the pinned grammars do not.
 pub fn parse(lang: Language, source: &[u8]) -> Option<tree_sitter::Tree> {
+    parse_with(lang, source, None)
+}
+
+/// [`parse`], reusing `old` (already edited to match `source`) if given.
+pub(crate) fn parse_with(
+    lang: Language,
+    source: &[u8],
+    old: Option<&tree_sitter::Tree>,
+) -> Option<tree_sitter::Tree> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let slot = &mut parsers[lang as usize];
@@ -59,7 +70,7 @@ pub fn parse(lang: Language, source: &[u8]) -> Option<tree_sitter::Tree> {
             parser.set_language(&grammar(lang)).ok()?;
             *slot = Some(parser);
         }
-        slot.as_mut()?.parse(source, None)
+        slot.as_mut()?.parse(source, old)
     })
 }
 
@@ -69,9 +80,14 @@ pub fn extract(lang: Language, source: &[u8]) -> FileFacts {
     let Some(tree) = parse(lang, source) else {
         return failed(lang, "parser failed");
     };
+    extract_tree(lang, &tree, source)
+}
+
+/// The facts of a parsed file.
+pub(crate) fn extract_tree(lang: Language, tree: &tree_sitter::Tree, source: &[u8]) -> FileFacts {
     // The extractors are written not to panic; this is the last line of
     // defence so one odd file cannot take down an indexing worker.
-    catch_unwind(AssertUnwindSafe(|| lang::extract_tree(lang, &tree, source)))
+    catch_unwind(AssertUnwindSafe(|| lang::extract_tree(lang, tree, source)))
         .unwrap_or_else(|_| failed(lang, INTERNAL_ERROR))
 }
 
