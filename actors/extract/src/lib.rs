@@ -14,6 +14,7 @@ pub mod allocator;
 pub mod facts;
 mod lang;
 pub mod line_diff;
+pub mod literal_runs;
 pub mod reparse;
 mod source_text;
 mod walker;
@@ -50,10 +51,17 @@ thread_local! {
 }
 
 /// Parses `source` without extracting anything (the benchmark's "parse
-/// floor"). Reuses a thread-local parser per language. `None` only if
-/// tree-sitter refuses the grammar, which the pinned grammars do not.
+/// floor"), leaving out the long literal tables extraction does not need
+/// ([`literal_runs`]). Reuses a thread-local parser per language. `None`
+/// only if tree-sitter refuses the grammar, which the pinned grammars do not.
 pub fn parse(lang: Language, source: &[u8]) -> Option<tree_sitter::Tree> {
     parse_with(lang, source, None)
+}
+
+/// [`parse`] over every byte, literal tables included: what a plain
+/// tree-sitter parse costs, for comparison.
+pub fn parse_full(lang: Language, source: &[u8]) -> Option<tree_sitter::Tree> {
+    parse_ranges(lang, source, None, &[])
 }
 
 /// [`parse`], reusing `old` (already edited to match `source`) if given.
@@ -61,6 +69,16 @@ pub(crate) fn parse_with(
     lang: Language,
     source: &[u8],
     old: Option<&tree_sitter::Tree>,
+) -> Option<tree_sitter::Tree> {
+    parse_ranges(lang, source, old, &literal_runs::tables(lang, source))
+}
+
+/// Parses `source` leaving out what `tables` allows.
+pub(crate) fn parse_ranges(
+    lang: Language,
+    source: &[u8],
+    old: Option<&tree_sitter::Tree>,
+    tables: &[literal_runs::Table],
 ) -> Option<tree_sitter::Tree> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
@@ -70,8 +88,75 @@ pub(crate) fn parse_with(
             parser.set_language(&grammar(lang)).ok()?;
             *slot = Some(parser);
         }
-        slot.as_mut()?.parse(source, old)
+        let parser = slot.as_mut()?;
+        if tables.is_empty() {
+            return parser.parse(source, old);
+        }
+        // Ranges that tree-sitter refuses (it checks their order) only
+        // cost the saving: the file is parsed whole.
+        let limited = parser
+            .set_included_ranges(&included_ranges(source, tables))
+            .is_ok();
+        let tree = parser.parse(source, old);
+        if !limited {
+            return tree;
+        }
+        // Back to the whole document for the parser's next file.
+        let _ = parser.set_included_ranges(&[]);
+        match tree {
+            // A syntax error in or at a table could be recovered from
+            // differently without the table's elements: such a file is
+            // parsed whole.
+            Some(t) if literal_runs::error_touches(&t, tables) => parser.parse(source, old),
+            t => t,
+        }
     })
+}
+
+/// The complement of `elided` in `source`, with tree-sitter's row and
+/// (byte) column of each boundary.
+fn included_ranges(source: &[u8], tables: &[literal_runs::Table]) -> Vec<tree_sitter::Range> {
+    let mut ranges = Vec::with_capacity(tables.len() + 1);
+    let mut at = 0;
+    let mut point = tree_sitter::Point { row: 0, column: 0 };
+    // Moves `point` from byte `at` to byte `to` and returns it.
+    fn point_at(
+        source: &[u8],
+        to: usize,
+        at: &mut usize,
+        point: &mut tree_sitter::Point,
+    ) -> tree_sitter::Point {
+        let gap = &source[*at..to];
+        match memchr::memrchr(b'\n', gap) {
+            Some(last) => {
+                point.row += memchr::memchr_iter(b'\n', gap).count();
+                point.column = gap.len() - last - 1;
+            }
+            None => point.column += gap.len(),
+        }
+        *at = to;
+        *point
+    }
+    let (mut start, mut start_point) = (0, point);
+    for r in tables.iter().map(|t| &t.left_out) {
+        let end_point = point_at(source, r.start, &mut at, &mut point);
+        ranges.push(tree_sitter::Range {
+            start_byte: start,
+            end_byte: r.start,
+            start_point,
+            end_point,
+        });
+        start_point = point_at(source, r.end, &mut at, &mut point);
+        start = r.end;
+    }
+    let end_point = point_at(source, source.len(), &mut at, &mut point);
+    ranges.push(tree_sitter::Range {
+        start_byte: start,
+        end_byte: source.len(),
+        start_point,
+        end_point,
+    });
+    ranges
 }
 
 /// Parses and extracts the facts of one file. Never fails and never panics:

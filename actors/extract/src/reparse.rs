@@ -15,7 +15,7 @@
 use sno_journal::model::Language;
 use tree_sitter::Tree;
 
-use crate::{extract_tree, line_diff, parse_with, FileFacts};
+use crate::{extract_tree, line_diff, literal_runs, parse_ranges, FileFacts};
 
 /// A parsed version of a file, kept so that its next version can be parsed
 /// from it.
@@ -69,19 +69,24 @@ pub fn extract_after(
     previous: Option<&ParsedVersion>,
     keep: bool,
 ) -> (FileFacts, Parse, Option<ParsedVersion>) {
-    let (tree, how) = match previous.and_then(|p| reparse(lang, source, p)) {
+    // A file with literal tables left out is always parsed afresh and never
+    // kept: its tree does not cover every byte, so it is no base to edit.
+    let tables = literal_runs::tables(lang, source);
+    let reused = previous.filter(|_| tables.is_empty());
+    let (tree, how) = match reused.and_then(|p| reparse(lang, source, p)) {
         Some(tree) => (Some(tree), Parse::Incremental),
-        None => (parse_with(lang, source, None), Parse::Fresh),
+        None => (parse_ranges(lang, source, None, &tables), Parse::Fresh),
     };
     let Some(tree) = tree else {
         return (crate::failed(lang, "parser failed"), how, None);
     };
     let facts = extract_tree(lang, &tree, source);
-    let kept = (keep && !tree.root_node().has_error()).then(|| ParsedVersion {
-        language: lang,
-        source: source.to_vec(),
-        tree,
-    });
+    let kept =
+        (keep && tables.is_empty() && !tree.root_node().has_error()).then(|| ParsedVersion {
+            language: lang,
+            source: source.to_vec(),
+            tree,
+        });
     (facts, how, kept)
 }
 
@@ -100,7 +105,7 @@ fn reparse(lang: Language, source: &[u8], previous: &ParsedVersion) -> Option<Tr
     for edit in &edits {
         old.edit(edit);
     }
-    let tree = parse_with(lang, source, Some(&old))?;
+    let tree = parse_ranges(lang, source, Some(&old), &[])?;
     (!tree.root_node().has_error()).then_some(tree)
 }
 

@@ -75,3 +75,39 @@ fn extraction_stays_near_the_parse_floor() {
     );
     assert!(ratio < 1.3, "extraction costs {ratio:.2}x bare parsing");
 }
+
+/// Leaving literal tables out of the parse changes no fact of any file of a
+/// real corpus. Run with `SNO_EXTRACT_CORPUS=ops/bench/.cache/corpus-full
+/// cargo test --release -p sno-extract -- --ignored tables_left_out
+/// --nocapture` (`ops/bench/index.sh` runs it on its corpora).
+#[test]
+#[ignore = "needs SNO_EXTRACT_CORPUS"]
+fn tables_left_out_change_no_fact_of_a_corpus() {
+    let root = std::env::var("SNO_EXTRACT_CORPUS").expect("set SNO_EXTRACT_CORPUS");
+    let mut files = Vec::new();
+    collect(Path::new(&root), &mut files);
+    assert!(!files.is_empty(), "no source files under {root}");
+    let (mut with_tables, mut left_out_bytes, mut differ) = (0, 0, Vec::new());
+    for (lang, bytes) in &files {
+        let tables = crate::literal_runs::tables(*lang, bytes);
+        if tables.is_empty() {
+            continue;
+        }
+        with_tables += 1;
+        left_out_bytes += tables.iter().map(|t| t.left_out.len()).sum::<usize>();
+        let whole = crate::parse_full(*lang, bytes).expect("parses");
+        if crate::extract(*lang, bytes) != crate::extract_tree(*lang, &whole, bytes) {
+            differ.push(String::from_utf8_lossy(&bytes[..bytes.len().min(80)]).into_owned());
+        }
+    }
+    eprintln!(
+        "{} files, {with_tables} with literal tables, {} KB left out of parsing",
+        files.len(),
+        left_out_bytes / 1024
+    );
+    assert!(
+        differ.is_empty(),
+        "facts differ in {} files: {differ:?}",
+        differ.len()
+    );
+}

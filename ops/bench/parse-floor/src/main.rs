@@ -3,14 +3,16 @@
 //! Walks a directory (skipping `.git` and `.sno`), keeps the files whose
 //! language sno knows, reads them, and parses each with `sno_extract::parse`
 //! on all cores. Nothing is extracted, stored or hashed: whatever `sno init`
-//! spends above this figure is its own overhead.
+//! spends above this figure is its own overhead. Like sno, it leaves long
+//! tables of literals out of the parse (`sno_extract::literal_runs`);
+//! `--whole` parses every byte instead, which is what plain tree-sitter costs.
 //!
 //! It parses with the allocator sno itself uses (mimalloc, for Rust and for
 //! tree-sitter's C core), so the ratio compares extraction and storage with
 //! parsing, not one allocator with another. `SNO_FLOOR_ALLOCATOR=system`
 //! leaves tree-sitter on the C library's malloc, for reference.
 //!
-//! Usage: sno-parse-floor DIR
+//! Usage: sno-parse-floor [--whole] DIR
 //! Prints `key value` lines (totals, then one `lang.NAME files lines` line per
 //! language). Lines are counted like `wc -l`: the number of `\n` bytes.
 
@@ -48,9 +50,19 @@ fn main() {
     }
     // Indexing runs without transparent huge pages; so does its floor.
     let _small_pages = sno_extract::allocator::HugePagesOff::start();
-    let Some(root) = std::env::args_os().nth(1).map(PathBuf::from) else {
-        eprintln!("usage: sno-parse-floor DIR");
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let whole = args.first().is_some_and(|a| a == "--whole");
+    if whole {
+        args.remove(0);
+    }
+    let (Some(root), 1) = (args.first().map(PathBuf::from), args.len()) else {
+        eprintln!("usage: sno-parse-floor [--whole] DIR");
         std::process::exit(2);
+    };
+    let parse = if whole {
+        sno_extract::parse_full
+    } else {
+        sno_extract::parse
     };
     let start = Instant::now();
 
@@ -85,7 +97,7 @@ fn main() {
                 let Some((lang, bytes)) = files.get(i) else {
                     break;
                 };
-                if sno_extract::parse(*lang, bytes).is_none() {
+                if parse(*lang, bytes).is_none() {
                     failures.fetch_add(1, Ordering::Relaxed);
                 }
             });
@@ -104,6 +116,7 @@ fn main() {
     println!("parse_failures {}", failures.into_inner());
     println!("threads {threads}");
     println!("allocator {}", if system { "system" } else { "mimalloc" });
+    println!("tables {}", if whole { "parsed" } else { "left out" });
     println!("read_wall_s {:.3}", read_wall.as_secs_f64());
     println!("parse_wall_s {:.3}", parse_wall.as_secs_f64());
     println!("total_wall_s {:.3}", total_wall.as_secs_f64());
