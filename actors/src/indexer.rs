@@ -22,7 +22,7 @@ use crate::admission::{self, ContentVerdict, IgnoreRules, PathVerdict, SecretFil
 use crate::audit::AuditMsg;
 use crate::config::IndexConfig;
 use crate::git::{GitError, GitRepo, PathChange};
-use crate::indexing::{advance, RepoIndex};
+use crate::indexing::{advance, RepoIndex, StateAfter};
 use crate::parser::{KeptVersions, ParseJob, ParseOutcome, PoolMsg, Versions};
 use crate::record::{count_lines, parsed_record, skip_state, skipped_record};
 use crate::supervisor::SupervisorMsg;
@@ -242,6 +242,7 @@ impl Run<'_> {
         };
         let mut base = head.as_ref().map(|h| h.commit);
         let mut index = RepoIndex::new(&state);
+        let mut files_held = state.len();
         let total = todo.len();
         // Two-stage pipeline: while commit k is resolved and written, the files
         // of commit k+1 are already being read and parsed.
@@ -285,9 +286,15 @@ impl Run<'_> {
             let (updates, parsed, reparsed) = cur.finish(&state, run).await;
             self.reparsed.fetch_add(reparsed as u64, Ordering::Relaxed);
             let t_parsed = t0.elapsed();
-            let deltas = off_the_runtime(|| advance(&mut state, &mut index, updates));
+            let after = if i + 1 < todo.len() {
+                StateAfter::Kept
+            } else {
+                StateAfter::Dropped
+            };
+            let deltas = off_the_runtime(|| advance(&mut state, &mut index, updates, after));
             let t_advanced = t0.elapsed();
             let n_deltas = deltas.len();
+            files_held = state.len() + n_deltas;
             let lesson = info
                 .reverts
                 .map(|reverted| lesson_of_revert(&info, base, &branch, reverted, &deltas));
@@ -333,8 +340,9 @@ impl Run<'_> {
         if let Some(r) = &ctx.reuse {
             tracing::debug!(kept_bytes = r.kept.bytes(), "versions kept at the end");
         }
-        let files = state.len();
-        sno_journal::teardown::drop_large((state, index, ctx), files);
+        // What is left is freed off the writer's path if large (judged by
+        // the files the run held: the last advance moved added ones out).
+        sno_journal::teardown::drop_large((state, index, ctx), files_held);
         Ok((false, branch, shallow))
     }
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use sno_journal::delta::{diff, State};
+use sno_journal::delta::{self, diff, State};
 use sno_journal::event::FileDelta;
 use sno_journal::model::{EdgeKind, EdgeTarget, FileRecord, SymbolId, SymbolKind};
 
@@ -165,6 +165,16 @@ fn imports_any(rec: &FileRecord, paths: &BTreeSet<String>) -> bool {
     })
 }
 
+/// Whether the state is used again after an [`advance`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum StateAfter {
+    /// It is: the state must equal the new commit's.
+    Kept,
+    /// It is not (the run's last commit): the records of added files are
+    /// moved into the deltas instead of copied, and leave the state.
+    Dropped,
+}
+
 /// Applies `updates` (path -> new record, `None` = gone) to `state`, resolves
 /// edges, and returns the deltas from the old state to the new one, by path.
 ///
@@ -175,6 +185,7 @@ pub fn advance(
     state: &mut State,
     index: &mut RepoIndex,
     updates: BTreeMap<String, Option<FileRecord>>,
+    after: StateAfter,
 ) -> Vec<FileDelta> {
     let mut before: BTreeMap<String, Option<FileRecord>> = BTreeMap::new();
     // Names whose definitions appeared or vanished, and the files where.
@@ -306,14 +317,24 @@ pub fn advance(
         rec.edges = edges;
     }
 
-    // A first index copies every symbol into its deltas: worth both cores.
+    // A first index copies every symbol into its deltas: worth both cores,
+    // and not worth doing at all when the state is dropped next (files it
+    // adds are then moved into their deltas).
     let before: Vec<(String, Option<FileRecord>)> = before.into_iter().collect();
-    par_map(&before, |(path, old)| {
-        diff(path, old.as_ref(), state.get(path))
-    })
-    .into_iter()
-    .flatten()
-    .collect()
+    let moves = |old: &Option<FileRecord>| after == StateAfter::Dropped && old.is_none();
+    let diffs = par_map(&before, |(path, old)| {
+        (!moves(old))
+            .then(|| diff(path, old.as_ref(), state.get(path)))
+            .flatten()
+    });
+    before
+        .into_iter()
+        .zip(diffs)
+        .filter_map(|((path, old), d)| match moves(&old) {
+            true => state.remove(&path).map(delta::added),
+            false => d,
+        })
+        .collect()
 }
 
 #[cfg(test)]

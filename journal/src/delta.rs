@@ -62,14 +62,7 @@ pub fn diff(path: &str, old: Option<&FileRecord>, new: Option<&FileRecord>) -> O
             edges_removed: old.edges.clone(),
             edges_added: Vec::new(),
         }),
-        (None, Some(new)) => Some(FileDelta {
-            path: path.to_string(),
-            change: FileChange::Added(new.meta()),
-            symbols_removed: Vec::new(),
-            symbols_added: new.symbols.clone(),
-            edges_removed: Vec::new(),
-            edges_added: new.edges.clone(),
-        }),
+        (None, Some(new)) => Some(added(new.clone())),
         (Some(old), Some(new)) => {
             if old == new {
                 return None;
@@ -121,6 +114,27 @@ pub fn diff(path: &str, old: Option<&FileRecord>, new: Option<&FileRecord>) -> O
     }
 }
 
+/// The delta that adds `rec` to a state without it: `diff(path, None,
+/// Some(&rec))`, made by moving the record's parts instead of copying them.
+pub fn added(rec: FileRecord) -> FileDelta {
+    FileDelta {
+        path: rec.path,
+        change: FileChange::Added(FileMeta {
+            blob: rec.blob,
+            language: rec.language,
+            size: rec.size,
+            lines: rec.lines,
+            state: rec.state,
+            diagnostics: rec.diagnostics,
+            refs: rec.refs,
+        }),
+        symbols_removed: Vec::new(),
+        symbols_added: rec.symbols,
+        edges_removed: Vec::new(),
+        edges_added: rec.edges,
+    }
+}
+
 /// Errors applying a delta to a state it does not fit.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ApplyError {
@@ -161,6 +175,62 @@ pub fn apply(old: Option<FileRecord>, delta: &FileDelta) -> Result<Option<FileRe
     rec.edges.extend(delta.edges_added.iter().cloned());
     rec.canonicalize();
     Ok(Some(rec))
+}
+
+/// The encoded view of a file `delta` adds to a state that lacks it, the
+/// bytes of `encode_value(&apply(None, delta))`, made without copying the
+/// delta's symbols and edges. `None` if `delta` is not such an addition or
+/// its parts are not in canonical order, which [`apply`] would restore.
+///
+/// A first index adds every file of the repository, so this spares it a
+/// second copy of everything it stores.
+pub fn encode_added_view(delta: &FileDelta) -> Option<Vec<u8>> {
+    let FileChange::Added(meta) = &delta.change else {
+        return None;
+    };
+    let sorted = delta.symbols_removed.is_empty()
+        && delta.edges_removed.is_empty()
+        && delta
+            .symbols_added
+            .windows(2)
+            .all(|w| symbol_order(&w[0]) < symbol_order(&w[1]))
+        && delta.edges_added.windows(2).all(|w| w[0] < w[1])
+        && meta.diagnostics.windows(2).all(|w| w[0] <= w[1]);
+    sorted.then(|| {
+        crate::event::encode_value(&FileRecordRef {
+            path: &delta.path,
+            blob: meta.blob,
+            language: meta.language,
+            size: meta.size,
+            lines: meta.lines,
+            state: &meta.state,
+            diagnostics: &meta.diagnostics,
+            symbols: &delta.symbols_added,
+            edges: &delta.edges_added,
+            refs: &meta.refs,
+        })
+    })
+}
+
+/// [`FileRecord::canonicalize`]'s order of symbols.
+fn symbol_order(s: &Symbol) -> (u32, u32, SymbolId) {
+    (s.span.start_byte, s.span.end_byte, s.id)
+}
+
+/// A [`FileRecord`] made of borrowed parts: it serializes to the same bytes
+/// (the same fields in the same order; a slice encodes like a `Vec`).
+#[derive(serde::Serialize)]
+struct FileRecordRef<'a> {
+    path: &'a str,
+    blob: crate::model::BlobId,
+    language: Option<crate::model::Language>,
+    size: u64,
+    lines: u32,
+    state: &'a crate::model::FileState,
+    diagnostics: &'a [crate::model::Diagnostic],
+    symbols: &'a [Symbol],
+    edges: &'a [Edge],
+    refs: &'a crate::model::FileRefs,
 }
 
 /// An in-memory indexed state: every file's record, by path.
@@ -263,6 +333,41 @@ mod tests {
         let add = diff("a.py", None, Some(&new)).unwrap();
         assert_eq!(apply(None, &add).unwrap().unwrap(), new);
         assert!(diff("a.py", Some(&new), Some(&new)).is_none());
+    }
+
+    #[test]
+    fn an_added_view_encodes_like_the_applied_record() {
+        let a = sym("a.py", "a", 1, 1);
+        let b = sym("a.py", "b", 3, 2);
+        let mut new = rec(
+            "a.py",
+            2,
+            vec![b.clone(), a.clone()],
+            vec![call(&a, "y"), call(&b, "x")],
+        );
+        new.state = FileState::ParsedWithErrors;
+        new.diagnostics = vec![Diagnostic {
+            line: 4,
+            column: 1,
+            message: "syntax error".into(),
+        }];
+        new.refs.calls.push(RawCall {
+            caller: Some(a.id),
+            callee: "y".into(),
+            receiver: Some("self".into()),
+            line: 2,
+        });
+        new.canonicalize();
+        let add = diff("a.py", None, Some(&new)).unwrap();
+        let applied = crate::event::encode_value(&apply(None, &add).unwrap().unwrap());
+        assert_eq!(encode_added_view(&add), Some(applied));
+
+        // Out of canonical order, or not an addition: left to `apply`.
+        let mut unsorted = add.clone();
+        unsorted.symbols_added.reverse();
+        assert_eq!(encode_added_view(&unsorted), None);
+        let modified = diff("a.py", Some(&rec("a.py", 1, vec![a], vec![])), Some(&new)).unwrap();
+        assert_eq!(encode_added_view(&modified), None);
     }
 
     #[test]

@@ -214,28 +214,34 @@ impl Journal {
                 unreachable!("built above")
             };
             let env_deltas = ev.deltas.len();
-            // The bytes of the record and of the new views are pure
-            // functions of the event and the old views: made on two cores,
-            // they halve the time a first index spends writing.
-            let (record, views) = std::thread::scope(|scope| {
+            // The record's bytes are made on a second core while this one
+            // makes each new view and inserts it at once, so no more than
+            // one view's bytes are held beside the record. A first index
+            // encodes the views of the files it adds straight from the
+            // deltas, without first copying them into records.
+            let record = std::thread::scope(|scope| {
                 let record = scope.spawn(|| env.encode());
-                let views: Result<Vec<Option<Vec<u8>>>, JournalError> = olds
-                    .into_iter()
-                    .zip(&ev.deltas)
-                    .map(|(old, d)| Ok(delta::apply(old, d)?.map(|new| encode_value(&new))))
-                    .collect();
+                let views = (|| {
+                    for (old, d) in olds.into_iter().zip(&ev.deltas) {
+                        let view = match old {
+                            None => delta::encode_added_view(d),
+                            Some(_) => None,
+                        };
+                        let view = match view {
+                            Some(bytes) => Some(bytes),
+                            None => delta::apply(old, d)?.map(|new| encode_value(&new)),
+                        };
+                        match view {
+                            Some(bytes) => files.insert(d.path.as_str(), bytes.as_slice())?,
+                            None => files.remove(d.path.as_str())?,
+                        };
+                    }
+                    Ok::<(), JournalError>(())
+                })();
                 (record.join().expect("encoding does not panic"), views)
             });
-            for (d, view) in ev.deltas.iter().zip(views?) {
-                match view {
-                    Some(bytes) => {
-                        files.insert(d.path.as_str(), bytes.as_slice())?;
-                    }
-                    None => {
-                        files.remove(d.path.as_str())?;
-                    }
-                }
-            }
+            let (record, views) = record;
+            views?;
             events.insert(next, record.as_slice())?;
             drop(events);
             seq = Seq(next);
