@@ -84,33 +84,73 @@ pub(crate) fn parse_ranges(
         let mut parsers = cell.borrow_mut();
         let slot = &mut parsers[lang as usize];
         if slot.is_none() {
-            let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&grammar(lang)).ok()?;
-            *slot = Some(parser);
+            *slot = Some(new_parser(lang)?);
         }
-        let parser = slot.as_mut()?;
-        if tables.is_empty() {
-            return parser.parse(source, old);
-        }
-        // Ranges that tree-sitter refuses (it checks their order) only
-        // cost the saving: the file is parsed whole.
-        let limited = parser
-            .set_included_ranges(&included_ranges(source, tables))
-            .is_ok();
-        let tree = parser.parse(source, old);
-        if !limited {
-            return tree;
-        }
-        // Back to the whole document for the parser's next file.
-        let _ = parser.set_included_ranges(&[]);
-        match tree {
-            // A syntax error in or at a table could be recovered from
-            // differently without the table's elements: such a file is
-            // parsed whole.
-            Some(t) if literal_runs::error_touches(&t, tables) => parser.parse(source, old),
-            t => t,
-        }
+        parse_in(slot.as_mut()?, source, old, tables)
     })
+}
+
+fn new_parser(lang: Language) -> Option<tree_sitter::Parser> {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&grammar(lang)).ok()?;
+    Some(parser)
+}
+
+/// Parses `source` with `parser`, leaving out what `tables` allows.
+fn parse_in(
+    parser: &mut tree_sitter::Parser,
+    source: &[u8],
+    old: Option<&tree_sitter::Tree>,
+    tables: &[literal_runs::Table],
+) -> Option<tree_sitter::Tree> {
+    if tables.is_empty() {
+        return parser.parse(source, old);
+    }
+    // Ranges that tree-sitter refuses (it checks their order) only cost the
+    // saving: the file is parsed whole.
+    let limited = parser
+        .set_included_ranges(&included_ranges(source, tables))
+        .is_ok();
+    let tree = parser.parse(source, old);
+    if !limited {
+        return tree;
+    }
+    // Back to the whole document for the parser's next file.
+    let _ = parser.set_included_ranges(&[]);
+    match tree {
+        // A syntax error in or at a table could be recovered from
+        // differently without the table's elements: such a file is parsed
+        // whole.
+        Some(t) if literal_runs::error_touches(&t, tables) => parser.parse(source, old),
+        t => t,
+    }
+}
+
+/// Parses `source` as [`parse`] does and hands the tree to `f`. The tree
+/// lives only for the call: where tree-sitter allocates from mimalloc
+/// ([`allocator::use_mimalloc`]), it is built in scratch memory that is
+/// dropped whole afterwards instead of freed node by node.
+pub fn with_tree<R>(
+    lang: Language,
+    source: &[u8],
+    f: impl FnOnce(Option<&tree_sitter::Tree>) -> R,
+) -> R {
+    let tables = literal_runs::tables(lang, source);
+    // Declared first so it is dropped last, also when `f` panics.
+    let Some(_scratch) = allocator::Scratch::start() else {
+        return f(parse_ranges(lang, source, None, &tables).as_ref());
+    };
+    // A parser of the scope's own: the thread's cached parsers keep pools of
+    // freed nodes, which must not end up holding scratch memory.
+    let Some(mut parser) = new_parser(lang) else {
+        return f(None);
+    };
+    let tree = parse_in(&mut parser, source, None, &tables);
+    let out = f(tree.as_ref());
+    // The scope's end frees them with everything else tree-sitter made.
+    std::mem::forget(tree);
+    std::mem::forget(parser);
+    out
 }
 
 /// The complement of `elided` in `source`, with tree-sitter's row and
@@ -162,10 +202,10 @@ fn included_ranges(source: &[u8], tables: &[literal_runs::Table]) -> Vec<tree_si
 /// Parses and extracts the facts of one file. Never fails and never panics:
 /// syntax errors become diagnostics beside the recovered symbols.
 pub fn extract(lang: Language, source: &[u8]) -> FileFacts {
-    let Some(tree) = parse(lang, source) else {
-        return failed(lang, "parser failed");
-    };
-    extract_tree(lang, &tree, source)
+    with_tree(lang, source, |tree| match tree {
+        Some(tree) => extract_tree(lang, tree, source),
+        None => failed(lang, "parser failed"),
+    })
 }
 
 /// The facts of a parsed file.

@@ -69,6 +69,9 @@ pub fn extract_after(
     previous: Option<&ParsedVersion>,
     keep: bool,
 ) -> (FileFacts, Parse, Option<ParsedVersion>) {
+    if previous.is_none() && !keep {
+        return (crate::extract(lang, source), Parse::Fresh, None);
+    }
     // A file with literal tables left out is always parsed afresh and never
     // kept: its tree does not cover every byte, so it is no base to edit.
     let tables = literal_runs::tables(lang, source);

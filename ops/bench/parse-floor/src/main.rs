@@ -59,10 +59,13 @@ fn main() {
         eprintln!("usage: sno-parse-floor [--whole] DIR");
         std::process::exit(2);
     };
-    let parse = if whole {
-        sno_extract::parse_full
-    } else {
-        sno_extract::parse
+    // Parse as `sno init` does: the tree in scratch memory dropped at once.
+    let parse = |lang, bytes: &[u8]| {
+        if whole {
+            sno_extract::parse_full(lang, bytes).is_some()
+        } else {
+            sno_extract::with_tree(lang, bytes, |tree| tree.is_some())
+        }
     };
     let start = Instant::now();
 
@@ -97,7 +100,7 @@ fn main() {
                 let Some((lang, bytes)) = files.get(i) else {
                     break;
                 };
-                if parse(*lang, bytes).is_none() {
+                if !parse(*lang, bytes) {
                     failures.fetch_add(1, Ordering::Relaxed);
                 }
             });
