@@ -426,19 +426,29 @@ impl Run<'_> {
                 }
                 PathVerdict::Admit(l) => l,
             };
-            let size = repo.blob_size(blob)?;
-            // Oversized and unsupported files are judged without inflating
-            // them. Each file goes to the parsers as soon as it is read:
-            // ordering the work (largest first) would need every size before
-            // the first parse, and measured no faster.
-            let language = match admission::judge_content(language, size, cfg.max_file_size, None) {
-                ContentVerdict::Parse(l) => l,
-                ContentVerdict::Skip(r) => {
-                    p.skip(change.path, blob, size, 0, r, run);
-                    continue;
-                }
+            // Files of other languages are judged by their size alone,
+            // without inflating them. A source file is read at once: asking
+            // its size first opened each loose object twice, a fifth of the
+            // time reading took; the price is that a source file over the
+            // size limit is inflated once before it is skipped. Each file
+            // goes to the parsers as soon as it is read: ordering the work
+            // (largest first) would need every size before the first parse,
+            // and measured no faster.
+            let Some(language) = language else {
+                let size = repo.blob_size(blob)?;
+                let reason = match admission::judge_content(None, size, cfg.max_file_size, None) {
+                    ContentVerdict::Skip(r) => r,
+                    ContentVerdict::Parse(_) => SkipReason::UnsupportedLanguage,
+                };
+                p.skip(change.path, blob, size, 0, reason, run);
+                continue;
             };
             let bytes = repo.blob(blob)?;
+            let size = bytes.len() as u64;
+            if size > cfg.max_file_size {
+                p.skip(change.path, blob, size, 0, SkipReason::TooLarge, run);
+                continue;
+            }
             match admission::judge_content(Some(language), size, cfg.max_file_size, Some(&bytes)) {
                 ContentVerdict::Parse(l) => {
                     let (tx, rx) = ractor::concurrency::oneshot();
