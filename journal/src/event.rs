@@ -13,8 +13,26 @@ use crate::model::{
     BlobId, CommitId, Diagnostic, Edge, FileRefs, FileState, Language, Symbol, SymbolId,
 };
 
-/// Format version of [`Envelope`] payloads written by this build.
-pub const FORMAT_VERSION: u16 = 1;
+/// Format version of [`Envelope`] records written by this build.
+///
+/// 1: magic, version, then the bincode payload. 2: magic, version, a codec
+/// byte ([`Codec`]), then the payload, lz4-compressed when large. Records of
+/// both versions are read.
+pub const FORMAT_VERSION: u16 = 2;
+
+/// How a version-2 record's payload is stored.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+enum Codec {
+    Raw = 0,
+    /// An lz4 block with its decompressed size in front (`lz4_flex`).
+    Lz4 = 1,
+}
+
+/// Payloads at least this large are compressed. A first index's record holds
+/// every symbol and edge of the repository and shrinks to about a third:
+/// writing it and syncing it to disk was most of that commit's time.
+const COMPRESS_FROM: usize = 64 * 1024;
 
 /// Magic bytes that open every stored record.
 pub const MAGIC: [u8; 4] = *b"SNOE";
@@ -154,17 +172,25 @@ fn bincode_config() -> bincode::config::Configuration {
 }
 
 impl Envelope {
-    /// Encodes the record: magic, version (LE u16), then the bincode payload.
+    /// Encodes the record: magic, version (LE u16), a codec byte, then the
+    /// bincode payload, lz4-compressed if it is large.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(256);
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&self.version.to_le_bytes());
-        bincode::serde::encode_into_std_write(self, &mut out, bincode_config())
+        let payload = bincode::serde::encode_to_vec(self, bincode_config())
             .expect("encoding plain structs into a Vec cannot fail");
+        let (codec, body) = if payload.len() >= COMPRESS_FROM {
+            (Codec::Lz4, lz4_flex::block::compress_prepend_size(&payload))
+        } else {
+            (Codec::Raw, payload)
+        };
+        let mut out = Vec::with_capacity(7 + body.len());
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.push(codec as u8);
+        out.extend_from_slice(&body);
         out
     }
 
-    /// Decodes a stored record.
+    /// Decodes a stored record of any version this build knows.
     pub fn decode(bytes: &[u8]) -> Result<Envelope, DecodeError> {
         if bytes.len() < 6 || bytes[..4] != MAGIC {
             return Err(DecodeError::BadMagic);
@@ -173,11 +199,39 @@ impl Envelope {
         if version > FORMAT_VERSION {
             return Err(DecodeError::UnknownVersion(version));
         }
+        let inflated;
+        let payload = match (version, bytes.get(6)) {
+            (0 | 1, _) => &bytes[6..],
+            (_, Some(&c)) if c == Codec::Raw as u8 => &bytes[7..],
+            (_, Some(&c)) if c == Codec::Lz4 as u8 => {
+                inflated = inflate(&bytes[7..])?;
+                &inflated[..]
+            }
+            (_, c) => return Err(DecodeError::Payload(format!("unknown payload codec {c:?}"))),
+        };
         let (env, _): (Envelope, usize) =
-            bincode::serde::decode_from_slice(&bytes[6..], bincode_config())
+            bincode::serde::decode_from_slice(payload, bincode_config())
                 .map_err(|e| DecodeError::Payload(e.to_string()))?;
         Ok(env)
     }
+}
+
+/// Decompresses an lz4 block with its size in front, refusing a size the
+/// block could not hold (lz4 expands at most about 255 times), so a damaged
+/// record is an error and not a huge allocation.
+fn inflate(block: &[u8]) -> Result<Vec<u8>, DecodeError> {
+    let size = block
+        .get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        .ok_or_else(|| DecodeError::Payload("truncated compressed payload".into()))?;
+    if size > block.len().saturating_mul(255) {
+        return Err(DecodeError::Payload(format!(
+            "compressed payload claims {size} bytes from {}",
+            block.len()
+        )));
+    }
+    lz4_flex::block::decompress_size_prepended(block)
+        .map_err(|e| DecodeError::Payload(e.to_string()))
 }
 
 /// Hash of a stored record's bytes, chained into the next record.
@@ -195,4 +249,85 @@ pub(crate) fn decode_value<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Resu
     bincode::serde::decode_from_slice(bytes, bincode_config())
         .map(|(v, _)| v)
         .map_err(|e| DecodeError::Payload(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commit(summary: String) -> Envelope {
+        Envelope {
+            version: FORMAT_VERSION,
+            prev_hash: 7,
+            written_ms: 1,
+            event: Event::CommitIndexed(CommitIndexed {
+                commit: CommitId([3; 20]),
+                parents: vec![CommitId([2; 20])],
+                branch: Some("main".into()),
+                summary,
+                time: 1_700_000_000,
+                base: None,
+                deltas: Vec::new(),
+            }),
+        }
+    }
+
+    #[test]
+    fn small_records_are_stored_raw_and_large_ones_compressed() {
+        let small = commit("fix".into());
+        let bytes = small.encode();
+        assert_eq!(bytes[6], Codec::Raw as u8);
+        assert_eq!(Envelope::decode(&bytes).unwrap(), small);
+
+        let text: String = (0..20_000)
+            .map(|i| format!("symbol_{} ", i % 500))
+            .collect();
+        let large = commit(text.clone());
+        let bytes = large.encode();
+        assert_eq!(bytes[6], Codec::Lz4 as u8);
+        assert!(
+            bytes.len() * 3 < text.len(),
+            "{} of {}",
+            bytes.len(),
+            text.len()
+        );
+        assert_eq!(Envelope::decode(&bytes).unwrap(), large);
+    }
+
+    #[test]
+    fn version_one_records_still_decode() {
+        let mut env = commit("written by an older sno".into());
+        env.version = 1;
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&1u16.to_le_bytes());
+        bytes.extend(bincode::serde::encode_to_vec(&env, bincode_config()).unwrap());
+        assert_eq!(Envelope::decode(&bytes).unwrap(), env);
+    }
+
+    #[test]
+    fn damaged_records_are_errors() {
+        let text: String = (0..20_000).map(|i| format!("w{} ", i % 300)).collect();
+        let bytes = commit(text).encode();
+        // A claimed size the block cannot hold.
+        let mut huge = bytes.clone();
+        huge[7..11].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            Envelope::decode(&huge),
+            Err(DecodeError::Payload(_))
+        ));
+        // A cut-off block, an unknown codec, a future version.
+        assert!(Envelope::decode(&bytes[..bytes.len() / 2]).is_err());
+        let mut codec = bytes.clone();
+        codec[6] = 9;
+        assert!(matches!(
+            Envelope::decode(&codec),
+            Err(DecodeError::Payload(_))
+        ));
+        let mut future = bytes;
+        future[4..6].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+        assert!(matches!(
+            Envelope::decode(&future),
+            Err(DecodeError::UnknownVersion(_))
+        ));
+    }
 }
