@@ -15,7 +15,7 @@ use sno_journal::audit::{AuditEntry, AuditRecord, IndexRun};
 use sno_journal::delta::State;
 use sno_journal::event::{BranchMoved, CommitIndexed, Event};
 use sno_journal::model::{BlobId, CommitId, FileRecord, FileState, SkipReason};
-use sno_journal::{Journal, JournalError};
+use sno_journal::{Flush, Journal, JournalError};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::admission::{self, ContentVerdict, IgnoreRules, PathVerdict, SecretFilter};
@@ -172,6 +172,47 @@ fn off_the_runtime<T>(f: impl FnOnce() -> T) -> T {
     }
 }
 
+/// How often a run of many commits syncs the journal to disk.
+const SYNC_EVERY: Duration = Duration::from_secs(1);
+
+/// Commits journaled but not yet synced ([`Flush::Deferred`]): synced when
+/// the run ends, also by an error or a panic, so only a crash can lose them.
+struct Deferred<'a> {
+    journal: &'a Journal,
+    pending: bool,
+    since: std::time::Instant,
+}
+
+impl<'a> Deferred<'a> {
+    fn new(journal: &'a Journal) -> Self {
+        Deferred {
+            journal,
+            pending: false,
+            since: std::time::Instant::now(),
+        }
+    }
+
+    fn committed(&mut self, flush: Flush) {
+        match flush {
+            Flush::Durable => {
+                self.pending = false;
+                self.since = std::time::Instant::now();
+            }
+            Flush::Deferred => self.pending = true,
+        }
+    }
+}
+
+impl Drop for Deferred<'_> {
+    fn drop(&mut self) {
+        if self.pending {
+            if let Err(e) = self.journal.flush() {
+                tracing::warn!(error = %e, "could not sync the journal; a rerun indexes the last commits again");
+            }
+        }
+    }
+}
+
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -243,6 +284,8 @@ impl Run<'_> {
         let mut base = head.as_ref().map(|h| h.commit);
         let mut index = RepoIndex::new(&state);
         let mut files_held = state.len();
+        // Deferred commits are synced if the run stops early, however it stops.
+        let mut deferred = Deferred::new(journal);
         let total = todo.len();
         // Two-stage pipeline: while commit k is resolved and written, the files
         // of commit k+1 are already being read and parsed.
@@ -298,6 +341,14 @@ impl Run<'_> {
             let lesson = info
                 .reverts
                 .map(|reverted| lesson_of_revert(&info, base, &branch, reverted, &deltas));
+            // Syncing every commit of a history cost more than indexing a
+            // patch's few files: commits are synced once a second, and the
+            // run's last one at once.
+            let flush = if i + 1 == todo.len() || deferred.since.elapsed() >= SYNC_EVERY {
+                Flush::Durable
+            } else {
+                Flush::Deferred
+            };
             off_the_runtime(|| {
                 journal.append_commit_with(
                     CommitIndexed {
@@ -310,8 +361,10 @@ impl Run<'_> {
                         deltas,
                     },
                     lesson.into_iter().collect(),
+                    flush,
                 )
             })?;
+            deferred.committed(flush);
             run.commits_indexed += 1;
             tracing::info!(
                 commit = %commit.short(),

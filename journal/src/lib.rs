@@ -18,4 +18,4 @@ pub mod teardown;
 pub mod verify;
 
 pub use error::JournalError;
-pub use store::{IndexedHead, Journal};
+pub use store::{Flush, IndexedHead, Journal};

@@ -177,17 +177,24 @@ impl Journal {
     /// one transaction. A delta that does not fit the views aborts the whole
     /// transaction: nothing is written.
     pub fn append_commit(&self, ev: CommitIndexed) -> Result<Seq, JournalError> {
-        self.append_commit_with(ev, Vec::new())
+        self.append_commit_with(ev, Vec::new(), Flush::Durable)
     }
 
     /// [`Journal::append_commit`], followed in the same transaction by memory
-    /// events the commit gave rise to (a revert's lesson).
+    /// events the commit gave rise to (a revert's lesson), durable now or
+    /// with the next durable write (see [`Flush`]).
     pub fn append_commit_with(
         &self,
         ev: CommitIndexed,
         memory: Vec<Event>,
+        flush: Flush,
     ) -> Result<Seq, JournalError> {
-        let tx = self.db.begin_write()?;
+        let mut tx = self.db.begin_write()?;
+        if flush == Flush::Deferred {
+            // Refused only for multi-process databases, which this is not;
+            // the commit is then simply durable.
+            let _ = tx.set_durability(redb::Durability::None);
+        }
         let seq;
         {
             let mut files = tx.open_table(FILES)?;
@@ -262,6 +269,12 @@ impl Journal {
         }
         tx.commit()?;
         Ok(seq)
+    }
+
+    /// Makes every deferred commit durable (an empty durable transaction).
+    pub fn flush(&self) -> Result<(), JournalError> {
+        self.db.begin_write()?.commit()?;
+        Ok(())
     }
 
     /// Appends a memory event (checkpoint, decision, lesson analysis or
@@ -533,6 +546,18 @@ fn decode_view<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Journa
         seq: u64::MAX,
         source,
     })
+}
+
+/// When a commit reaches the disk.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Flush {
+    /// Synced before the call returns.
+    Durable,
+    /// Visible to this process at once, synced with the next durable write
+    /// ([`Journal::flush`] or a durable commit). A crash before that ends the
+    /// journal at the last durable commit, intact; a rerun indexes the rest
+    /// again. Indexing history syncs once a second instead of once a commit.
+    Deferred,
 }
 
 /// The sequence number of the next record and the hash it chains to.

@@ -230,4 +230,32 @@ mod tests {
         assert_eq!(j.len().unwrap(), 1, "the event was not appended");
         assert!(j.file("z.py").unwrap().is_none(), "no view moved");
     }
+
+    #[test]
+    fn deferred_commits_are_visible_at_once_and_durable_after_a_flush() {
+        use crate::store::Flush;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sno.redb");
+        {
+            let j = Journal::open_or_create(&path).unwrap();
+            j.append_commit(commit(1, vec![add("a.py", 1)])).unwrap();
+            for n in 2..5 {
+                j.append_commit_with(
+                    commit(n, vec![add(&format!("f{n}.py"), n)]),
+                    vec![],
+                    Flush::Deferred,
+                )
+                .unwrap();
+            }
+            // Readers in this process see them before they are synced.
+            assert_eq!(j.len().unwrap(), 4);
+            assert!(j.file("f4.py").unwrap().is_some());
+            j.flush().unwrap();
+        }
+        let j = Journal::open_or_create(&path).unwrap();
+        assert_eq!(j.len().unwrap(), 4, "flushed commits survive a reopen");
+        assert_eq!(j.head().unwrap().unwrap().commit, CommitId([4; 20]));
+        let r = verify(&j);
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+    }
 }
