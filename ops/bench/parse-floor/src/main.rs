@@ -1,18 +1,20 @@
 //! The parse floor: the least work a tree-sitter indexer must do on a tree.
 //!
 //! Walks a directory (skipping `.git` and `.sno`), keeps the files whose
-//! language sno knows, reads them, and parses each with `sno_extract::parse`
-//! on all cores. Nothing is extracted, stored or hashed: whatever `sno init`
-//! spends above this figure is its own overhead. Like sno, it leaves long
-//! tables of literals out of the parse (`sno_extract::literal_runs`);
-//! `--whole` parses every byte instead, which is what plain tree-sitter costs.
+//! language sno knows, reads them, and parses every byte of each with
+//! tree-sitter on all cores. Nothing is extracted, stored or hashed.
+//!
+//! `--as-sno` parses as `sno init` does instead: long tables of literals
+//! left out (`sno_extract::literal_runs`) and each tree built in scratch
+//! memory dropped at once (`sno_extract::with_tree`). Whatever `sno init`
+//! spends above that figure is its own overhead (extraction, storage).
 //!
 //! It parses with the allocator sno itself uses (mimalloc, for Rust and for
 //! tree-sitter's C core), so the ratio compares extraction and storage with
 //! parsing, not one allocator with another. `SNO_FLOOR_ALLOCATOR=system`
 //! leaves tree-sitter on the C library's malloc, for reference.
 //!
-//! Usage: sno-parse-floor [--whole] DIR
+//! Usage: sno-parse-floor [--as-sno] DIR
 //! Prints `key value` lines (totals, then one `lang.NAME files lines` line per
 //! language). Lines are counted like `wc -l`: the number of `\n` bytes.
 
@@ -51,20 +53,19 @@ fn main() {
     // Indexing runs without transparent huge pages; so does its floor.
     let _small_pages = sno_extract::allocator::HugePagesOff::start();
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    let whole = args.first().is_some_and(|a| a == "--whole");
-    if whole {
+    let as_sno = args.first().is_some_and(|a| a == "--as-sno");
+    if as_sno {
         args.remove(0);
     }
     let (Some(root), 1) = (args.first().map(PathBuf::from), args.len()) else {
-        eprintln!("usage: sno-parse-floor [--whole] DIR");
+        eprintln!("usage: sno-parse-floor [--as-sno] DIR");
         std::process::exit(2);
     };
-    // Parse as `sno init` does: the tree in scratch memory dropped at once.
     let parse = |lang, bytes: &[u8]| {
-        if whole {
-            sno_extract::parse_full(lang, bytes).is_some()
-        } else {
+        if as_sno {
             sno_extract::with_tree(lang, bytes, |tree| tree.is_some())
+        } else {
+            sno_extract::parse_full(lang, bytes).is_some()
         }
     };
     let start = Instant::now();
@@ -119,7 +120,7 @@ fn main() {
     println!("parse_failures {}", failures.into_inner());
     println!("threads {threads}");
     println!("allocator {}", if system { "system" } else { "mimalloc" });
-    println!("tables {}", if whole { "parsed" } else { "left out" });
+    println!("mode {}", if as_sno { "as-sno" } else { "every-byte" });
     println!("read_wall_s {:.3}", read_wall.as_secs_f64());
     println!("parse_wall_s {:.3}", parse_wall.as_secs_f64());
     println!("total_wall_s {:.3}", total_wall.as_secs_f64());
