@@ -208,6 +208,16 @@ pub fn extract(lang: Language, source: &[u8]) -> FileFacts {
     })
 }
 
+/// [`extract`] from a parse of every byte, literal tables included: what the
+/// facts would be without [`literal_runs`], for checking that leaving the
+/// tables out changes none.
+pub fn extract_whole(lang: Language, source: &[u8]) -> FileFacts {
+    match parse_full(lang, source) {
+        Some(tree) => extract_tree(lang, &tree, source),
+        None => failed(lang, "parser failed"),
+    }
+}
+
 /// The facts of a parsed file.
 pub(crate) fn extract_tree(lang: Language, tree: &tree_sitter::Tree, source: &[u8]) -> FileFacts {
     // The extractors are written not to panic; this is the last line of

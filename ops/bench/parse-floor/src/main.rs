@@ -14,7 +14,11 @@
 //! parsing, not one allocator with another. `SNO_FLOOR_ALLOCATOR=system`
 //! leaves tree-sitter on the C library's malloc, for reference.
 //!
-//! Usage: sno-parse-floor [--as-sno] DIR
+//! `--check-tables` parses nothing for time: it checks that every file with
+//! literal tables gives the same facts with them left out as parsed whole,
+//! prints how many files and bytes that concerns, and fails otherwise.
+//!
+//! Usage: sno-parse-floor [--as-sno | --check-tables] DIR
 //! Prints `key value` lines (totals, then one `lang.NAME files lines` line per
 //! language). Lines are counted like `wc -l`: the number of `\n` bytes.
 
@@ -45,6 +49,35 @@ fn walk(dir: &Path, out: &mut Vec<(PathBuf, Language)>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// `--check-tables`: the exit code (0 when every file with literal tables
+/// gives the same facts with them left out as parsed whole).
+fn check_tables_of(found: &[(PathBuf, Language)]) -> i32 {
+    let (mut with_tables, mut left_out, mut differ) = (0usize, 0usize, 0usize);
+    for (path, lang) in found {
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        let tables = sno_extract::literal_runs::tables(*lang, &bytes);
+        if tables.is_empty() {
+            continue;
+        }
+        with_tables += 1;
+        left_out += tables.iter().map(|t| t.left_out.len()).sum::<usize>();
+        if sno_extract::extract(*lang, &bytes) != sno_extract::extract_whole(*lang, &bytes) {
+            differ += 1;
+            eprintln!(
+                "sno-parse-floor: facts differ with tables left out: {}",
+                path.display()
+            );
+        }
+    }
+    println!("files {}", found.len());
+    println!("files_with_tables {with_tables}");
+    println!("bytes_left_out {left_out}");
+    println!("files_whose_facts_differ {differ}");
+    i32::from(differ > 0)
+}
+
 fn main() {
     let system = std::env::var("SNO_FLOOR_ALLOCATOR").is_ok_and(|v| v == "system");
     if !system {
@@ -54,11 +87,12 @@ fn main() {
     let _small_pages = sno_extract::allocator::HugePagesOff::start();
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let as_sno = args.first().is_some_and(|a| a == "--as-sno");
-    if as_sno {
+    let check_tables = args.first().is_some_and(|a| a == "--check-tables");
+    if as_sno || check_tables {
         args.remove(0);
     }
     let (Some(root), 1) = (args.first().map(PathBuf::from), args.len()) else {
-        eprintln!("usage: sno-parse-floor [--as-sno] DIR");
+        eprintln!("usage: sno-parse-floor [--as-sno | --check-tables] DIR");
         std::process::exit(2);
     };
     let parse = |lang, bytes: &[u8]| {
@@ -77,6 +111,9 @@ fn main() {
         std::process::exit(1);
     }
     found.sort();
+    if check_tables {
+        std::process::exit(check_tables_of(&found));
+    }
     let files: Vec<(Language, Vec<u8>)> = found
         .into_iter()
         .filter_map(|(path, lang)| match std::fs::read(&path) {
