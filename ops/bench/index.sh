@@ -286,34 +286,13 @@ SOURCE_EXTS=(py js go rs c h)
 head_lines() {
   (cd "$1" && git ls-files -z -- "${SOURCE_EXTS[@]/#/*.}" | xargs -0 -r cat | wc -l)
 }
-# changed_lines_ratio DIR: the first commit's source lines plus the lines each
-# later first-parent commit adds (git's numstat, renames followed), over HEAD's
-# source lines: what even an indexer that parsed only changed lines would
-# have to read, against the HEAD-only index.
-changed_lines_ratio() {
-  (cd "$1" && EXTS="${SOURCE_EXTS[*]}" python3 - <<'PY'
-import os, subprocess
-EXTS = tuple('.' + e for e in os.environ['EXTS'].split())
-def git(*a):
-    return subprocess.run(('git',) + a, capture_output=True, text=True, check=True).stdout
-def lines(rev):
-    files = [l.split('\t', 1)[1] for l in git('ls-tree', '-r', rev).splitlines() if l.endswith(EXTS)]
-    return sum(git('show', f'{rev}:{f}').count('\n') for f in files)
-commits = git('rev-list', '--reverse', '--first-parent', 'HEAD').split()
-total = lines(commits[0])
-for c in commits[1:]:
-    for row in git('diff', '--numstat', '-M', f'{c}^', c).splitlines():
-        added, _, path = row.split('\t', 2)
-        if added != '-' and path.rstrip('}').endswith(EXTS):
-            total += int(added)
-print('%.2f' % (total / max(1, lines('HEAD'))))
-PY
-  )
-}
-# source_bytes_ratio DIR: bytes of source a full history index must parse (the
-# first commit's tree, then each commit's added or modified files) over the
-# bytes of HEAD's source. Parse time follows bytes more than file counts.
-source_bytes_ratio() {
+# history_bounds DIR: two ratios against HEAD's source, "BYTES LINES".
+# BYTES: the bytes of source a full history index must parse (the first
+# commit's tree, then each commit's added or modified files); parse time
+# follows bytes more than file counts. LINES: the first commit's source
+# lines plus the lines each later first-parent commit adds (numstat, renames
+# followed): what even an indexer that parsed only changed lines would read.
+history_bounds() {
   (cd "$1" && EXTS="${SOURCE_EXTS[*]}" python3 - <<'PY'
 import os, subprocess
 EXTS = tuple('.' + e for e in os.environ['EXTS'].split())
@@ -326,13 +305,21 @@ def size(objs):
                          capture_output=True, text=True, check=True).stdout
     return sum(int(x) for x in out.split())
 def tree(rev):
-    return [l.split()[2] for l in git('ls-tree', '-r', rev).splitlines() if l.split('\t')[1].endswith(EXTS)]
+    return [l.split('\t', 1) for l in git('ls-tree', '-r', rev).splitlines() if l.endswith(EXTS)]
+def lines(rev):
+    return sum(git('show', f'{rev}:{path}').count('\n') for _, path in tree(rev))
 commits = git('rev-list', '--reverse', '--first-parent', 'HEAD').split()
-total = size(tree(commits[0]))
+total_bytes = size([meta.split()[2] for meta, _ in tree(commits[0])])
+total_lines = lines(commits[0])
 for c in commits[1:]:
     rows = [l.split() for l in git('diff-tree', '-r', '--no-commit-id', '--diff-filter=AMR', c).splitlines()]
-    total += size([r[3] for r in rows if r[-1].endswith(EXTS)])
-print('%.2f' % (total / max(1, size(tree('HEAD')))))
+    total_bytes += size([r[3] for r in rows if r[-1].endswith(EXTS)])
+    for row in git('diff', '--numstat', '-M', f'{c}^', c).splitlines():
+        added, _, path = row.split('\t', 2)
+        if added != '-' and path.rstrip('}').endswith(EXTS):
+            total_lines += int(added)
+head_bytes = size([meta.split()[2] for meta, _ in tree('HEAD')])
+print('%.2f %.2f' % (total_bytes / max(1, head_bytes), total_lines / max(1, lines('HEAD'))))
 PY
   )
 }
@@ -543,9 +530,10 @@ if [ "$WITH_HISTORY" = 1 ]; then
       for n in "${HISTORIES[@]}"; do
         r=$(ratio "${WALL[hdef-$n]}" "${WALL[h0-$n]}")
         if awk -v r="$r" 'BEGIN { exit !(r < 2) }'; then verdict="meets the target"; else verdict="misses the target"; fi
+        read -r bytes_r lines_r < <(history_bounds "${HIST_DIR[$n]}")
         echo "- ${HIST_LABEL[$n]}: history parses $(ratio "${PARSEDH[$n]}" "${PARSED0[$n]}")x the files of HEAD" \
-          "($(source_bytes_ratio "${HIST_DIR[$n]}")x the bytes), ${REPARSED[$n]} of them from their previous tree;" \
-          "even parsing only the lines each commit changes would read $(changed_lines_ratio "${HIST_DIR[$n]}")x HEAD's lines;" \
+          "(${bytes_r}x the bytes), ${REPARSED[$n]} of them from their previous tree;" \
+          "even parsing only the lines each commit changes would read ${lines_r}x HEAD's lines;" \
           "the oldest commit alone costs $(ratio "${WALL[h0old-$n]}" "${WALL[h0-$n]}")x HEAD;" \
           "HEAD's views after the history equal a fresh index: ${SAME[$n]};" \
           "costs ${r}x wall (median of rounds $(round_ratio "hdef-$n" "h0-$n")x), $(ratio "${CPU[hdef-$n]}" "${CPU[h0-$n]}")x CPU, $(ratio "${RSS[hdef-$n]}" "${RSS[h0-$n]}")x peak RSS: $verdict (< 2x)"
