@@ -177,7 +177,8 @@ impl Envelope {
     pub fn encode(&self) -> Vec<u8> {
         let payload = bincode::serde::encode_to_vec(self, bincode_config())
             .expect("encoding plain structs into a Vec cannot fail");
-        let (codec, body) = if payload.len() >= COMPRESS_FROM {
+        // lz4_flex stores the size as a u32: larger payloads stay raw.
+        let (codec, body) = if (COMPRESS_FROM..u32::MAX as usize).contains(&payload.len()) {
             (Codec::Lz4, lz4_flex::block::compress_prepend_size(&payload))
         } else {
             (Codec::Raw, payload)

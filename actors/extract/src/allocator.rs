@@ -117,9 +117,11 @@ impl Drop for HugePagesOff {
 /// While the value lives, tree-sitter on this thread allocates from a heap
 /// of its own; dropping the value destroys that heap with everything in it.
 /// Whatever tree-sitter made in the scope (parsers, trees, cursors) must
-/// therefore be used only in the scope and then forgotten
+/// therefore be used only in the scope. A tree is then forgotten
 /// (`std::mem::forget`) rather than dropped: freeing a tree node by node was
-/// about 5% of parsing. Dropping them normally is also safe, only slower.
+/// about 5% of parsing. A parser must be dropped: its grammar's external
+/// scanner keeps state from the C library's malloc, which only deleting the
+/// parser frees.
 pub struct Scratch {
     heap: *mut MiHeap,
     outer: *mut MiTheap,
@@ -146,6 +148,28 @@ impl Scratch {
         }
         let outer = SCRATCH.with(|s| s.replace(theap));
         Some(Scratch { heap, outer })
+    }
+}
+
+/// While it lives, tree-sitter on this thread allocates from the default
+/// heap again, even inside a [`Scratch`] scope: for objects that outlive the
+/// scope, such as the thread's cached parsers.
+pub struct Suspended {
+    outer: *mut MiTheap,
+}
+
+impl Scratch {
+    /// Suspends any scope open on this thread until the guard is dropped.
+    pub fn suspend() -> Suspended {
+        Suspended {
+            outer: SCRATCH.with(|s| s.replace(std::ptr::null_mut())),
+        }
+    }
+}
+
+impl Drop for Suspended {
+    fn drop(&mut self) {
+        SCRATCH.with(|s| s.set(self.outer));
     }
 }
 

@@ -80,6 +80,9 @@ pub(crate) fn parse_ranges(
     old: Option<&tree_sitter::Tree>,
     tables: &[literal_runs::Table],
 ) -> Option<tree_sitter::Tree> {
+    // The cached parsers live on: nothing of theirs may come from a scratch
+    // heap, even if a scope is open on this thread.
+    let _default_heap = allocator::Scratch::suspend();
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let slot = &mut parsers[lang as usize];
@@ -130,7 +133,11 @@ fn parse_in(
 /// lives only for the call: where tree-sitter allocates from mimalloc
 /// ([`allocator::use_mimalloc`]), it is built in scratch memory that is
 /// dropped whole afterwards instead of freed node by node.
-pub fn with_tree<R>(
+///
+/// Crate-private because it is only sound for closures that keep nothing of
+/// the tree (a `Tree::clone` would outlive the scratch memory): [`extract`]
+/// and [`parse_once`] are its public faces.
+pub(crate) fn with_tree<R>(
     lang: Language,
     source: &[u8],
     f: impl FnOnce(Option<&tree_sitter::Tree>) -> R,
@@ -147,10 +154,19 @@ pub fn with_tree<R>(
     };
     let tree = parse_in(&mut parser, source, None, &tables);
     let out = f(tree.as_ref());
-    // The scope's end frees them with everything else tree-sitter made.
+    // The tree goes with the scratch memory. The parser is deleted: that
+    // frees its external scanner's state, which grammars allocate with the
+    // C library's malloc, outside the scratch heap.
     std::mem::forget(tree);
-    std::mem::forget(parser);
+    drop(parser);
     out
+}
+
+/// Parses `source` as [`extract`] does (tables left out, the tree in scratch
+/// memory) and drops the tree: whether tree-sitter produced one. The parse
+/// floor benchmark's measure of parsing as sno parses.
+pub fn parse_once(lang: Language, source: &[u8]) -> bool {
+    with_tree(lang, source, |tree| tree.is_some())
 }
 
 /// The complement of `elided` in `source`, with tree-sitter's row and

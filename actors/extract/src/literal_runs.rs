@@ -202,31 +202,40 @@ fn element_done(g: &mut Group, end: usize) {
 }
 
 /// The end of an integer literal at `i` (with an optional leading minus), or
-/// `None` if what is there is not one this scanner is sure of.
+/// `None` if what is there is not one this scanner is sure of. Stricter than
+/// every language: a digit separator `_` only between two digits, and no
+/// leading zero before more digits (`09` is an error in Go and Java).
 fn number(lang: Language, src: &[u8], mut i: usize) -> Option<usize> {
     if src[i] == b'-' {
         i += 1;
     }
-    let underscores = !matches!(lang, Language::C | Language::Cpp);
-    let digits = |i: &mut usize, hex: bool| {
-        let start = *i;
-        while *i < src.len() {
-            let b = src[*i];
-            let ok = b.is_ascii_digit()
-                || (hex && b.is_ascii_hexdigit())
-                || (underscores && b == b'_' && *i > start);
-            if !ok {
-                break;
-            }
-            *i += 1;
-        }
-        *i > start
-    };
+    let separators = !matches!(lang, Language::C | Language::Cpp);
     let hex = src.get(i) == Some(&b'0') && matches!(src.get(i + 1), Some(b'x' | b'X'));
     if hex {
         i += 2;
     }
-    if !digits(&mut i, hex) {
+    let is_digit = |b: u8| {
+        if hex {
+            b.is_ascii_hexdigit()
+        } else {
+            b.is_ascii_digit()
+        }
+    };
+    let start = i;
+    while i < src.len() {
+        let b = src[i];
+        // `_` only between two digits.
+        let separator = separators
+            && b == b'_'
+            && i > start
+            && is_digit(src[i - 1])
+            && src.get(i + 1).is_some_and(|&n| is_digit(n));
+        if !(is_digit(b) || separator) {
+            break;
+        }
+        i += 1;
+    }
+    if i == start || (!hex && src[start] == b'0' && i > start + 1) {
         return None;
     }
     i += suffix(lang, &src[i..]);
@@ -412,12 +421,43 @@ mod tests {
 
     #[test]
     fn suffixes_and_separators_follow_the_language() {
-        let rust = table("[", "]", |i| format!("{i}_u8"), 1000);
+        let rust = table("[", "]", |i| format!("{i}u8"), 1000);
         assert_eq!(elidable(Language::Rust, rust.as_bytes()).len(), 1);
         // C has no digit separators: `1_000` is not a number there.
-        let c = table("{", "}", |i| format!("{i}_000"), 1000);
+        let c = table("{", "}", |i| format!("{}_000", i + 1), 1000);
         assert!(elidable(Language::C, c.as_bytes()).is_empty());
         assert_eq!(elidable(Language::Python, c.as_bytes()).len(), 1);
+        // Forms some language rejects are never taken for numbers.
+        for bad in ["1_", "1__0", "09", "0x", "-", "0_1"] {
+            let t = table(
+                "[",
+                "]",
+                |i| {
+                    if i == 500 {
+                        bad.into()
+                    } else {
+                        (i + 1).to_string()
+                    }
+                },
+                1000,
+            );
+            assert!(elidable(Language::Python, t.as_bytes()).is_empty(), "{bad}");
+        }
+        for good in ["0", "-7", "0x1F", "0xff_ff", "1_000"] {
+            let t = table(
+                "[",
+                "]",
+                |i| {
+                    if i == 500 {
+                        good.into()
+                    } else {
+                        (i + 1).to_string()
+                    }
+                },
+                1000,
+            );
+            assert_eq!(elidable(Language::Python, t.as_bytes()).len(), 1, "{good}");
+        }
     }
 
     #[test]

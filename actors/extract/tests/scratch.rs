@@ -49,13 +49,11 @@ fn scratch_trees_give_the_facts_of_trees_freed_node_by_node() {
                     for (i, (lang, src)) in files.iter().enumerate() {
                         let facts = sno_extract::extract(*lang, src.as_bytes());
                         assert_eq!(facts, expected[i], "thread {t}, round {round}, {lang:?}");
-                        let nodes = sno_extract::with_tree(*lang, src.as_bytes(), |tree| {
-                            tree.map(|t| t.root_node().descendant_count())
-                        });
-                        assert!(nodes.is_some_and(|n| n > 10));
+                        assert!(sno_extract::parse_once(*lang, src.as_bytes()));
                         if round % 7 == 0 {
+                            // The thread's cached parser, between scratch parses.
                             let cached = sno_extract::parse(*lang, src.as_bytes()).expect("parses");
-                            assert_eq!(cached.root_node().descendant_count(), nodes.unwrap());
+                            assert!(cached.root_node().descendant_count() > 10);
                         }
                     }
                 }

@@ -6,7 +6,7 @@
 //!
 //! `--as-sno` parses as `sno init` does instead: long tables of literals
 //! left out (`sno_extract::literal_runs`) and each tree built in scratch
-//! memory dropped at once (`sno_extract::with_tree`). Whatever `sno init`
+//! memory dropped at once (`sno_extract::parse_once`). Whatever `sno init`
 //! spends above that figure is its own overhead (extraction, storage).
 //!
 //! It parses with the allocator sno itself uses (mimalloc, for Rust and for
@@ -97,7 +97,7 @@ fn main() {
     };
     let parse = |lang, bytes: &[u8]| {
         if as_sno {
-            sno_extract::with_tree(lang, bytes, |tree| tree.is_some())
+            sno_extract::parse_once(lang, bytes)
         } else {
             sno_extract::parse_full(lang, bytes).is_some()
         }
