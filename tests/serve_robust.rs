@@ -584,3 +584,60 @@ fn lessons_review_takes_verdicts_from_stdin_beside_a_running_daemon() {
     );
     assert!(s.finish().success());
 }
+
+#[test]
+fn the_daemon_follows_head_unless_told_not_to() {
+    let repo = indexed();
+    let (mut s, _) = Server::init(&repo, "2025-06-18");
+    assert_eq!(
+        body(&s.call("status", json!({})))["as_of"]["commit"],
+        repo.head()
+    );
+    repo.write("app/later.py", "def later():\n    return 2\n");
+    let new_head = repo.commit("later");
+    // The agent's next answers are about the new commit, with no `sno init`.
+    let t = Instant::now();
+    loop {
+        let st = body(&s.call("status", json!({})));
+        if st["as_of"]["commit"] == new_head {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(90),
+            "the daemon did not follow HEAD: {st}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        body(&s.call("get_symbol", json!({"name": "later"})))["symbol"]["path"],
+        "app/later.py"
+    );
+    assert!(s.finish().success());
+    wait_for_daemon_exit(&repo);
+    // The daemon leaves after the run it is in (its socket goes first).
+    let t = Instant::now();
+    loop {
+        let log = std::fs::read_to_string(repo.path().join(".sno/logs/serve.log")).unwrap();
+        if log.contains("indexed where HEAD moved") {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(90), "{log}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // Switched off: the daemon serves what is indexed and says HEAD moved.
+    std::fs::write(
+        repo.path().join(".sno/config.toml"),
+        "[watch]\nenabled = false\n",
+    )
+    .unwrap();
+    let (mut s, _) = Server::init(&repo, "2025-06-18");
+    repo.write("app/even_later.py", "def even_later():\n    return 3\n");
+    let newest = repo.commit("even later");
+    std::thread::sleep(Duration::from_secs(2));
+    let st = body(&s.call("status", json!({})));
+    assert_eq!(st["as_of"]["commit"], new_head, "{st}");
+    assert!(s.finish().success());
+    wait_for_daemon_exit(&repo);
+    assert_ne!(repo.status()["as_of"]["commit"], newest);
+}

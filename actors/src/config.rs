@@ -76,6 +76,43 @@ pub struct IndexConfig {
     pub model: Option<String>,
     /// The `[serve]` table.
     pub serve: ServeConfig,
+    /// The `[watch]` table.
+    pub watch: WatchConfig,
+}
+
+/// The `[watch]` table of `.sno/config.toml`: how the index follows the
+/// repository (`sno watch`, and the daemon behind `sno serve`).
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WatchConfig {
+    /// Whether the daemon indexes new commits as HEAD moves (default true).
+    pub enabled: bool,
+    /// Quiet time after git's last ref update before HEAD is read (ms).
+    pub debounce_ms: u64,
+    /// HEAD is also read this often, whatever file events say (s).
+    pub poll_secs: f64,
+}
+
+impl Default for WatchConfig {
+    fn default() -> Self {
+        WatchConfig {
+            enabled: true,
+            debounce_ms: 200,
+            poll_secs: 5.0,
+        }
+    }
+}
+
+impl WatchConfig {
+    /// The debounce wait.
+    pub fn debounce(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.debounce_ms)
+    }
+
+    /// The poll period (at least 100 ms).
+    pub fn poll(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.poll_secs.max(0.1))
+    }
 }
 
 /// The `[serve]` table of `.sno/config.toml`: how `sno serve` answers.
@@ -109,6 +146,7 @@ impl Default for IndexConfig {
             commit_delay_ms: 0,
             model: None,
             serve: ServeConfig::default(),
+            watch: WatchConfig::default(),
         }
     }
 }
@@ -145,6 +183,8 @@ struct ConfigFile {
     search: SearchSection,
     #[serde(default)]
     serve: ServeConfig,
+    #[serde(default)]
+    watch: WatchConfig,
 }
 
 /// A config file that cannot be used.
@@ -175,6 +215,7 @@ impl IndexConfig {
         })?;
         cfg.model = file.search.model;
         cfg.serve = file.serve;
+        cfg.watch = file.watch;
         let s = file.index;
         if let Some(v) = s.max_file_size {
             cfg.max_file_size = v;
@@ -208,7 +249,7 @@ mod tests {
         let p = dir.path().join("config.toml");
         std::fs::write(
             &p,
-            "[index]\nmax_file_size = 10\nextra_secret_patterns = [\"*.secret\"]\nreparse_cache_mb = 3\n",
+            "[index]\nmax_file_size = 10\nextra_secret_patterns = [\"*.secret\"]\nreparse_cache_mb = 3\n[watch]\npoll_secs = 0.5\n",
         )
         .unwrap();
         let c = IndexConfig::load(&p).unwrap();
@@ -217,6 +258,9 @@ mod tests {
         assert_ne!(IndexConfig::default().reparse_budget_bytes, 0);
         assert!(c.secret_patterns.contains(&"*.secret".to_string()));
         assert!(c.secret_patterns.contains(&".env".to_string()));
+        assert_eq!(c.watch.poll(), std::time::Duration::from_millis(500));
+        assert!(c.watch.enabled, "unset keys keep their defaults");
+        assert_eq!(c.watch.debounce_ms, WatchConfig::default().debounce_ms);
     }
 
     #[test]

@@ -103,6 +103,12 @@ impl GitRepo {
         self.repo.git_dir()
     }
 
+    /// Where the refs shared by all worktrees live: the git directory,
+    /// except in a linked worktree.
+    pub fn common_dir(&self) -> &Path {
+        self.repo.common_dir()
+    }
+
     /// The branch HEAD points to, `None` when detached.
     pub fn branch(&self) -> Result<Option<String>, GitError> {
         Ok(self

@@ -16,3 +16,4 @@ pub mod record;
 pub mod resolve;
 pub mod session;
 pub mod supervisor;
+pub mod watcher;

@@ -177,6 +177,23 @@ pub enum Command {
         #[arg(default_value = ".")]
         path: PathBuf,
     },
+    /// Keep the index following the repository until stopped (Ctrl-C).
+    ///
+    /// Indexes each commit HEAD moves to: a commit, a checkout, a reset, a
+    /// rebase, a pull (the history between the indexed commit and HEAD is
+    /// journaled as `sno init` would; a HEAD that left the indexed line is
+    /// journaled as a branch move). Git's ref updates are seen through file
+    /// events, debounced, and HEAD is also read every `[watch] poll_secs`
+    /// (default 5). The work tree is not indexed: sno indexes commits. The
+    /// daemon behind `sno serve` follows the repository the same way, so
+    /// this command is for when no server runs.
+    Watch {
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// One JSON object per line for each index run (or error).
+        #[arg(long)]
+        json: bool,
+    },
     /// The process that owns a repository's database and serves its MCP
     /// sessions (started by `sno serve`; not meant to be run by hand).
     #[command(hide = true)]
@@ -215,7 +232,7 @@ pub enum Command {
 }
 
 /// Arguments of `sno init`.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct InitArgs {
     /// The repository (any directory inside it).
     #[arg(default_value = ".")]
@@ -348,7 +365,8 @@ impl Command {
             Command::Init(InitArgs { json, .. })
             | Command::Status { json, .. }
             | Command::Doctor { json, .. }
-            | Command::Replay { json, .. } => *json,
+            | Command::Replay { json, .. }
+            | Command::Watch { json, .. } => *json,
             Command::Journal {
                 command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. },
             } => *json,
@@ -386,6 +404,7 @@ impl Command {
             | Command::Replay { path, .. }
             | Command::Serve { path }
             | Command::Daemon { path }
+            | Command::Watch { path, .. }
             | Command::Audit { path, .. }
             | Command::Mcp {
                 command: McpCommand::Config { path, .. },

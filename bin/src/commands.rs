@@ -53,6 +53,7 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
         ),
         Command::Serve { path } => crate::serve::serve(path),
         Command::Daemon { path } => crate::serve::daemon(path),
+        Command::Watch { path, json } => crate::watch::watch(&path, json),
         Command::Audit { path, tail, json } => crate::memory_cmd::audit(&path, tail, json),
         Command::Mcp {
             command:
@@ -108,20 +109,50 @@ pub fn print_json<T: serde::Serialize>(v: &T) -> anyhow::Result<()> {
 }
 
 fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
+    let paths = RepoPaths::discover(&a.path)?;
+    let done = index_repository(&paths, &a, true)?;
+    report_init(
+        &paths,
+        &done.journal,
+        &done.summary,
+        done.embedded.as_ref(),
+        a.json,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What [`index_repository`] did.
+pub struct Indexed {
+    pub journal: Arc<Journal>,
+    pub summary: IndexSummary,
+    pub embedded: Option<EmbedSummary>,
+}
+
+/// Index runs of this process, one at a time: the daemon's watcher and a
+/// forwarded `sno init` wait for each other instead of meeting the writer
+/// lock (which is for other processes).
+static INDEXING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Indexes the repository as `sno init` does (`a.json` aside), with progress
+/// on stderr when `progress`.
+pub fn index_repository(
+    paths: &RepoPaths,
+    a: &InitArgs,
+    progress: bool,
+) -> anyhow::Result<Indexed> {
     let InitArgs {
-        path,
         history,
         rev,
         max_file_size,
         workers,
         model,
-        json,
-    } = a;
-    let paths = RepoPaths::discover(&path)?;
+        ..
+    } = a.clone();
+    let _one_at_a_time = INDEXING.lock().unwrap_or_else(|e| e.into_inner());
     let _lock = WriterLock::acquire(&paths.sno_dir)?;
     let _small_pages = sno_extract::allocator::HugePagesOff::start();
     paths.exclude_sno_dir()?;
-    let journal = open_or_create(&paths)?;
+    let journal = open_or_create(paths)?;
     let mut config = IndexConfig::load(&paths.config())?;
     if let Some(m) = max_file_size {
         config.max_file_size = m;
@@ -164,11 +195,12 @@ fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
         let indexer =
             ractor::call!(sup, SupervisorMsg::Indexer).map_err(|e| anyhow::anyhow!("{e}"))?;
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let tx = progress.then_some(tx);
         // Rendered on this thread, not a spawned task: a command the daemon
         // runs for a CLI captures this thread's output (see `out`).
         let (result, ()) = tokio::join!(
             async {
-                ractor::call!(indexer, IndexerMsg::Run, request, Some(tx))
+                ractor::call!(indexer, IndexerMsg::Run, request, tx)
                     .map_err(|e| anyhow::anyhow!("{e}"))
             },
             crate::progress::render(rx),
@@ -193,21 +225,23 @@ fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
     let embedded = embedded
         .transpose()
         .map_err(|e| anyhow::anyhow!("embedding: {e}"))?;
-    report_init(&paths, &journal, &summary, embedded.as_ref(), json)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Indexed {
+        journal,
+        summary,
+        embedded,
+    })
 }
 
-fn report_init(
+/// The summary of an index run as JSON (`sno init --json`, `sno watch --json`).
+pub fn init_json(
     paths: &RepoPaths,
     journal: &Journal,
     s: &IndexSummary,
     embedded: Option<&EmbedSummary>,
-    json: bool,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<serde_json::Value> {
     let head = journal.head()?;
     let r = &s.run;
-    if json {
-        return print_json(&serde_json::json!({
+    Ok(serde_json::json!({
             "repository": paths.root.display().to_string(),
             "up_to_date": s.up_to_date,
             "commit": head.as_ref().map(|h| h.commit.to_hex()),
@@ -233,8 +267,21 @@ fn report_init(
                 "reused": e.reused,
             })),
             "seconds": r.finished_ms.saturating_sub(r.started_ms) as f64 / 1000.0,
-        }));
+    }))
+}
+
+pub fn report_init(
+    paths: &RepoPaths,
+    journal: &Journal,
+    s: &IndexSummary,
+    embedded: Option<&EmbedSummary>,
+    json: bool,
+) -> anyhow::Result<()> {
+    if json {
+        return print_json(&init_json(paths, journal, s, embedded)?);
     }
+    let head = journal.head()?;
+    let r = &s.run;
     let at = head.as_ref().map(|h| h.commit.short()).unwrap_or_default();
     let branch = s.branch.as_deref().unwrap_or("detached HEAD");
     if s.up_to_date {

@@ -16,6 +16,7 @@ mod repo;
 mod report;
 mod search;
 mod serve;
+mod watch;
 
 use std::process::ExitCode;
 

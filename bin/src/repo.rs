@@ -7,6 +7,7 @@ use anyhow::Context;
 use sno_actors::git::GitRepo;
 
 /// A repository and where sno keeps its files for it.
+#[derive(Clone, Debug)]
 pub struct RepoPaths {
     pub root: PathBuf,
     pub git_dir: PathBuf,

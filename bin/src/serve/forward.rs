@@ -58,7 +58,9 @@ pub fn retry_if_locked(result: &anyhow::Result<ExitCode>) -> Option<ExitCode> {
     let mut cli = Cli::try_parse_from(&argv).ok()?;
     if matches!(
         cli.command,
-        crate::cli::Command::Serve { .. } | crate::cli::Command::Daemon { .. }
+        crate::cli::Command::Serve { .. }
+            | crate::cli::Command::Daemon { .. }
+            | crate::cli::Command::Watch { .. }
     ) {
         return None;
     }
@@ -151,12 +153,14 @@ fn run(request: Request) -> Reply {
                 Ok(cli)
                     if matches!(
                         cli.command,
-                        crate::cli::Command::Serve { .. } | crate::cli::Command::Daemon { .. }
+                        crate::cli::Command::Serve { .. }
+                            | crate::cli::Command::Daemon { .. }
+                            | crate::cli::Command::Watch { .. }
                     ) =>
                 {
                     // A server inside the daemon would take over its stdio.
                     crate::out::errln!(
-                        "error[SNO-BAD-ARGS]: the sno daemon does not run `serve` or `daemon` for a client"
+                        "error[SNO-BAD-ARGS]: the sno daemon does not run `serve`, `daemon` or `watch` for a client"
                     );
                     ExitCode::from(2)
                 }

@@ -203,6 +203,7 @@ struct Activity {
 
 async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> anyhow::Result<()> {
     let sock = socket_path(&paths);
+    let follower = follow(&paths, &journal).await;
     let core = Core::start(paths, journal).await?;
     let mut listener = bind(&sock)?;
     core.warm_up();
@@ -256,8 +257,51 @@ async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> any
     while activity.active.load(Ordering::SeqCst) > 0 && (!terminated || Instant::now() < deadline) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    if let Some(f) = follower {
+        // An index run in progress finishes: its last commit is made
+        // durable rather than left for the next run to redo.
+        f.stop().await;
+    }
     core.stop().await;
     Ok(())
+}
+
+/// The daemon follows HEAD (unless `[watch] enabled = false`): each commit
+/// HEAD moves to is indexed while agents are served, and their next answer
+/// is about it.
+async fn follow(
+    paths: &RepoPaths,
+    journal: &Arc<sno_journal::Journal>,
+) -> Option<crate::watch::Follower> {
+    let config = sno_actors::config::IndexConfig::load(&paths.config()).unwrap_or_default();
+    if !config.watch.enabled {
+        return None;
+    }
+    let head_of = journal.clone();
+    let indexed: sno_actors::watcher::IndexedHead =
+        Arc::new(move || head_of.head().ok().flatten().map(|h| h.commit));
+    let run_paths = paths.clone();
+    let on_change = move |change: sno_actors::watcher::RepoChanged| {
+        let args = crate::watch::follow_args(&run_paths);
+        match crate::commands::index_repository(&run_paths, &args, false) {
+            Ok(done) => tracing::info!(
+                head = ?change.head.commit.map(|c| c.short()),
+                commits_indexed = done.summary.run.commits_indexed,
+                files_parsed = done.summary.run.files_parsed,
+                "indexed where HEAD moved"
+            ),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not index where HEAD moved; retrying while it stays")
+            }
+        }
+    };
+    match crate::watch::Follower::start(paths, &config.watch, indexed, on_change).await {
+        Ok(f) => Some(f),
+        Err(e) => {
+            tracing::warn!(error = %e, "not following the repository");
+            None
+        }
+    }
 }
 
 /// How long a terminated daemon gives its connections before it exits.
