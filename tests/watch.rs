@@ -46,13 +46,17 @@ impl Watch {
 
     /// The next "indexed" event, skipping none: every event must be one.
     fn next_indexed(&mut self) -> Value {
+        let v = self.next_event();
+        assert_eq!(v["event"], "indexed", "{v}");
+        v
+    }
+
+    /// The next event, whatever it is.
+    fn next_event(&mut self) -> Value {
         let started = Instant::now();
         loop {
             match self.lines.recv_timeout(Duration::from_millis(200)) {
-                Ok(v) => {
-                    assert_eq!(v["event"], "indexed", "{v}");
-                    return v;
-                }
+                Ok(v) => return v,
                 Err(RecvTimeoutError::Timeout) => {
                     assert!(self.child.try_wait().unwrap().is_none(), "sno watch exited");
                     assert!(started.elapsed() < DEADLINE, "no index run came");
@@ -212,4 +216,55 @@ fn bad_places_to_watch_get_clear_errors() {
     assert_eq!(v["error"]["code"], "SNO-WATCH-SERVED");
     drop(server.stdin.take());
     let _ = server.wait();
+}
+
+#[test]
+fn a_server_started_beside_a_watch_takes_over_and_the_watch_resumes_after_it() {
+    let repo = Repo::new();
+    repo.write("a.py", "def a():\n    pass\n");
+    let first = repo.commit("first");
+    repo.sno_json(&["init", "--json"]);
+    // Short retries, so the watch notices the server has gone soon.
+    std::fs::write(
+        repo.path().join(".sno/config.toml"),
+        "[watch]\npoll_secs = 1\n",
+    )
+    .unwrap();
+    let mut watch = Watch::start(&repo);
+    let mut server = sno_command()
+        .args(["serve", "."])
+        .current_dir(repo.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let sock = repo.path().join(".sno/sno.sock");
+    let t = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(t.elapsed() < DEADLINE, "the daemon did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    repo.write("b.py", "def b():\n    return a()\n");
+    let second = repo.commit("second");
+    // The daemon holds the database and indexes the commit itself; the
+    // watch says so once, not at every retry.
+    let said = watch.next_event();
+    assert_eq!(said["event"], "error", "{said}");
+    assert_eq!(said["error"]["code"], "SNO-WATCH-SERVED", "{said}");
+    assert_eq!(said["commit"], second);
+    drop(server.stdin.take());
+    assert!(server.wait().unwrap().success());
+    // The daemon gone, the watch resumes and finds the daemon's work done.
+    let run = watch.next_event();
+    assert_eq!(run["event"], "indexed", "said once: {run}");
+    assert_eq!(run["commit"], second);
+    assert_eq!(run["up_to_date"], true, "{run}");
+    assert!(watch.interrupt().success());
+    assert_ne!(first, second);
+    assert_eq!(
+        kinds(&repo),
+        ["CommitIndexed", "CommitIndexed"],
+        "one index of each commit"
+    );
 }

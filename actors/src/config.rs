@@ -104,14 +104,20 @@ impl Default for WatchConfig {
 }
 
 impl WatchConfig {
-    /// The debounce wait.
+    /// The debounce wait (at most a minute).
     pub fn debounce(&self) -> std::time::Duration {
-        std::time::Duration::from_millis(self.debounce_ms)
+        std::time::Duration::from_millis(self.debounce_ms.min(60_000))
     }
 
-    /// The poll period (at least 100 ms).
+    /// The poll period, between 100 ms and an hour (the default when the
+    /// value is not a number).
     pub fn poll(&self) -> std::time::Duration {
-        std::time::Duration::from_secs_f64(self.poll_secs.max(0.1))
+        let secs = if self.poll_secs.is_finite() {
+            self.poll_secs.clamp(0.1, 3600.0)
+        } else {
+            WatchConfig::default().poll_secs
+        };
+        std::time::Duration::from_secs_f64(secs)
     }
 }
 
@@ -261,6 +267,19 @@ mod tests {
         assert_eq!(c.watch.poll(), std::time::Duration::from_millis(500));
         assert!(c.watch.enabled, "unset keys keep their defaults");
         assert_eq!(c.watch.debounce_ms, WatchConfig::default().debounce_ms);
+        // Out of range: clamped, never a panic.
+        let wild = WatchConfig {
+            enabled: true,
+            debounce_ms: u64::MAX,
+            poll_secs: f64::INFINITY,
+        };
+        assert_eq!(wild.debounce(), std::time::Duration::from_secs(60));
+        assert_eq!(wild.poll(), WatchConfig::default().poll());
+        let tiny = WatchConfig {
+            poll_secs: -3.0,
+            ..wild
+        };
+        assert_eq!(tiny.poll(), std::time::Duration::from_millis(100));
     }
 
     #[test]

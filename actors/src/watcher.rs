@@ -138,19 +138,37 @@ impl Debounce {
     }
 }
 
-/// Decides when a change is reported: once when HEAD leaves the indexed
-/// commit, and again for the same HEAD only after `retry` (the receiver may
-/// have failed to index it, say because another `sno init` held the lock).
+/// Decides when a change is reported. HEAD that leaves the indexed commit
+/// is reported once; the same HEAD again only after a wait that doubles with
+/// each report, from `retry` up to [`MAX_RETRY`] (the receiver may be
+/// indexing it still, or failing to: another process holding the database,
+/// a broken repository). An index moved away from a HEAD that has not moved
+/// since the two were last equal (an `sno init --rev X`) is left alone.
 #[derive(Clone, Debug)]
 pub struct Follow {
     retry: Duration,
-    sent: Option<(Option<CommitId>, Instant)>,
+    synced: Option<CommitId>,
+    sent: Option<Sent>,
 }
+
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    commit: Option<CommitId>,
+    at: Instant,
+    wait: Duration,
+}
+
+/// The longest wait before a change that is not indexed is reported again.
+pub const MAX_RETRY: Duration = Duration::from_secs(300);
 
 impl Follow {
     /// Reports the same change again no sooner than `retry`.
     pub fn new(retry: Duration) -> Follow {
-        Follow { retry, sent: None }
+        Follow {
+            retry,
+            synced: None,
+            sent: None,
+        }
     }
 
     /// The change to report, if any, given HEAD and the indexed commit.
@@ -163,20 +181,38 @@ impl Follow {
         // An empty repository has nothing to index; a branch switch to the
         // same commit changes no fact.
         if head.commit.is_none() || head.commit == indexed {
+            self.synced = head.commit;
             self.sent = None;
             return None;
         }
-        if let Some((commit, at)) = self.sent {
-            if commit == head.commit && now.duration_since(at) < self.retry {
-                return None;
-            }
+        if self.synced.is_some() && self.synced == head.commit {
+            return None;
         }
-        self.sent = Some((head.commit, now));
+        let wait = match self.sent {
+            Some(s) if s.commit == head.commit => {
+                if now.duration_since(s.at) < s.wait {
+                    return None;
+                }
+                (s.wait * 2).min(MAX_RETRY)
+            }
+            _ => self.retry,
+        };
+        self.sent = Some(Sent {
+            commit: head.commit,
+            at: now,
+            wait,
+        });
         Some(RepoChanged {
             head: head.clone(),
             indexed,
         })
     }
+}
+
+/// Whether a file event can mean a ref moved: not a mere read (inotify
+/// reports every open, and reading HEAD is what the watcher itself does).
+pub fn is_write(kind: &notify::EventKind) -> bool {
+    !matches!(kind, notify::EventKind::Access(_))
 }
 
 /// The indexed commit, read when the watcher checks (the journal's head).
@@ -214,6 +250,8 @@ pub struct WatcherState {
     common_dir: PathBuf,
     debounce: Debounce,
     follow: Follow,
+    /// HEAD could not be read at the last look (said once per streak).
+    unreadable: bool,
     // Kept alive: dropping it stops the events.
     _events: Option<notify::RecommendedWatcher>,
 }
@@ -234,19 +272,30 @@ fn start_events(
     use notify::{RecursiveMode, Watcher as _};
     let me = me.clone();
     let mut w = notify::recommended_watcher(move |res: notify::Result<notify::Event>| match res {
-        Ok(event) => {
+        // Events were dropped (a full queue): HEAD may have moved unseen.
+        Ok(event) if event.need_rescan() => {
+            let _ = me.cast(WatcherMsg::Check);
+        }
+        Ok(event) if is_write(&event.kind) => {
             let _ = me.cast(WatcherMsg::Paths(event.paths));
         }
+        Ok(_) => {}
         Err(e) => tracing::debug!(error = %e, "file event error"),
     })?;
     // Not the whole git directory: objects are written by the thousand.
     w.watch(git_dir, RecursiveMode::NonRecursive)?;
+    let mut extra = vec![(common_dir.join("refs"), RecursiveMode::Recursive)];
     if common_dir != git_dir {
-        w.watch(common_dir, RecursiveMode::NonRecursive)?;
+        extra.push((common_dir.to_path_buf(), RecursiveMode::NonRecursive));
     }
-    let refs = common_dir.join("refs");
-    if refs.is_dir() {
-        w.watch(&refs, RecursiveMode::Recursive)?;
+    // Past HEAD's own directory, a failure (say, the inotify watch limit)
+    // leaves those refs to the poll rather than losing every event.
+    for (dir, mode) in extra {
+        if dir.is_dir() {
+            if let Err(e) = w.watch(&dir, mode) {
+                tracing::warn!(dir = %dir.display(), error = %e, "no file events here; the poll covers it");
+            }
+        }
     }
     Ok(w)
 }
@@ -276,6 +325,7 @@ impl Actor for Watcher {
         Ok(WatcherState {
             debounce: Debounce::new(args.debounce, args.debounce * 10),
             follow: Follow::new(args.poll),
+            unreadable: false,
             args,
             git_dir,
             common_dir,
@@ -296,22 +346,40 @@ impl Actor for Watcher {
                     .iter()
                     .any(|p| classify(p, &st.git_dir, &st.common_dir) == PathKind::GitState)
                 {
+                    // One timer per burst: it fires at the first possible
+                    // due time and re-arms itself while the burst goes on.
+                    let armed = st.debounce.next_due(now).is_some();
                     st.debounce.event(now);
-                    if let Some(wait) = st.debounce.next_due(now) {
-                        me.send_after(wait, || WatcherMsg::Check);
+                    if !armed {
+                        if let Some(wait) = st.debounce.next_due(now) {
+                            me.send_after(wait, || WatcherMsg::Check);
+                        }
                     }
                 }
             }
             WatcherMsg::Check => {
-                // In a burst: the timer of the burst's last event reads HEAD.
-                if st.debounce.next_due(now).is_some() && !st.debounce.take_due(now) {
-                    return Ok(());
+                // In a burst that is not over: wait for it (the timer is
+                // armed again for when it can be).
+                if let Some(wait) = st.debounce.next_due(now) {
+                    if !st.debounce.take_due(now) {
+                        me.send_after(wait, || WatcherMsg::Check);
+                        return Ok(());
+                    }
                 }
                 let root = st.args.root.clone();
-                let head = match tokio::task::spawn_blocking(move || observe(&root)).await? {
-                    Ok(h) => h,
+                let head = match tokio::task::spawn_blocking(move || observe(&root)).await {
+                    Ok(Ok(h)) => {
+                        st.unreadable = false;
+                        h
+                    }
+                    Ok(Err(e)) => {
+                        if !std::mem::replace(&mut st.unreadable, true) {
+                            tracing::warn!(error = %e, "could not read HEAD; trying again at each poll");
+                        }
+                        return Ok(());
+                    }
                     Err(e) => {
-                        tracing::debug!(error = %e, "could not read HEAD");
+                        tracing::warn!(error = %e, "reading HEAD failed; trying again at the next poll");
                         return Ok(());
                     }
                 };
@@ -393,7 +461,7 @@ mod tests {
     }
 
     #[test]
-    fn a_change_is_reported_once_then_again_only_after_the_retry_time() {
+    fn a_change_is_reported_once_then_again_after_a_doubling_wait() {
         let t0 = Instant::now();
         let s = Duration::from_secs;
         let mut f = Follow::new(s(5));
@@ -410,21 +478,85 @@ mod tests {
             f.check(&at(Some(commit(2))), Some(commit(1)), t0 + s(1)),
             None
         );
-        // Not indexed after the retry time: reported again.
+        // Still not indexed: reported again after 5 s, then after 10 s more.
         assert!(f
-            .check(&at(Some(commit(2))), Some(commit(1)), t0 + s(6))
+            .check(&at(Some(commit(2))), Some(commit(1)), t0 + s(5))
             .is_some());
-        // HEAD moves on before the first change is indexed: reported at once.
-        assert!(f
-            .check(&at(Some(commit(3))), Some(commit(1)), t0 + s(7))
-            .is_some());
-        // Indexed: quiet, and a later return to commit 2 is news again.
         assert_eq!(
-            f.check(&at(Some(commit(3))), Some(commit(3)), t0 + s(8)),
+            f.check(&at(Some(commit(2))), Some(commit(1)), t0 + s(14)),
             None
         );
         assert!(f
-            .check(&at(Some(commit(2))), Some(commit(3)), t0 + s(8))
+            .check(&at(Some(commit(2))), Some(commit(1)), t0 + s(15))
             .is_some());
+        // The wait stops growing at MAX_RETRY.
+        let mut t = t0 + s(15);
+        let mut last = t;
+        for _ in 0..20 {
+            t += MAX_RETRY;
+            if f.check(&at(Some(commit(2))), Some(commit(1)), t).is_some() {
+                assert!(t - last <= MAX_RETRY);
+                last = t;
+            }
+        }
+        assert_eq!(last, t, "reported at every MAX_RETRY at the end");
+        // HEAD moves on before the first change is indexed: reported at once.
+        assert!(f
+            .check(&at(Some(commit(3))), Some(commit(1)), t + s(1))
+            .is_some());
+        // Indexed: quiet, and a later return to commit 2 is news again.
+        assert_eq!(
+            f.check(&at(Some(commit(3))), Some(commit(3)), t + s(2)),
+            None
+        );
+        assert!(f
+            .check(&at(Some(commit(2))), Some(commit(3)), t + s(2))
+            .is_some());
+    }
+
+    #[test]
+    fn an_index_moved_away_from_a_head_that_stayed_is_left_alone() {
+        let t0 = Instant::now();
+        let mut f = Follow::new(Duration::from_secs(5));
+        let head = GitHead {
+            commit: Some(commit(9)),
+            branch: Some("main".into()),
+        };
+        assert_eq!(f.check(&head, Some(commit(9)), t0), None);
+        // `sno init --rev <older>`: the user's choice, while HEAD stays.
+        for secs in [1, 60, 3600] {
+            let later = t0 + Duration::from_secs(secs);
+            assert_eq!(f.check(&head, Some(commit(4)), later), None);
+        }
+        // HEAD moves: followed again.
+        let moved = GitHead {
+            commit: Some(commit(10)),
+            ..head
+        };
+        assert!(f
+            .check(&moved, Some(commit(4)), t0 + Duration::from_secs(3601))
+            .is_some());
+        // A watcher that starts on a differing index follows HEAD at once.
+        let mut fresh = Follow::new(Duration::from_secs(5));
+        let head = GitHead {
+            commit: Some(commit(9)),
+            branch: None,
+        };
+        assert!(fresh.check(&head, Some(commit(4)), t0).is_some());
+    }
+
+    #[test]
+    fn reads_are_not_writes() {
+        use notify::event::{AccessKind, CreateKind, ModifyKind, RemoveKind, RenameMode};
+        use notify::EventKind;
+        assert!(!is_write(&EventKind::Access(AccessKind::Any)));
+        for kind in [
+            EventKind::Create(CreateKind::File),
+            EventKind::Modify(ModifyKind::Name(RenameMode::To)),
+            EventKind::Remove(RemoveKind::File),
+            EventKind::Any,
+        ] {
+            assert!(is_write(&kind), "{kind:?}");
+        }
     }
 }

@@ -133,6 +133,21 @@ pub struct Indexed {
 /// lock (which is for other processes).
 static INDEXING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Waits for this process's other index run (or repair), saying so when
+/// `tell`.
+pub fn one_writer_at_a_time(tell: bool) -> std::sync::MutexGuard<'static, ()> {
+    match INDEXING.try_lock() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => {
+            if tell {
+                crate::out::errln!("sno: waiting for the index run in progress to finish");
+            }
+            INDEXING.lock().unwrap_or_else(|e| e.into_inner())
+        }
+    }
+}
+
 /// Indexes the repository as `sno init` does (`a.json` aside), with progress
 /// on stderr when `progress`.
 pub fn index_repository(
@@ -148,7 +163,7 @@ pub fn index_repository(
         model,
         ..
     } = a.clone();
-    let _one_at_a_time = INDEXING.lock().unwrap_or_else(|e| e.into_inner());
+    let _one_at_a_time = one_writer_at_a_time(progress);
     let _lock = WriterLock::acquire(&paths.sno_dir)?;
     let _small_pages = sno_extract::allocator::HugePagesOff::start();
     paths.exclude_sno_dir()?;
@@ -384,6 +399,8 @@ fn status(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
 fn doctor(path: &Path, repair: bool, json: bool) -> anyhow::Result<ExitCode> {
     let paths = RepoPaths::discover(path)?;
     let journal = open_existing(&paths)?;
+    // A repair replaces the views: not while the daemon's watcher indexes.
+    let _no_index_run = repair.then(|| one_writer_at_a_time(true));
     let mut report = verify(&journal);
     let mut repaired = false;
     if repair

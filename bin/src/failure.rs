@@ -54,6 +54,12 @@ fn git_contract(e: &GitError) -> ErrorContract {
 
 fn journal_contract(e: &JournalError) -> ErrorContract {
     match e {
+        JournalError::Locked { pid } if pid == "unknown" => ErrorContract::new(
+            "SNO-LOCKED",
+            "the sno database is open in another sno process",
+            "Another sno process (a server's daemon, or a command such as `sno status`) has this repository's database open; wait for it to finish and retry.",
+            Fixability::Easy,
+        ),
         JournalError::Locked { pid } => ErrorContract::new(
             "SNO-LOCKED",
             format!("the sno database is locked by pid {pid}"),

@@ -22,6 +22,7 @@ use crate::repo::RepoPaths;
 /// A running watcher and the task that indexes what it reports.
 pub struct Follower {
     watcher: ActorRef<WatcherMsg>,
+    stop: tokio::sync::watch::Sender<bool>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -39,17 +40,34 @@ impl Follower {
             root: paths.root.clone(),
             debounce: config.debounce(),
             poll: config.poll(),
-            indexed,
+            indexed: indexed.clone(),
             changes: tx,
         };
         let (watcher, _) = Actor::spawn(None, Watcher, args)
             .await
             .map_err(|e| anyhow::anyhow!("starting the watcher: {e}"))?;
+        let (stop, mut stopped) = tokio::sync::watch::channel(false);
         let on_change = Arc::new(on_change);
         let task = tokio::spawn(async move {
-            while let Some(mut change) = rx.recv().await {
+            loop {
+                let mut change = tokio::select! {
+                    biased;
+                    _ = stopped.changed() => break,
+                    c = rx.recv() => match c {
+                        Some(c) => c,
+                        None => break,
+                    },
+                };
+                // Only where HEAD is now matters.
                 while let Ok(later) = rx.try_recv() {
                     change = later;
+                }
+                if *stopped.borrow() {
+                    break;
+                }
+                // Reported again while the last run was still indexing it.
+                if indexed() == change.head.commit {
+                    continue;
                 }
                 let run = on_change.clone();
                 if let Err(e) = tokio::task::spawn_blocking(move || run(change)).await {
@@ -57,13 +75,17 @@ impl Follower {
                 }
             }
         });
-        Ok(Follower { watcher, task })
+        Ok(Follower {
+            watcher,
+            stop,
+            task,
+        })
     }
 
-    /// Stops watching and waits for a run in progress to finish.
+    /// Stops watching and waits for a run in progress to finish; no other
+    /// run starts.
     pub async fn stop(self) {
-        // The watcher's end drops the channel's sender: the task ends after
-        // the run it may be in.
+        let _ = self.stop.send(true);
         self.watcher.stop(None);
         let _ = self.task.await;
     }
@@ -127,9 +149,10 @@ pub fn watch(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
         .build()?;
     runtime.block_on(async {
         let run_paths = paths.clone();
+        let failing = Mutex::new(None);
         let follower = Follower::start(&paths, &config.watch, indexed, move |change| {
-            let result = index_repository(&run_paths, &follow_args(&run_paths), !json);
-            report_run(&run_paths, &change, result, &known, json);
+            let result = index_beside_readers(&run_paths, !json);
+            report_run(&run_paths, &change, result, &known, &failing, json);
         })
         .await?;
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -137,23 +160,49 @@ pub fn watch(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
             _ = tokio::signal::ctrl_c() => {}
             _ = term.recv() => {}
         }
-        crate::out::errln!("sno: stopping (a run in progress finishes first)");
-        follower.stop().await;
+        crate::out::errln!("sno: stopping after the run in progress (Ctrl-C again stops at once)");
+        tokio::select! {
+            _ = follower.stop() => {}
+            // An interrupted index run is safe: the next one redoes it.
+            _ = tokio::signal::ctrl_c() => std::process::exit(130),
+            _ = term.recv() => std::process::exit(143),
+        }
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// How long a run waits for a database another process has open for a
+/// moment (an `sno status`) before it reports the lock.
+const READER_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// An index run that waits out short holders of the database.
+fn index_beside_readers(paths: &RepoPaths, progress: bool) -> anyhow::Result<Indexed> {
+    let started = std::time::Instant::now();
+    loop {
+        match index_repository(paths, &follow_args(paths), progress) {
+            Err(e) if crate::serve::is_locked(&e) && started.elapsed() < READER_GRACE => {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Prints what one run of `sno watch` did, and remembers the indexed commit.
+/// A failure is said once while it lasts (the watcher retries, waiting
+/// longer each time), not at every retry.
 fn report_run(
     paths: &RepoPaths,
     change: &RepoChanged,
     result: anyhow::Result<Indexed>,
     known: &Mutex<Option<CommitId>>,
+    failing: &Mutex<Option<String>>,
     json: bool,
 ) {
     match result {
         Ok(done) => {
+            *failing.lock().unwrap_or_else(|e| e.into_inner()) = None;
             let head = done.journal.head().ok().flatten().map(|h| h.commit);
             *known.lock().unwrap_or_else(|e| e.into_inner()) = head;
             let printed = if json {
@@ -181,19 +230,44 @@ fn report_run(
             }
         }
         Err(e) => {
-            let contract = crate::failure::contract_of(&e);
-            let head = change.head.commit.map(|c| c.short()).unwrap_or_default();
+            let served = crate::serve::is_locked(&e)
+                && std::os::unix::net::UnixStream::connect(crate::serve::socket_path(paths))
+                    .is_ok();
+            let contract = if served {
+                sno_protocol::ErrorContract::new(
+                    "SNO-WATCH-SERVED",
+                    "the sno daemon started by `sno serve` now holds the database and follows the repository itself",
+                    "Nothing to do: sno watch resumes when the daemon leaves.",
+                    sno_protocol::Fixability::Trivial,
+                )
+            } else {
+                crate::failure::contract_of(&e)
+            };
+            let said = format!("{}: {}", contract.code, contract.message);
+            let mut failing = failing.lock().unwrap_or_else(|e| e.into_inner());
+            if failing.as_deref() == Some(said.as_str()) {
+                tracing::info!(error = %said, "still failing");
+                return;
+            }
+            *failing = Some(said);
+            let commit = change.head.commit.map(|c| c.to_hex());
             if json {
-                let line = serde_json::json!({"event": "error", "head": head, "error": contract});
+                let line = serde_json::json!({
+                    "event": "error",
+                    "commit": commit,
+                    "branch": change.head.branch,
+                    "error": contract,
+                });
                 crate::out::outln!("{line}");
             } else {
+                let short = change.head.commit.map(|c| c.short()).unwrap_or_default();
                 crate::out::errln!(
-                    "sno: could not index {head}: error[{}]: {}",
+                    "sno: could not index {short}: error[{}]: {}",
                     contract.code,
                     contract.message
                 );
                 crate::out::errln!(
-                    "  hint: {} (retried while HEAD stays there)",
+                    "  hint: {} (sno watch tries again while HEAD stays there, less often each time)",
                     contract.llm_hint
                 );
             }

@@ -585,9 +585,16 @@ fn map_db_error(path: &Path, e: redb::DatabaseError) -> JournalError {
     match e {
         redb::DatabaseError::DatabaseAlreadyOpen => {
             let lock = path.with_file_name("lock");
-            JournalError::Locked {
-                pid: holder_pid(&lock),
-            }
+            // The lock file names the last writer. When that is this very
+            // process (it took the writer lock, then found the database open
+            // elsewhere), the one holding the database is not known.
+            let pid = holder_pid(&lock);
+            let pid = if pid == std::process::id().to_string() {
+                "unknown".to_string()
+            } else {
+                pid
+            };
+            JournalError::Locked { pid }
         }
         // redb reports a file that is not a database as invalid data.
         redb::DatabaseError::Storage(redb::StorageError::Io(io))
@@ -700,4 +707,31 @@ fn read_state(r: &redb::ReadTransaction) -> Result<State, JournalError> {
         state.insert(k.value().to_string(), rec);
     }
     Ok(state)
+}
+
+#[cfg(test)]
+mod open_tests {
+    use super::*;
+
+    #[test]
+    fn a_database_held_elsewhere_names_the_writer_but_never_the_asker() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("sno.redb");
+        let held = Journal::open_or_create(&db).unwrap();
+        // Another process's pid in the lock file: that one is named.
+        std::fs::write(dir.path().join("lock"), "4242").unwrap();
+        match Journal::open_existing(&db) {
+            Err(JournalError::Locked { pid }) => assert_eq!(pid, "4242"),
+            other => panic!("expected Locked, got {other:?}"),
+        }
+        // This process took the writer lock and then found the database
+        // open elsewhere: naming itself would send the user looking at the
+        // wrong process.
+        let _lock = crate::lock::WriterLock::acquire(dir.path()).unwrap();
+        match Journal::open_existing(&db) {
+            Err(JournalError::Locked { pid }) => assert_eq!(pid, "unknown"),
+            other => panic!("expected Locked, got {other:?}"),
+        }
+        drop(held);
+    }
 }

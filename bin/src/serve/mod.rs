@@ -203,8 +203,7 @@ struct Activity {
 
 async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> anyhow::Result<()> {
     let sock = socket_path(&paths);
-    let follower = follow(&paths, &journal).await;
-    let core = Core::start(paths, journal).await?;
+    let core = Core::start(paths.clone(), journal.clone()).await?;
     let mut listener = bind(&sock)?;
     core.warm_up();
     let idle = idle_limit(&core);
@@ -212,6 +211,7 @@ async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> any
         active: AtomicUsize::new(0),
         last: std::sync::Mutex::new(Instant::now()),
     });
+    let follower = follow(&paths, &journal, &activity).await;
     let mut served_any = false;
     let mut tick = tokio::time::interval(Duration::from_millis(20));
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -259,8 +259,18 @@ async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> any
     }
     if let Some(f) = follower {
         // An index run in progress finishes: its last commit is made
-        // durable rather than left for the next run to redo.
-        f.stop().await;
+        // durable rather than left for the next run to redo. Terminated, the
+        // daemon waits only briefly; an interrupted run is safe to redo.
+        if !terminated {
+            f.stop().await;
+        } else if tokio::time::timeout(TERMINATE_GRACE, f.stop())
+            .await
+            .is_err()
+        {
+            tracing::info!("terminated during an index run: the next run redoes it");
+            core.stop().await;
+            std::process::exit(0);
+        }
     }
     core.stop().await;
     Ok(())
@@ -269,19 +279,32 @@ async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> any
 /// The daemon follows HEAD (unless `[watch] enabled = false`): each commit
 /// HEAD moves to is indexed while agents are served, and their next answer
 /// is about it.
+///
+/// A run counts as activity: the daemon does not leave in the middle of one
+/// (it would hold the database with its socket gone).
 async fn follow(
     paths: &RepoPaths,
     journal: &Arc<sno_journal::Journal>,
+    activity: &Arc<Activity>,
 ) -> Option<crate::watch::Follower> {
-    let config = sno_actors::config::IndexConfig::load(&paths.config()).unwrap_or_default();
+    let config = match sno_actors::config::IndexConfig::load(&paths.config()) {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!(error = %e, "invalid .sno/config.toml: following HEAD with the default [watch] settings");
+            Default::default()
+        }
+    };
     if !config.watch.enabled {
+        tracing::info!("[watch] enabled = false: the index does not follow HEAD");
         return None;
     }
     let head_of = journal.clone();
     let indexed: sno_actors::watcher::IndexedHead =
         Arc::new(move || head_of.head().ok().flatten().map(|h| h.commit));
     let run_paths = paths.clone();
+    let activity = activity.clone();
     let on_change = move |change: sno_actors::watcher::RepoChanged| {
+        activity.active.fetch_add(1, Ordering::SeqCst);
         let args = crate::watch::follow_args(&run_paths);
         match crate::commands::index_repository(&run_paths, &args, false) {
             Ok(done) => tracing::info!(
@@ -290,10 +313,13 @@ async fn follow(
                 files_parsed = done.summary.run.files_parsed,
                 "indexed where HEAD moved"
             ),
-            Err(e) => {
-                tracing::warn!(error = %e, "could not index where HEAD moved; retrying while it stays")
-            }
+            Err(e) => tracing::warn!(
+                error = format!("{e:#}"),
+                "could not index where HEAD moved; trying again while it stays, less often each time"
+            ),
         }
+        *activity.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        activity.active.fetch_sub(1, Ordering::SeqCst);
     };
     match crate::watch::Follower::start(paths, &config.watch, indexed, on_change).await {
         Ok(f) => Some(f),
