@@ -314,3 +314,63 @@ fn a_hub_model_id_is_read_from_the_hugging_face_cache() {
     );
     assert_eq!(stderr(&o).matches("semantic search is off").count(), 1);
 }
+
+#[test]
+fn files_edited_since_the_indexed_commit_are_named_in_the_header() {
+    let repo = indexed();
+    let ask = |extra: &[&str]| {
+        let mut args = vec!["search", "load config", "--json", "--lexical-only"];
+        args.extend_from_slice(extra);
+        repo.sno_json(&args)
+    };
+    let v = ask(&[]);
+    assert_eq!(v["header"]["edited_in_work_tree"], serde_json::json!([]));
+    let paths: Vec<String> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["path"].as_str().unwrap().to_string())
+        .collect();
+    assert!(paths.contains(&"app/config.py".to_string()), "{paths:?}");
+    assert!(!v["package"]
+        .as_str()
+        .unwrap()
+        .contains("edited in the work tree"));
+
+    // Uncommitted: an edit and a deletion among the package's files.
+    let config = std::fs::read_to_string(repo.path().join("app/config.py")).unwrap();
+    repo.write(
+        "app/config.py",
+        format!("# moved everything down\n{config}"),
+    );
+    let other = paths.iter().find(|p| *p != "app/config.py").cloned();
+    if let Some(p) = &other {
+        repo.remove(p);
+    }
+    let v = ask(&[]);
+    let mut want = vec!["app/config.py".to_string()];
+    want.extend(other.clone());
+    want.sort();
+    let got: Vec<String> = v["header"]["edited_in_work_tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(got, want, "{v}");
+    let package = v["package"].as_str().unwrap();
+    assert!(
+        package.contains("edited in the work tree since then")
+            && package.contains("`app/config.py`"),
+        "{package}"
+    );
+    // The source shown is still the committed text (and says so).
+    assert!(!package.contains("moved everything down"));
+    // An answer about a past commit is not compared with the work tree.
+    let v = ask(&["--at", "HEAD"]);
+    assert_eq!(v["header"]["edited_in_work_tree"], serde_json::json!([]));
+    // Restored: nothing is flagged.
+    repo.git(&["checkout", "--", "."]);
+    let v = ask(&[]);
+    assert_eq!(v["header"]["edited_in_work_tree"], serde_json::json!([]));
+}

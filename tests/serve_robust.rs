@@ -641,3 +641,34 @@ fn the_daemon_follows_head_unless_told_not_to() {
     wait_for_daemon_exit(&repo);
     assert_ne!(repo.status()["as_of"]["commit"], newest);
 }
+
+#[test]
+fn answers_name_files_edited_since_the_indexed_commit() {
+    let repo = indexed();
+    let (mut s, _) = Server::init(&repo, "2025-06-18");
+    let edit = |s: &mut Server| {
+        body(&s.call(
+            "context_for_edit",
+            json!({"file": "app/config.py", "line": 14}),
+        ))
+    };
+    assert_eq!(edit(&mut s)["edited_in_work_tree"], false);
+    let config = std::fs::read_to_string(repo.path().join("app/config.py")).unwrap();
+    repo.write("app/config.py", format!("\n\n{config}"));
+    let e = edit(&mut s);
+    assert_eq!(e["edited_in_work_tree"], true, "{e}");
+    assert_eq!(
+        e["enclosing"]["qualified_name"], "Config.load",
+        "lines are the indexed ones: {e}"
+    );
+    let found = body(&s.call("search", json!({"query": "load config"})));
+    assert!(
+        found["header"]["edited_in_work_tree"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("app/config.py")),
+        "{found}"
+    );
+    assert!(s.finish().success());
+    wait_for_daemon_exit(&repo);
+}

@@ -14,6 +14,9 @@ use sno_protocol::query::AsOfCommit;
 use crate::pack::{count_tokens, pack, Candidate, Packed};
 use crate::search::{Hit, Retriever};
 
+/// Whether a file (path, indexed record) differs in the work tree.
+pub type EditedInWorkTree<'a> = dyn Fn(&str, &FileRecord) -> bool + 'a;
+
 /// Everything a package is built from.
 pub struct PackageInput<'a> {
     pub query: &'a str,
@@ -28,6 +31,9 @@ pub struct PackageInput<'a> {
     pub max_tokens: usize,
     /// A file's bytes at the indexed commit.
     pub read: &'a dyn Fn(&FileRecord) -> Option<Vec<u8>>,
+    /// Whether a file differs in the work tree from its indexed version;
+    /// `None` when the answer is not about the work tree's commit.
+    pub edited: Option<&'a EditedInWorkTree<'a>>,
 }
 
 fn fence_lang(path: &str) -> &'static str {
@@ -75,6 +81,14 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             .map(|p| p.to_string())
             .collect(),
     };
+    let edited_in_work_tree: Vec<String> = match input.edited {
+        Some(edited) => files
+            .iter()
+            .filter(|p| edited(p, &input.state[**p]))
+            .map(|p| p.to_string())
+            .collect(),
+        None => Vec::new(),
+    };
     let match_type = if input.semantic_off_reason.is_none() {
         "hybrid"
     } else {
@@ -84,6 +98,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     let make_header = |completeness: Completeness, anchors: Vec<String>| TrustHeader {
         as_of: input.as_of.clone(),
         head_differs: input.head_differs.clone(),
+        edited_in_work_tree: edited_in_work_tree.clone(),
         match_type: match_type.clone(),
         semantic_off_reason: input.semantic_off_reason.clone(),
         completeness,
@@ -226,6 +241,17 @@ pub fn render_header(h: &TrustHeader) -> String {
             &head[..12]
         )),
         None => s.push_str(" · index matches HEAD\n"),
+    }
+    if !h.edited_in_work_tree.is_empty() {
+        let files: Vec<String> = h
+            .edited_in_work_tree
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect();
+        s.push_str(&format!(
+            "> **edited in the work tree since then**: {} (the source and lines below are the committed ones; read those files for their current text)\n",
+            files.join(", ")
+        ));
     }
     s.push_str(&format!("> match: {}", h.match_type));
     if let Some(r) = &h.semantic_off_reason {

@@ -219,6 +219,9 @@ impl SnoServer {
             };
             let hits = retriever.search(&request, &owner.history, &self.core.lesson_paths());
             let head_differs = self.core.head_differs(&snap.as_of);
+            let edited = |path: &str, rec: &sno_journal::model::FileRecord| {
+                crate::search::edited_in_work_tree(&self.core.paths.root, path, rec)
+            };
             let pkg = sno_query::context::build_package(&sno_query::context::PackageInput {
                 query: &a.query,
                 state: &snap.state,
@@ -234,6 +237,7 @@ impl SnoServer {
                 scope: a.scope.as_deref(),
                 max_tokens: a.max_tokens.unwrap_or(2000).max(50),
                 read: &|rec| self.core.blob(rec.blob).map(|b| b.to_vec()),
+                edited: a.at.is_none().then_some(&edited),
             });
             audit = Some((
                 hits.len(),
@@ -384,7 +388,7 @@ impl SnoServer {
     }
 
     #[tool(
-        description = "Before editing a line: the symbol that encloses it, that symbol's callers and callees, its siblings in the file, and the decisions and approved lessons that touch the file. Call it before changing code you did not write."
+        description = "Before editing a line: the symbol that encloses it, that symbol's callers and callees, its siblings in the file, and the decisions and approved lessons that touch the file. Lines are the indexed commit's; `edited_in_work_tree` says the file has changed since. Call it before changing code you did not write."
     )]
     fn context_for_edit(&self, Parameters(a): Parameters<EditArgs>) -> Answer {
         answer(|| {
@@ -436,6 +440,10 @@ impl SnoServer {
                 "decisions": decisions,
                 "lessons": lessons.iter().map(|l| json!({ "id": l.proposed.id, "rule": l.rule(), "summary": l.proposed.summary })).collect::<Vec<_>>(),
                 "diagnostics": rec.diagnostics,
+                // Lines above are the indexed commit's: say when the file
+                // the agent is about to edit no longer has them.
+                "edited_in_work_tree": a.at.is_none()
+                    && crate::search::edited_in_work_tree(&self.core.paths.root, &rel, rec),
             }))
         })
     }
@@ -1017,15 +1025,13 @@ fn worktree_state(
     root: &std::path::Path,
     indexed: &sno_journal::delta::State,
 ) -> anyhow::Result<sno_journal::delta::State> {
-    let repo = sno_actors::git::GitRepo::open(root)?;
+    use sno_actors::git::{work_tree_file, WorkTreeFile};
     let mut state = indexed.clone();
     for (path, rec) in indexed {
         let Some(lang) = rec.language else { continue };
-        match std::fs::read(root.join(path)) {
-            Ok(bytes) => {
-                if repo.blob(rec.blob).ok().as_deref() == Some(bytes.as_slice()) {
-                    continue;
-                }
+        match work_tree_file(root, path, rec.blob) {
+            Ok(WorkTreeFile::Same) => {}
+            Ok(WorkTreeFile::Edited(bytes)) => {
                 let facts = sno_extract::extract(lang, &bytes);
                 let new = sno_actors::record::parsed_record(
                     path,
@@ -1036,7 +1042,7 @@ fn worktree_state(
                 );
                 state.insert(path.clone(), new);
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Ok(WorkTreeFile::Deleted) => {
                 state.remove(path);
             }
             // Taking an unreadable file as unchanged would be a wrong diff.

@@ -86,6 +86,7 @@ fn main() {
                     branch: head.branch.clone(),
                 },
                 head_differs: None,
+                edited: None,
                 semantic_off_reason: None,
                 scope: None,
                 max_tokens: 2000,
