@@ -323,54 +323,59 @@ fn files_edited_since_the_indexed_commit_are_named_in_the_header() {
         args.extend_from_slice(extra);
         repo.sno_json(&args)
     };
+    let edited = |v: &serde_json::Value| -> Vec<String> {
+        v["header"]["edited_in_work_tree"]
+            .as_array()
+            .unwrap_or_else(|| panic!("checked at the indexed head: {v}"))
+            .iter()
+            .map(|p| p.as_str().unwrap().to_string())
+            .collect()
+    };
     let v = ask(&[]);
-    assert_eq!(v["header"]["edited_in_work_tree"], serde_json::json!([]));
+    assert_eq!(edited(&v), Vec::<String>::new());
     let paths: Vec<String> = v["items"]
         .as_array()
         .unwrap()
         .iter()
         .map(|i| i["path"].as_str().unwrap().to_string())
         .collect();
-    assert!(paths.contains(&"app/config.py".to_string()), "{paths:?}");
-    assert!(!v["package"]
-        .as_str()
-        .unwrap()
-        .contains("edited in the work tree"));
+    for p in ["app/config.py", "app/main.py"] {
+        assert!(paths.contains(&p.to_string()), "{p} in {paths:?}");
+    }
+    assert!(!v["package"].as_str().unwrap().contains("changed on disk"));
 
-    // Uncommitted: an edit and a deletion among the package's files.
+    // Uncommitted: an edit of the same size (hashed, not just measured)
+    // and a deletion among the package's files.
     let config = std::fs::read_to_string(repo.path().join("app/config.py")).unwrap();
     repo.write(
         "app/config.py",
-        format!("# moved everything down\n{config}"),
+        config.replace("Holds settings.", "Keeps settings"),
     );
-    let other = paths.iter().find(|p| *p != "app/config.py").cloned();
-    if let Some(p) = &other {
-        repo.remove(p);
-    }
+    repo.remove("app/main.py");
     let v = ask(&[]);
-    let mut want = vec!["app/config.py".to_string()];
-    want.extend(other.clone());
-    want.sort();
-    let got: Vec<String> = v["header"]["edited_in_work_tree"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p.as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(got, want, "{v}");
+    assert_eq!(edited(&v), ["app/config.py", "app/main.py"], "{v}");
     let package = v["package"].as_str().unwrap();
     assert!(
-        package.contains("edited in the work tree since then")
+        package.contains("changed on disk since the indexed commit")
             && package.contains("`app/config.py`"),
         "{package}"
     );
     // The source shown is still the committed text (and says so).
-    assert!(!package.contains("moved everything down"));
-    // An answer about a past commit is not compared with the work tree.
-    let v = ask(&["--at", "HEAD"]);
-    assert_eq!(v["header"]["edited_in_work_tree"], serde_json::json!([]));
+    assert!(!package.contains("Keeps settings"));
+    // `--at` the indexed head is the same answer, checked the same way.
+    assert_eq!(
+        edited(&ask(&["--at", "HEAD"])),
+        ["app/config.py", "app/main.py"]
+    );
     // Restored: nothing is flagged.
     repo.git(&["checkout", "--", "."]);
-    let v = ask(&[]);
-    assert_eq!(v["header"]["edited_in_work_tree"], serde_json::json!([]));
+    assert_eq!(edited(&ask(&[])), Vec::<String>::new());
+
+    // An answer about an older commit is not compared with the work tree:
+    // null, not an empty list.
+    repo.write("app/extra.py", "def extra():\n    pass\n");
+    repo.commit("extra");
+    repo.sno_json(&["init", "--json"]);
+    let v = ask(&["--at", "HEAD~1"]);
+    assert!(v["header"]["edited_in_work_tree"].is_null(), "{v}");
 }

@@ -645,17 +645,19 @@ fn the_daemon_follows_head_unless_told_not_to() {
 #[test]
 fn answers_name_files_edited_since_the_indexed_commit() {
     let repo = indexed();
+    let first = repo.head();
     let (mut s, _) = Server::init(&repo, "2025-06-18");
-    let edit = |s: &mut Server| {
-        body(&s.call(
-            "context_for_edit",
-            json!({"file": "app/config.py", "line": 14}),
-        ))
+    let edit = |s: &mut Server, at: Option<&str>| {
+        let mut args = json!({"file": "app/config.py", "line": 14});
+        if let Some(at) = at {
+            args["at"] = json!(at);
+        }
+        body(&s.call("context_for_edit", args))
     };
-    assert_eq!(edit(&mut s)["edited_in_work_tree"], false);
+    assert_eq!(edit(&mut s, None)["edited_in_work_tree"], false);
     let config = std::fs::read_to_string(repo.path().join("app/config.py")).unwrap();
     repo.write("app/config.py", format!("\n\n{config}"));
-    let e = edit(&mut s);
+    let e = edit(&mut s, None);
     assert_eq!(e["edited_in_work_tree"], true, "{e}");
     assert_eq!(
         e["enclosing"]["qualified_name"], "Config.load",
@@ -669,6 +671,32 @@ fn answers_name_files_edited_since_the_indexed_commit() {
             .contains(&json!("app/config.py")),
         "{found}"
     );
+    repo.remove("app/main.py");
+    let found = body(&s.call("search", json!({"query": "Config load main"})));
+    assert!(
+        found["header"]["edited_in_work_tree"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("app/main.py")),
+        "a deleted file: {found}"
+    );
+    // Restored: not flagged (nothing is cached).
+    repo.git(&["checkout", "--", "."]);
+    assert_eq!(edit(&mut s, None)["edited_in_work_tree"], false);
+    // Another commit's state is not compared with the work tree.
+    repo.write("app/later.py", "def later():\n    return 2\n");
+    repo.commit("later");
+    let t = Instant::now();
+    while body(&s.call("status", json!({})))["as_of"]["commit"] == first {
+        assert!(
+            t.elapsed() < Duration::from_secs(90),
+            "the daemon did not follow HEAD"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let old = edit(&mut s, Some(&first));
+    assert!(old["edited_in_work_tree"].is_null(), "{old}");
+    assert_eq!(edit(&mut s, None)["edited_in_work_tree"], false);
     assert!(s.finish().success());
     wait_for_daemon_exit(&repo);
 }

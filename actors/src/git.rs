@@ -332,39 +332,55 @@ pub fn blob_id_of(bytes: &[u8]) -> BlobId {
 }
 
 /// A tracked file in the work tree against its indexed blob.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorkTreeFile {
     /// The same bytes as the indexed blob.
     Same,
-    /// Edited since: its bytes now.
-    Edited(Vec<u8>),
-    /// Gone from the work tree.
+    /// Edited since.
+    Edited,
+    /// Gone from the work tree, or no longer a regular file.
     Deleted,
 }
 
-/// Compares `path` in the work tree under `root` with the indexed `blob`.
-/// A symbolic link is compared by its target, as git stores it. Files that
-/// git rewrites on checkout (line-ending or other filters) show as edited.
-pub fn work_tree_file(root: &Path, path: &str, blob: BlobId) -> std::io::Result<WorkTreeFile> {
-    let full = root.join(path);
+/// Compares `path` in the work tree under `root` with the indexed `blob` of
+/// `size` bytes. A file of another size is edited without being read; one
+/// of the same size is hashed as git hashes blobs. Files that git rewrites
+/// on checkout (line-ending or other filters) show as edited. A path that
+/// could leave the work tree (absolute, or with `..`) is an error.
+pub fn work_tree_file(
+    root: &Path,
+    path: &str,
+    blob: BlobId,
+    size: u64,
+) -> std::io::Result<WorkTreeFile> {
+    let rel = Path::new(path);
+    if !rel
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)))
+    {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{path} is not a path inside the work tree"),
+        ));
+    }
+    let full = root.join(rel);
     let meta = match std::fs::symlink_metadata(&full) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(WorkTreeFile::Deleted),
         Err(e) => return Err(e),
     };
-    let bytes = if meta.file_type().is_symlink() {
-        use std::os::unix::ffi::OsStrExt;
-        std::fs::read_link(&full)?.as_os_str().as_bytes().to_vec()
-    } else if meta.is_file() {
-        std::fs::read(&full)?
-    } else {
-        // A directory where the file was.
+    // sno indexes regular files only: a link or a directory in the file's
+    // place is a type change, which git shows as a deletion.
+    if !meta.is_file() {
         return Ok(WorkTreeFile::Deleted);
-    };
-    Ok(if blob_id_of(&bytes) == blob {
+    }
+    if meta.len() != size {
+        return Ok(WorkTreeFile::Edited);
+    }
+    Ok(if blob_id_of(&std::fs::read(&full)?) == blob {
         WorkTreeFile::Same
     } else {
-        WorkTreeFile::Edited(bytes)
+        WorkTreeFile::Edited
     })
 }
 
@@ -382,16 +398,22 @@ mod work_tree_tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
         let blob = blob_id_of(b"hello\n");
-        let at = |p: &str| work_tree_file(dir.path(), p, blob).unwrap();
+        let at = |p: &str| work_tree_file(dir.path(), p, blob, 6).unwrap();
         assert_eq!(at("a.txt"), WorkTreeFile::Same);
+        // Same size, other bytes: hashed, not just measured.
+        std::fs::write(dir.path().join("a.txt"), "HELLO\n").unwrap();
+        assert_eq!(at("a.txt"), WorkTreeFile::Edited);
         std::fs::write(dir.path().join("a.txt"), "hello, world\n").unwrap();
-        assert_eq!(
-            at("a.txt"),
-            WorkTreeFile::Edited(b"hello, world\n".to_vec())
-        );
+        assert_eq!(at("a.txt"), WorkTreeFile::Edited);
         assert_eq!(at("gone.txt"), WorkTreeFile::Deleted);
-        // A link is its target, as git stores it.
-        std::os::unix::fs::symlink("hello\n", dir.path().join("link")).unwrap();
-        assert_eq!(at("link"), WorkTreeFile::Same);
+        // A directory or a link in the file's place: a type change.
+        std::fs::create_dir(dir.path().join("dir")).unwrap();
+        assert_eq!(at("dir"), WorkTreeFile::Deleted);
+        std::os::unix::fs::symlink("a.txt", dir.path().join("link")).unwrap();
+        assert_eq!(at("link"), WorkTreeFile::Deleted);
+        // Never outside the work tree.
+        for bad in ["../a.txt", "/etc/hostname", "x/../../a.txt"] {
+            assert!(work_tree_file(dir.path(), bad, blob, 6).is_err(), "{bad}");
+        }
     }
 }

@@ -137,6 +137,8 @@ pub fn package_from(
     let lesson_paths: HashSet<String> = journal.memory()?.approved_lesson_files();
     let hits = retriever.search(&request, &history, &lesson_paths);
 
+    // The work tree is compared only with the indexed head's files.
+    let at_head = as_of.commit == head.commit.to_hex();
     let edited = |path: &str, rec: &sno_journal::model::FileRecord| {
         edited_in_work_tree(&paths.root, path, rec)
     };
@@ -151,20 +153,23 @@ pub fn package_from(
         scope: a.scope,
         max_tokens: a.max_tokens,
         read: &|rec| repo.blob(rec.blob).ok(),
-        edited: at.is_none().then_some(&edited),
+        edited: at_head.then_some(&edited),
     });
     Ok(pkg)
 }
 
 /// Whether `path` differs in the work tree from its indexed version (an
-/// unreadable file counts as edited: its indexed text cannot be vouched for).
+/// unreadable file counts as changed: its indexed text cannot be vouched for).
 pub fn edited_in_work_tree(
     root: &std::path::Path,
     path: &str,
     rec: &sno_journal::model::FileRecord,
 ) -> bool {
-    !matches!(
-        sno_actors::git::work_tree_file(root, path, rec.blob),
-        Ok(sno_actors::git::WorkTreeFile::Same)
-    )
+    match sno_actors::git::work_tree_file(root, path, rec.blob, rec.size) {
+        Ok(f) => f != sno_actors::git::WorkTreeFile::Same,
+        Err(e) => {
+            tracing::warn!(path, error = %e, "could not compare a file with the work tree");
+            true
+        }
+    }
 }

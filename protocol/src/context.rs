@@ -57,11 +57,12 @@ pub struct TrustHeader {
     pub as_of: AsOfCommit,
     /// The repository's HEAD when it differs from the indexed commit.
     pub head_differs: Option<String>,
-    /// Files of the package edited (or deleted) in the work tree since the
-    /// indexed commit: their source and lines here are the committed ones.
-    /// Checked only for answers about the indexed head.
+    /// Files of the package whose work-tree bytes differ from the indexed
+    /// commit's (edited, deleted, or changed by later commits): their source
+    /// and lines here are the committed ones. `None` (null) when not checked:
+    /// for answers about a commit other than the indexed head.
     #[serde(default)]
-    pub edited_in_work_tree: Vec<String>,
+    pub edited_in_work_tree: Option<Vec<String>>,
     /// `hybrid` or `lexical+structural`.
     pub match_type: String,
     /// Why semantic search is off, when it is.

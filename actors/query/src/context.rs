@@ -81,14 +81,13 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             .map(|p| p.to_string())
             .collect(),
     };
-    let edited_in_work_tree: Vec<String> = match input.edited {
-        Some(edited) => files
+    let edited_in_work_tree: Option<Vec<String>> = input.edited.map(|edited| {
+        files
             .iter()
             .filter(|p| edited(p, &input.state[**p]))
             .map(|p| p.to_string())
-            .collect(),
-        None => Vec::new(),
-    };
+            .collect()
+    });
     let match_type = if input.semantic_off_reason.is_none() {
         "hybrid"
     } else {
@@ -242,14 +241,10 @@ pub fn render_header(h: &TrustHeader) -> String {
         )),
         None => s.push_str(" · index matches HEAD\n"),
     }
-    if !h.edited_in_work_tree.is_empty() {
-        let files: Vec<String> = h
-            .edited_in_work_tree
-            .iter()
-            .map(|p| format!("`{p}`"))
-            .collect();
+    if let Some(edited) = h.edited_in_work_tree.as_ref().filter(|e| !e.is_empty()) {
+        let files: Vec<String> = edited.iter().map(|p| format!("`{p}`")).collect();
         s.push_str(&format!(
-            "> **edited in the work tree since then**: {} (the source and lines below are the committed ones; read those files for their current text)\n",
+            "> **changed on disk since the indexed commit**: {} (the source and lines below are the committed ones; read those files for their current text)\n",
             files.join(", ")
         ));
     }

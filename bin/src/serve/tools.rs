@@ -119,6 +119,16 @@ impl SnoServer {
         Ok(s)
     }
 
+    /// Whether a snapshot is the indexed head's (the only state whose files
+    /// are compared with the work tree).
+    fn at_indexed_head(&self, snap: &Snapshot) -> anyhow::Result<bool> {
+        Ok(self
+            .core
+            .journal
+            .head()?
+            .is_some_and(|h| h.commit.to_hex() == snap.as_of.commit))
+    }
+
     fn binding(&self) -> anyhow::Result<Binding> {
         let head = self.core.journal.head()?;
         Ok(Binding {
@@ -237,7 +247,7 @@ impl SnoServer {
                 scope: a.scope.as_deref(),
                 max_tokens: a.max_tokens.unwrap_or(2000).max(50),
                 read: &|rec| self.core.blob(rec.blob).map(|b| b.to_vec()),
-                edited: a.at.is_none().then_some(&edited),
+                edited: self.at_indexed_head(&snap)?.then_some(&edited),
             });
             audit = Some((
                 hits.len(),
@@ -442,8 +452,10 @@ impl SnoServer {
                 "diagnostics": rec.diagnostics,
                 // Lines above are the indexed commit's: say when the file
                 // the agent is about to edit no longer has them.
-                "edited_in_work_tree": a.at.is_none()
-                    && crate::search::edited_in_work_tree(&self.core.paths.root, &rel, rec),
+                // null when the answer is about another commit.
+                "edited_in_work_tree": self.at_indexed_head(&snap)?.then(|| {
+                    crate::search::edited_in_work_tree(&self.core.paths.root, &rel, rec)
+                }),
             }))
         })
     }
@@ -1029,9 +1041,11 @@ fn worktree_state(
     let mut state = indexed.clone();
     for (path, rec) in indexed {
         let Some(lang) = rec.language else { continue };
-        match work_tree_file(root, path, rec.blob) {
+        match work_tree_file(root, path, rec.blob, rec.size) {
             Ok(WorkTreeFile::Same) => {}
-            Ok(WorkTreeFile::Edited(bytes)) => {
+            Ok(WorkTreeFile::Edited) => {
+                let bytes = std::fs::read(root.join(path))
+                    .map_err(|e| anyhow::anyhow!("could not read {path} in the work tree: {e}"))?;
                 let facts = sno_extract::extract(lang, &bytes);
                 let new = sno_actors::record::parsed_record(
                     path,
