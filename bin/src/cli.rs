@@ -74,6 +74,22 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Move the index back to the state of an earlier indexed commit.
+    ///
+    /// Nothing is reparsed and nothing journaled is rewritten: one
+    /// `RolledBack` event takes the views back to that commit's state (a
+    /// replay of the journal passes through it). Answers then come from that
+    /// state; `sno init` indexes forward to HEAD again. While `sno serve`'s
+    /// daemon follows HEAD, the rollback stays until HEAD moves.
+    Rollback {
+        /// The commit-ish to go back to (it must have been indexed).
+        #[arg(long)]
+        to: String,
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// A context package for a question: ranked symbols (lexical, semantic,
     /// structural and history signals) with their source, in a token budget,
     /// under a header that says how far to trust it.
@@ -366,6 +382,7 @@ impl Command {
             | Command::Status { json, .. }
             | Command::Doctor { json, .. }
             | Command::Replay { json, .. }
+            | Command::Rollback { json, .. }
             | Command::Watch { json, .. } => *json,
             Command::Journal {
                 command: JournalCommand::Log { json, .. } | JournalCommand::Verify { json, .. },
@@ -402,6 +419,7 @@ impl Command {
             | Command::Status { path, .. }
             | Command::Doctor { path, .. }
             | Command::Replay { path, .. }
+            | Command::Rollback { path, .. }
             | Command::Serve { path }
             | Command::Daemon { path }
             | Command::Watch { path, .. }

@@ -29,6 +29,7 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
         Command::Status { path, json } => status(&path, json),
         Command::Doctor { path, repair, json } => doctor(&path, repair, json),
         Command::Replay { to, path, json } => replay(&path, &to, json),
+        Command::Rollback { to, path, json } => rollback(&path, &to, json),
         Command::Journal {
             command: JournalCommand::Log { path, tail, json },
         } => journal_log(&path, tail, json),
@@ -497,6 +498,52 @@ fn replay(path: &Path, to: &str, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn rollback(path: &Path, to: &str, json: bool) -> anyhow::Result<ExitCode> {
+    use sno_journal::rollback::{rollback_to, Rollback};
+    let paths = RepoPaths::discover(path)?;
+    let _one = one_writer_at_a_time(!json);
+    let _lock = WriterLock::acquire(&paths.sno_dir)?;
+    let journal = open_existing(&paths)?;
+    let commit = resolve_journaled(&paths, &journal, to)?;
+    let outcome = rollback_to(&journal, &commit)?;
+    let head = journal.head()?;
+    if json {
+        let (rolled_back, from, seq, files_changed) = match &outcome {
+            Rollback::AlreadyThere => (false, None, None, 0),
+            Rollback::Done {
+                seq,
+                from,
+                files_changed,
+            } => (true, *from, Some(seq.0), *files_changed),
+        };
+        print_json(&serde_json::json!({
+            "rolled_back": rolled_back,
+            "from": from.map(|c| c.to_hex()),
+            "to": commit.to_hex(),
+            "branch": head.as_ref().and_then(|h| h.branch.clone()),
+            "seq": seq,
+            "files_changed": files_changed,
+        }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    match outcome {
+        Rollback::AlreadyThere => {
+            crate::out::outln!("sno: the index is already at {}", commit.short())
+        }
+        Rollback::Done {
+            seq,
+            from,
+            files_changed,
+        } => crate::out::outln!(
+            "sno: rolled back from {} to {}: {files_changed} file(s) changed, journal seq {}; `sno init` indexes forward to HEAD again",
+            from.map(|c| c.short()).unwrap_or_else(|| "nothing".into()),
+            commit.short(),
+            seq.0
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// A commit-ish that the journal knows: full or abbreviated ids of journaled
 /// commits first (they may be gone from git), then anything git resolves.
 pub fn resolve_journaled(
@@ -566,6 +613,18 @@ fn journal_log(path: &Path, tail: usize, json: bool) -> anyhow::Result<ExitCode>
                 Event::LessonReviewed(r) => {
                     row["id"] = r.lesson.0.clone().into();
                     row["summary"] = (if r.approved { "approved" } else { "rejected" }).into();
+                }
+                Event::RolledBack(r) => {
+                    row["commit"] = r.to.to_hex().into();
+                    row["branch"] = r.branch.clone().into();
+                    row["from"] = r.from.map(|c| c.to_hex()).into();
+                    row["to"] = r.to.to_hex().into();
+                    row["file_deltas"] = r.deltas.len().into();
+                    row["summary"] = format!(
+                        "rolled back from {}",
+                        r.from.map(|c| c.short()).unwrap_or_else(|| "nothing".into())
+                    )
+                    .into();
                 }
             }
             row

@@ -236,6 +236,16 @@ struct FileRecordRef<'a> {
 /// An in-memory indexed state: every file's record, by path.
 pub type State = BTreeMap<String, FileRecord>;
 
+/// The deltas that take `old` to `new`, one per file that differs, in path
+/// order.
+pub fn diff_states(old: &State, new: &State) -> Vec<FileDelta> {
+    let paths: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+    paths
+        .into_iter()
+        .filter_map(|p| diff(p, old.get(p), new.get(p)))
+        .collect()
+}
+
 /// Applies a sequence of deltas to an in-memory state.
 pub fn apply_all(state: &mut State, deltas: &[FileDelta]) -> Result<(), ApplyError> {
     for d in deltas {

@@ -55,6 +55,10 @@ pub enum Event {
     LessonAnalysisSubmitted(LessonAnalysisSubmitted),
     /// A human approved or rejected a lesson.
     LessonReviewed(LessonReviewed),
+    /// The index was moved back to an earlier journaled commit's state
+    /// (`sno rollback`). Last in the enum: bincode tags variants by position,
+    /// so older records keep their meaning.
+    RolledBack(RolledBack),
 }
 
 impl Event {
@@ -68,6 +72,7 @@ impl Event {
             Event::LessonProposed(_) => "LessonProposed",
             Event::LessonAnalysisSubmitted(_) => "LessonAnalysisSubmitted",
             Event::LessonReviewed(_) => "LessonReviewed",
+            Event::RolledBack(_) => "RolledBack",
         }
     }
 
@@ -75,13 +80,27 @@ impl Event {
     pub fn deltas(&self) -> &[FileDelta] {
         match self {
             Event::CommitIndexed(c) => &c.deltas,
+            Event::RolledBack(r) => &r.deltas,
             _ => &[],
         }
     }
 
     /// Whether the event is agent memory (checkpoint, decision, lesson).
     pub fn is_memory(&self) -> bool {
-        !matches!(self, Event::CommitIndexed(_) | Event::BranchMoved(_))
+        !matches!(
+            self,
+            Event::CommitIndexed(_) | Event::BranchMoved(_) | Event::RolledBack(_)
+        )
+    }
+
+    /// The commit (and branch) the index is at after this event, for the
+    /// events that move the views.
+    pub fn indexed_commit(&self) -> Option<(CommitId, Option<&str>)> {
+        match self {
+            Event::CommitIndexed(c) => Some((c.commit, c.branch.as_deref())),
+            Event::RolledBack(r) => Some((r.to, r.branch.as_deref())),
+            _ => None,
+        }
     }
 }
 
@@ -98,6 +117,20 @@ pub struct CommitIndexed {
     pub time: i64,
     /// The indexed commit these deltas apply on top of (`None` for the first).
     pub base: Option<CommitId>,
+    pub deltas: Vec<FileDelta>,
+}
+
+/// See [`Event::RolledBack`]. The deltas take the views from the state
+/// before the event to the state at `to`, so replay treats it like a
+/// commit's deltas and nothing before it is rewritten.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug)]
+pub struct RolledBack {
+    /// The commit the index was at.
+    pub from: Option<CommitId>,
+    /// The journaled commit whose state the index is at now.
+    pub to: CommitId,
+    /// The branch recorded when `to` was indexed.
+    pub branch: Option<String>,
     pub deltas: Vec<FileDelta>,
 }
 

@@ -12,6 +12,7 @@ pub mod lock;
 pub mod memory;
 pub mod model;
 pub mod replay;
+pub mod rollback;
 pub mod session;
 pub mod store;
 pub mod teardown;

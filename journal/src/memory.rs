@@ -225,7 +225,7 @@ impl Memory {
                     l.review = Some(r.clone());
                 }
             }
-            Event::CommitIndexed(_) | Event::BranchMoved(_) => {}
+            Event::CommitIndexed(_) | Event::BranchMoved(_) | Event::RolledBack(_) => {}
         }
     }
 

@@ -3,7 +3,6 @@
 
 use crate::delta::{apply_all, State};
 use crate::error::JournalError;
-use crate::event::Event;
 use crate::model::{CommitId, Seq};
 use crate::store::{IndexedHead, Journal};
 
@@ -25,10 +24,10 @@ pub fn replay_to_seq(
     let mut head = None;
     for (seq, env) in journal.events(Seq(0), Some(Seq(to.0 + 1)))? {
         apply_all(&mut state, env.event.deltas())?;
-        if let Event::CommitIndexed(c) = &env.event {
+        if let Some((commit, branch)) = env.event.indexed_commit() {
             head = Some(IndexedHead {
-                commit: c.commit,
-                branch: c.branch.clone(),
+                commit,
+                branch: branch.map(str::to_string),
                 seq,
             });
         }

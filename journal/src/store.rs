@@ -13,7 +13,8 @@ use crate::audit::{AuditEntry, AuditRecord};
 use crate::delta::{self, State};
 use crate::error::JournalError;
 use crate::event::{
-    decode_value, encode_value, record_hash, CommitIndexed, Envelope, Event, FORMAT_VERSION,
+    decode_value, encode_value, record_hash, CommitIndexed, Envelope, Event, RolledBack,
+    FORMAT_VERSION,
 };
 use crate::lock::holder_pid;
 use crate::memory::Memory;
@@ -189,6 +190,27 @@ impl Journal {
         memory: Vec<Event>,
         flush: Flush,
     ) -> Result<Seq, JournalError> {
+        self.append_moving_views(Event::CommitIndexed(ev), memory, flush)
+    }
+
+    /// Appends a `RolledBack` event and moves the views to its target state
+    /// in one transaction; the head becomes `rb.to`.
+    pub fn append_rollback(&self, rb: RolledBack) -> Result<Seq, JournalError> {
+        self.append_moving_views(Event::RolledBack(rb), Vec::new(), Flush::Durable)
+    }
+
+    /// An event that moves the views (a commit's or a rollback's deltas) and
+    /// the head, with its memory events, in one transaction.
+    fn append_moving_views(
+        &self,
+        event: Event,
+        memory: Vec<Event>,
+        flush: Flush,
+    ) -> Result<Seq, JournalError> {
+        let (commit, branch) = match event.indexed_commit() {
+            Some((c, b)) => (c, b.map(str::to_string)),
+            None => unreachable!("only events that move the views come here"),
+        };
         let mut tx = self.db.begin_write()?;
         if flush == Flush::Deferred {
             // Refused only for multi-process databases, which this is not;
@@ -198,8 +220,8 @@ impl Journal {
         let seq;
         {
             let mut files = tx.open_table(FILES)?;
-            let mut olds = Vec::with_capacity(ev.deltas.len());
-            for d in &ev.deltas {
+            let mut olds = Vec::with_capacity(event.deltas().len());
+            for d in event.deltas() {
                 olds.push(
                     files
                         .get(d.path.as_str())?
@@ -207,20 +229,16 @@ impl Journal {
                         .transpose()?,
                 );
             }
-            let commit = ev.commit;
-            let branch = ev.branch.clone();
             let mut events = tx.open_table(EVENTS)?;
             let (next, prev_hash) = next_event_position(&events)?;
             let env = Envelope {
                 version: FORMAT_VERSION,
                 prev_hash,
                 written_ms: now_ms(),
-                event: Event::CommitIndexed(ev),
+                event,
             };
-            let Event::CommitIndexed(ev) = &env.event else {
-                unreachable!("built above")
-            };
-            let env_deltas = ev.deltas.len();
+            let deltas = env.event.deltas();
+            let env_deltas = deltas.len();
             // The record's bytes are made on a second core while this one
             // makes each new view and inserts it at once, so no more than
             // one view's bytes are held beside the record. A first index
@@ -229,7 +247,7 @@ impl Journal {
             let record = std::thread::scope(|scope| {
                 let record = scope.spawn(|| env.encode());
                 let views = (|| {
-                    for (old, d) in olds.into_iter().zip(&ev.deltas) {
+                    for (old, d) in olds.into_iter().zip(deltas) {
                         let view = match old {
                             None => delta::encode_added_view(d),
                             Some(_) => None,

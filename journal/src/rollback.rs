@@ -1,0 +1,159 @@
+//! Rollback: the index goes back to the state of an earlier journaled
+//! commit, without reparsing, by appending one event. Nothing before it is
+//! rewritten: the `RolledBack` event carries the deltas from the state before
+//! it to the target state, so replaying the journal passes through every
+//! state the index was ever in, the rollback included.
+
+use crate::delta::diff_states;
+use crate::event::RolledBack;
+use crate::model::{CommitId, Seq};
+use crate::replay::{replay_to_seq, ReplayError};
+use crate::store::Journal;
+
+/// What a rollback did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rollback {
+    /// The index was already at that commit: nothing was written.
+    AlreadyThere,
+    /// The event was appended.
+    Done {
+        /// The event's position.
+        seq: Seq,
+        /// The commit the index was at.
+        from: Option<CommitId>,
+        /// Files whose view changed.
+        files_changed: usize,
+    },
+}
+
+/// Moves the index to the state it had when `to` was indexed. The caller
+/// holds the writer lock: the state read here must still be the head's
+/// when the event is appended.
+pub fn rollback_to(journal: &Journal, to: &CommitId) -> Result<Rollback, ReplayError> {
+    let head = journal.head()?;
+    if head.as_ref().is_some_and(|h| h.commit == *to) {
+        return Ok(Rollback::AlreadyThere);
+    }
+    let seq = journal
+        .seq_of_commit(to)?
+        .ok_or_else(|| ReplayError::UnknownCommit(to.to_hex()))?;
+    let (target, target_head) = replay_to_seq(journal, seq)?;
+    let current = journal.load_state()?;
+    let deltas = diff_states(&current, &target);
+    let files_changed = deltas.len();
+    let from = head.map(|h| h.commit);
+    let seq = journal.append_rollback(RolledBack {
+        from,
+        to: *to,
+        branch: target_head.and_then(|h| h.branch),
+        deltas,
+    })?;
+    Ok(Rollback::Done {
+        seq,
+        from,
+        files_changed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delta::digest;
+    use crate::event::{CommitIndexed, FileChange, FileDelta, FileMeta};
+    use crate::model::*;
+    use crate::replay::{replay_all, replay_to_commit};
+
+    fn add(path: &str, b: u8) -> FileDelta {
+        FileDelta {
+            path: path.into(),
+            change: FileChange::Added(FileMeta {
+                blob: BlobId([b; 20]),
+                language: Some(Language::Python),
+                size: 1,
+                lines: 1,
+                state: FileState::Parsed,
+                diagnostics: vec![],
+                refs: FileRefs::default(),
+            }),
+            symbols_removed: vec![],
+            symbols_added: vec![],
+            edges_removed: vec![],
+            edges_added: vec![],
+        }
+    }
+
+    fn commit(n: u8, deltas: Vec<FileDelta>) -> CommitIndexed {
+        CommitIndexed {
+            commit: CommitId([n; 20]),
+            parents: vec![],
+            branch: Some(format!("b{n}")),
+            summary: format!("c{n}"),
+            time: 0,
+            base: None,
+            deltas,
+        }
+    }
+
+    #[test]
+    fn a_rollback_is_one_more_event_and_replays_like_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        j.append_commit(commit(1, vec![add("a.py", 1)])).unwrap();
+        j.append_commit(commit(2, vec![add("b.py", 2)])).unwrap();
+        let deleted = FileDelta {
+            change: FileChange::Deleted,
+            ..add("a.py", 1)
+        };
+        j.append_commit(commit(3, vec![add("c.py", 3), deleted]))
+            .unwrap();
+        let at1 = replay_to_commit(&j, &CommitId([1; 20])).unwrap();
+        let before: Vec<_> = j.events(Seq(0), None).unwrap();
+
+        let done = rollback_to(&j, &CommitId([1; 20])).unwrap();
+        let Rollback::Done {
+            seq,
+            from,
+            files_changed,
+        } = done
+        else {
+            panic!("{done:?}")
+        };
+        assert_eq!(seq, Seq(3));
+        assert_eq!(from, Some(CommitId([3; 20])));
+        assert_eq!(files_changed, 3, "a.py back, b.py and c.py gone");
+        // The views, the head and a replay of the whole journal all agree.
+        assert_eq!(digest(&j.load_state().unwrap()), digest(&at1));
+        let head = j.head().unwrap().unwrap();
+        assert_eq!((head.commit, head.seq), (CommitId([1; 20]), Seq(3)));
+        assert_eq!(head.branch.as_deref(), Some("b1"));
+        let (replayed, replay_head) = replay_all(&j).unwrap();
+        assert_eq!(replayed, at1);
+        assert_eq!(replay_head, Some(head));
+        assert!(crate::verify::verify(&j).problems.is_empty());
+        // Nothing before it changed, and the later states still replay.
+        let after = j.events(Seq(0), None).unwrap();
+        assert_eq!(&after[..3], &before[..]);
+        assert_eq!(
+            replay_to_commit(&j, &CommitId([3; 20])).unwrap().len(),
+            2,
+            "b.py and c.py at commit 3"
+        );
+        // Again: nothing to do. Unknown: an error, nothing written.
+        assert_eq!(
+            rollback_to(&j, &CommitId([1; 20])).unwrap(),
+            Rollback::AlreadyThere
+        );
+        assert!(matches!(
+            rollback_to(&j, &CommitId([9; 20])),
+            Err(ReplayError::UnknownCommit(_))
+        ));
+        assert_eq!(j.len().unwrap(), 4);
+        // Forward again to a later state.
+        rollback_to(&j, &CommitId([3; 20])).unwrap();
+        assert_eq!(
+            digest(&j.load_state().unwrap()),
+            digest(&replay_to_commit(&j, &CommitId([3; 20])).unwrap())
+        );
+        assert!(crate::verify::verify(&j).problems.is_empty());
+    }
+}
