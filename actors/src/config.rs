@@ -78,6 +78,8 @@ pub struct IndexConfig {
     pub serve: ServeConfig,
     /// The `[watch]` table.
     pub watch: WatchConfig,
+    /// The `[agent]` table: the LLM provider, if any.
+    pub agent: crate::agent::AgentConfig,
 }
 
 /// The `[watch]` table of `.sno/config.toml`: how the index follows the
@@ -153,6 +155,7 @@ impl Default for IndexConfig {
             model: None,
             serve: ServeConfig::default(),
             watch: WatchConfig::default(),
+            agent: Default::default(),
         }
     }
 }
@@ -191,6 +194,8 @@ struct ConfigFile {
     serve: ServeConfig,
     #[serde(default)]
     watch: WatchConfig,
+    #[serde(default)]
+    agent: crate::agent::AgentConfig,
 }
 
 /// A config file that cannot be used.
@@ -222,6 +227,7 @@ impl IndexConfig {
         cfg.model = file.search.model;
         cfg.serve = file.serve;
         cfg.watch = file.watch;
+        cfg.agent = file.agent;
         let s = file.index;
         if let Some(v) = s.max_file_size {
             cfg.max_file_size = v;

@@ -5,6 +5,7 @@
 //! `indexing`) so it is testable without a runtime; the actors (`parser`,
 //! `indexer`, `audit`, `supervisor`) only move messages and call it.
 pub mod admission;
+pub mod agent;
 pub mod audit;
 pub mod config;
 pub mod embedder;

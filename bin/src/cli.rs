@@ -341,6 +341,18 @@ pub enum LessonsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Draft analyses with the configured LLM provider (`[agent]` in
+    /// .sno/config.toml): for each lesson with none yet, or for ID, what
+    /// went wrong and the rule to follow. Drafts wait for a human's verdict
+    /// like any analysis.
+    Draft {
+        /// One lesson (drafted again even if it has an analysis).
+        id: Option<String>,
+        #[arg(long, default_value = ".")]
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Go through the lessons waiting for a verdict, one at a time.
     ///
     /// Each is shown with the revert it came from and the agents' analysis;
@@ -396,6 +408,7 @@ impl Command {
             Command::Lessons {
                 command:
                     LessonsCommand::List { json, .. }
+                    | LessonsCommand::Draft { json, .. }
                     | LessonsCommand::Approve { json, .. }
                     | LessonsCommand::Reject { json, .. },
             } => *json,
@@ -430,6 +443,7 @@ impl Command {
             | Command::Lessons {
                 command:
                     LessonsCommand::List { path, .. }
+                    | LessonsCommand::Draft { path, .. }
                     | LessonsCommand::Approve { path, .. }
                     | LessonsCommand::Reject { path, .. }
                     | LessonsCommand::Review { path },

@@ -80,6 +80,9 @@ pub fn run(cmd: Command) -> anyhow::Result<ExitCode> {
                 json,
             } => crate::memory_cmd::lessons_review(&path, &id, false, &note, json),
             LessonsCommand::Review { path } => crate::memory_cmd::lessons_review_interactive(&path),
+            LessonsCommand::Draft { id, path, json } => {
+                crate::memory_cmd::lessons_draft(&path, id.as_deref(), json)
+            }
         },
         Command::Map {
             max_tokens,

@@ -144,6 +144,9 @@ pub fn contract_of(err: &anyhow::Error) -> ErrorContract {
                 ReplayError::Journal(j) => journal_contract(j),
             };
         }
+        if let Some(e) = cause.downcast_ref::<sno_actors::agent::AgentError>() {
+            return agent_contract(e);
+        }
         if let Some(e) = cause.downcast_ref::<ConfigError>() {
             return ErrorContract::new(
                 "SNO-CONFIG",
@@ -175,4 +178,36 @@ pub fn contract_of(err: &anyhow::Error) -> ErrorContract {
         "This is unexpected; run with -vv for details and report it.",
         Fixability::Hard,
     )
+}
+
+pub fn agent_contract(e: &sno_actors::agent::AgentError) -> ErrorContract {
+    use sno_actors::agent::AgentError;
+    let (code, hint, fix) = match e {
+        AgentError::NotConfigured => (
+            "SNO-AGENT-OFF",
+            "Add an [agent] table to .sno/config.toml: endpoint (an OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1 for Ollama) and model; api_key_env names the variable holding the key. Lessons work without it: agents can submit analyses over MCP.",
+            Fixability::Easy,
+        ),
+        AgentError::MissingKey(_) => (
+            "SNO-AGENT-KEY",
+            "Export the variable `[agent] api_key_env` names, or remove api_key_env for a provider that needs no key.",
+            Fixability::Easy,
+        ),
+        AgentError::Unreachable { .. } => (
+            "SNO-AGENT-UNREACHABLE",
+            "Check that the provider runs and `[agent] endpoint` is right; nothing was written.",
+            Fixability::Medium,
+        ),
+        AgentError::Http { .. } => (
+            "SNO-AGENT-HTTP",
+            "The provider refused the request (model name, key, quota?); nothing was written.",
+            Fixability::Medium,
+        ),
+        AgentError::BadReply(_) => (
+            "SNO-AGENT-REPLY",
+            "The model did not answer with {\"analysis\", \"rule\"}; try again or another model. Nothing was written.",
+            Fixability::Medium,
+        ),
+    };
+    ErrorContract::new(code, e.to_string(), hint, fix)
 }

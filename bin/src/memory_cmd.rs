@@ -44,6 +44,16 @@ pub fn audit(path: &Path, tail: usize, json: bool) -> anyhow::Result<ExitCode> {
                 "retrieval {:?}: {} hits, top {:.3}, {} µs  session {}",
                 q.query, q.hits, q.top_score, q.latency_us, q.session
             ),
+            AuditEntry::LlmCall(c) => format!(
+                "llm       {} {} ({}): {} prompt + {} completion tokens, {} ms  {}",
+                c.purpose,
+                c.model,
+                c.endpoint,
+                c.prompt_tokens.map_or("?".into(), |t| t.to_string()),
+                c.completion_tokens.map_or("?".into(), |t| t.to_string()),
+                c.latency_ms,
+                c.error.as_deref().unwrap_or("ok")
+            ),
         };
         outln!("{}  {line}", r.time_ms);
     }
@@ -268,4 +278,144 @@ fn sno_step(args: &[&str]) -> Result<String, ExitCode> {
             Err(ExitCode::from(1))
         }
     }
+}
+
+/// `sno lessons draft`: analyses drafted by the configured LLM provider.
+/// Each draft is journaled as soon as it is made; the first failure stops
+/// the run and is reported (drafts already made stay).
+pub fn lessons_draft(path: &Path, id: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
+    use sno_actors::agent::{lesson_prompt, parse_draft, Provider, RevertFacts, LESSON_SYSTEM};
+    use sno_journal::memory::{Binding, LessonAnalysisSubmitted, LessonStatus};
+    let paths = RepoPaths::discover(path)?;
+    let config = sno_actors::config::IndexConfig::load(&paths.config())?;
+    let provider = Provider::from_config(&config.agent)?;
+    let journal = open_existing(&paths)?;
+    let memory = journal.memory()?;
+    let lessons: Vec<_> = match id {
+        Some(id) => vec![memory
+            .lesson(&MemoryId(id.to_string()))
+            .ok_or_else(|| unknown_lesson(id, &memory))?],
+        None => memory
+            .lessons
+            .iter()
+            .filter(|l| l.status == LessonStatus::Proposed)
+            .collect(),
+    };
+    let repo = sno_actors::git::GitRepo::open(&paths.root).ok();
+    let head = journal.head()?;
+    let mut drafted = Vec::new();
+    for lesson in lessons {
+        let p = &lesson.proposed;
+        let reverted = p.reverted;
+        let facts = RevertFacts {
+            summary: p.summary.clone(),
+            reverted_message: reverted
+                .and_then(|c| repo.as_ref()?.commit(c).ok())
+                .map(|c| c.summary),
+            files: p.files.clone(),
+            symbols: reverted
+                .map(|c| symbols_of_commit(&journal, c))
+                .transpose()?
+                .unwrap_or_default(),
+        };
+        if !json {
+            errln!(
+                "sno: drafting {} ({}) with {}",
+                p.id,
+                p.summary,
+                provider.model()
+            );
+        }
+        let started = std::time::Instant::now();
+        let answer = provider
+            .complete(LESSON_SYSTEM, &lesson_prompt(&facts))
+            .and_then(|c| parse_draft(&c.text).map(|d| (c, d)));
+        // Every call is audited, the failed ones too.
+        let (tokens, error) = match &answer {
+            Ok((c, _)) => ((c.prompt_tokens, c.completion_tokens), None),
+            Err(e) => ((None, None), Some(crate::failure::agent_contract(e).code)),
+        };
+        let audited = journal.record_audit(&sno_journal::audit::AuditRecord {
+            time_ms: crate::serve::core::now_ms(),
+            entry: AuditEntry::LlmCall(sno_journal::audit::LlmCall {
+                purpose: format!("lesson {}", p.id),
+                model: provider.model().to_string(),
+                endpoint: provider.endpoint().to_string(),
+                prompt_tokens: tokens.0,
+                completion_tokens: tokens.1,
+                latency_ms: started.elapsed().as_millis() as u64,
+                error: error.clone(),
+            }),
+        });
+        if let Err(e) = audited {
+            tracing::warn!(error = %e, "could not audit an LLM call");
+        }
+        let (completion, draft) = answer?;
+        journal.append_memory(Event::LessonAnalysisSubmitted(LessonAnalysisSubmitted {
+            lesson: p.id.clone(),
+            bound: Binding {
+                branch: head.as_ref().and_then(|h| h.branch.clone()),
+                commit: head.as_ref().map(|h| h.commit),
+                session: format!("agent:{}", provider.model()),
+            },
+            analysis: draft.analysis.clone(),
+            rule: draft.rule.clone(),
+        }))?;
+        drafted.push(serde_json::json!({
+            "id": p.id,
+            "analysis": draft.analysis,
+            "rule": draft.rule,
+            "model": provider.model(),
+            "prompt_tokens": completion.prompt_tokens,
+            "completion_tokens": completion.completion_tokens,
+            "latency_ms": completion.latency_ms,
+        }));
+        if !json {
+            outln!("{}  rule: {}", p.id, draft.rule);
+        }
+    }
+    if json {
+        print_json(&serde_json::json!({ "drafted": drafted }))?;
+    } else if drafted.is_empty() {
+        outln!("sno: no lesson waits for an analysis");
+    } else {
+        outln!(
+            "sno: {} draft(s) journaled; `sno lessons review` approves or rejects them",
+            drafted.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Qualified names of the symbols a journaled commit added or changed.
+fn symbols_of_commit(
+    journal: &sno_journal::Journal,
+    commit: sno_journal::model::CommitId,
+) -> anyhow::Result<Vec<String>> {
+    let Some(seq) = journal.seq_of_commit(&commit)? else {
+        return Ok(Vec::new());
+    };
+    let events = journal.events(seq, Some(sno_journal::model::Seq(seq.0 + 1)))?;
+    Ok(events
+        .iter()
+        .flat_map(|(_, env)| env.event.deltas())
+        .flat_map(|d| d.symbols_added.iter().map(|s| s.qualified_name.clone()))
+        .collect())
+}
+
+fn unknown_lesson(id: &str, memory: &sno_journal::memory::Memory) -> ErrorContract {
+    let mut c = ErrorContract::new(
+        "SNO-UNKNOWN-MEMORY",
+        format!("no lesson `{id}`"),
+        "Run `sno lessons list` for the lesson ids.",
+        Fixability::Trivial,
+    );
+    c.did_you_mean = memory
+        .lessons
+        .iter()
+        .map(|l| l.proposed.id.0.clone())
+        .filter(|l| l.starts_with(&id[..id.len().min(6)]))
+        .take(5)
+        .collect();
+    c
 }

@@ -19,6 +19,22 @@ pub enum AuditEntry {
     IndexRun(IndexRun),
     ToolCall(ToolCall),
     Retrieval(Retrieval),
+    /// Last: bincode tags variants by position.
+    LlmCall(LlmCall),
+}
+
+/// One call to an LLM provider (the agent's work).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug)]
+pub struct LlmCall {
+    /// What it was for, e.g. `lesson lsn_…`.
+    pub purpose: String,
+    pub model: String,
+    pub endpoint: String,
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub latency_ms: u64,
+    /// The error code, `None` when a usable answer came.
+    pub error: Option<String>,
 }
 
 /// One MCP tool call.

@@ -1,0 +1,321 @@
+//! The agent: optional LLM work through a provider. For now it drafts
+//! lesson analyses: for a revert, what went wrong and the rule agents should
+//! follow. A draft is only a proposal; a human approves or rejects the
+//! lesson (`sno lessons review`). With no provider configured, sno does
+//! everything else the same.
+//!
+//! Providers speak the OpenAI chat-completions protocol (OpenAI, a local
+//! Ollama or llama.cpp server, vLLM, LM Studio, ...). Building the prompt
+//! and reading the reply are pure functions ([`lesson_prompt`],
+//! [`parse_draft`]); [`Provider::complete`] is the one network call.
+
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+/// The `[agent]` table of `.sno/config.toml`.
+#[derive(Deserialize, Debug, Clone, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct AgentConfig {
+    /// The API's base URL, e.g. `https://api.openai.com/v1` or
+    /// `http://127.0.0.1:11434/v1` (Ollama). Unset: no agent.
+    pub endpoint: Option<String>,
+    /// The model name the provider knows.
+    pub model: Option<String>,
+    /// The environment variable holding the API key (none for local servers).
+    pub api_key_env: Option<String>,
+    /// Seconds to wait for an answer (default 120).
+    pub timeout_secs: Option<u64>,
+}
+
+/// Why the agent could not do its work. Nothing is written when it fails.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("no LLM provider is configured")]
+    NotConfigured,
+    #[error("the API key variable {0} is not set")]
+    MissingKey(String),
+    #[error("could not reach the LLM provider at {endpoint}: {detail}")]
+    Unreachable { endpoint: String, detail: String },
+    #[error("the LLM provider answered HTTP {status}: {body}")]
+    Http { status: u16, body: String },
+    #[error("the LLM provider's answer is not usable: {0}")]
+    BadReply(String),
+}
+
+/// A configured provider.
+#[derive(Clone, Debug)]
+pub struct Provider {
+    endpoint: String,
+    model: String,
+    key: Option<String>,
+    timeout: Duration,
+}
+
+/// One completion and what it cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub text: String,
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub latency_ms: u64,
+}
+
+impl Provider {
+    /// The provider of `config`, reading the API key from the environment.
+    pub fn from_config(config: &AgentConfig) -> Result<Provider, AgentError> {
+        let (Some(endpoint), Some(model)) = (&config.endpoint, &config.model) else {
+            return Err(AgentError::NotConfigured);
+        };
+        let key = match &config.api_key_env {
+            Some(var) => Some(
+                std::env::var(var)
+                    .ok()
+                    .filter(|k| !k.is_empty())
+                    .ok_or_else(|| AgentError::MissingKey(var.clone()))?,
+            ),
+            None => None,
+        };
+        Ok(Provider {
+            endpoint: endpoint.trim_end_matches('/').to_string(),
+            model: model.clone(),
+            key,
+            timeout: Duration::from_secs(config.timeout_secs.unwrap_or(120).max(1)),
+        })
+    }
+
+    /// The model's name.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// Where requests go.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// One chat completion: a system message and a user message.
+    pub fn complete(&self, system: &str, user: &str) -> Result<Completion, AgentError> {
+        let url = format!("{}/chat/completions", self.endpoint);
+        let body = serde_json::json!({
+            "model": self.model,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
+            ],
+        });
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(self.timeout))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let mut request = agent.post(&url).header("content-type", "application/json");
+        if let Some(key) = &self.key {
+            request = request.header("authorization", &format!("Bearer {key}"));
+        }
+        let started = Instant::now();
+        let mut response = request
+            .send_json(&body)
+            .map_err(|e| AgentError::Unreachable {
+                endpoint: self.endpoint.clone(),
+                detail: e.to_string(),
+            })?;
+        let status = response.status().as_u16();
+        let text = response
+            .body_mut()
+            .with_config()
+            .limit(4 * 1024 * 1024)
+            .read_to_string()
+            .map_err(|e| AgentError::BadReply(format!("reading the answer: {e}")))?;
+        if !(200..300).contains(&status) {
+            let body: String = text.chars().take(300).collect();
+            return Err(AgentError::Http { status, body });
+        }
+        let mut completion = parse_completion(&text)?;
+        completion.latency_ms = started.elapsed().as_millis() as u64;
+        Ok(completion)
+    }
+}
+
+/// Reads a chat-completions answer.
+pub fn parse_completion(body: &str) -> Result<Completion, AgentError> {
+    let v: serde_json::Value =
+        serde_json::from_str(body).map_err(|e| AgentError::BadReply(format!("not JSON ({e})")))?;
+    let text = v["choices"][0]["message"]["content"]
+        .as_str()
+        .ok_or_else(|| AgentError::BadReply("no choices[0].message.content".into()))?;
+    Ok(Completion {
+        text: text.to_string(),
+        prompt_tokens: v["usage"]["prompt_tokens"].as_u64(),
+        completion_tokens: v["usage"]["completion_tokens"].as_u64(),
+        latency_ms: 0,
+    })
+}
+
+/// What the agent is told to do with a revert.
+pub const LESSON_SYSTEM: &str = "You review reverted changes in a software repository so that \
+coding agents do not repeat them. Answer with one JSON object and nothing else: \
+{\"analysis\": \"...\", \"rule\": \"...\"}. `analysis`: two to four sentences on what the \
+reverted change did and why it was likely reverted, from the evidence given only. `rule`: one \
+imperative sentence an agent should follow when editing these files.";
+
+/// Everything known about one revert, for the prompt.
+#[derive(Clone, Debug, Default)]
+pub struct RevertFacts {
+    /// The revert commit's summary line.
+    pub summary: String,
+    /// The reverted commit's full message, when known.
+    pub reverted_message: Option<String>,
+    /// Files the revert changed.
+    pub files: Vec<String>,
+    /// Symbols the reverted commit added, removed or changed (qualified
+    /// names), as the journal recorded them.
+    pub symbols: Vec<String>,
+}
+
+/// The user message for a revert (bounded: long lists are cut).
+pub fn lesson_prompt(f: &RevertFacts) -> String {
+    let mut s = format!("Revert commit: {}\n", f.summary);
+    if let Some(m) = &f.reverted_message {
+        let m: String = m.chars().take(2000).collect();
+        s.push_str(&format!("Message of the reverted commit:\n{}\n", m.trim()));
+    }
+    let list = |items: &[String]| {
+        let shown: Vec<&str> = items.iter().take(40).map(String::as_str).collect();
+        let more = items.len().saturating_sub(shown.len());
+        let mut l = shown.join(", ");
+        if more > 0 {
+            l.push_str(&format!(" and {more} more"));
+        }
+        l
+    };
+    s.push_str(&format!("Files the revert changed: {}\n", list(&f.files)));
+    if !f.symbols.is_empty() {
+        s.push_str(&format!(
+            "Symbols the reverted change touched: {}\n",
+            list(&f.symbols)
+        ));
+    }
+    s
+}
+
+/// A drafted analysis.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Draft {
+    pub analysis: String,
+    /// One line.
+    pub rule: String,
+}
+
+/// Reads the model's answer: a JSON object with `analysis` and `rule`,
+/// possibly inside a fenced block or after some words.
+pub fn parse_draft(text: &str) -> Result<Draft, AgentError> {
+    let start = text.find('{');
+    let end = text.rfind('}');
+    let (Some(start), Some(end)) = (start, end) else {
+        return Err(AgentError::BadReply("no JSON object in the answer".into()));
+    };
+    if end < start {
+        return Err(AgentError::BadReply("no JSON object in the answer".into()));
+    }
+    let v: serde_json::Value = serde_json::from_str(&text[start..=end])
+        .map_err(|e| AgentError::BadReply(format!("the JSON object does not parse ({e})")))?;
+    let field = |k: &str| {
+        v[k].as_str()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| AgentError::BadReply(format!("`{k}` is missing or empty")))
+    };
+    let analysis = field("analysis")?;
+    let rule = field("rule")?;
+    let rule = rule.split_whitespace().collect::<Vec<_>>().join(" ");
+    Ok(Draft { analysis, rule })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drafts_are_read_from_fenced_or_chatty_answers_and_bad_ones_refused() {
+        let d = parse_draft(
+            "Sure!\n```json\n{\"analysis\": \"It cached config.\", \"rule\": \"Do not cache\\n config.\"}\n```",
+        )
+        .unwrap();
+        assert_eq!(d.analysis, "It cached config.");
+        assert_eq!(d.rule, "Do not cache config.", "one line");
+        for bad in [
+            "no object here",
+            "{\"analysis\": \"x\"}",
+            "{\"analysis\": \"x\", \"rule\": \"  \"}",
+            "{not json}",
+            "} {",
+        ] {
+            assert!(
+                matches!(parse_draft(bad), Err(AgentError::BadReply(_))),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn completions_carry_text_and_usage() {
+        let c = parse_completion(
+            r#"{"choices":[{"message":{"role":"assistant","content":"hi"}}],"usage":{"prompt_tokens":12,"completion_tokens":3}}"#,
+        )
+        .unwrap();
+        assert_eq!(c.text, "hi");
+        assert_eq!((c.prompt_tokens, c.completion_tokens), (Some(12), Some(3)));
+        assert!(matches!(
+            parse_completion(r#"{"error": "x"}"#),
+            Err(AgentError::BadReply(_))
+        ));
+    }
+
+    #[test]
+    fn the_prompt_names_the_revert_and_bounds_its_lists() {
+        let files: Vec<String> = (0..100).map(|i| format!("f{i}.py")).collect();
+        let p = lesson_prompt(&RevertFacts {
+            summary: "Revert \"Cache config\"".into(),
+            reverted_message: Some("Cache config\n\nFaster start.".into()),
+            files,
+            symbols: vec!["Config.load".into()],
+        });
+        assert!(p.contains("Revert \"Cache config\""));
+        assert!(p.contains("Faster start."));
+        assert!(p.contains("f39.py") && !p.contains("f40.py"));
+        assert!(p.contains("and 60 more"));
+        assert!(p.contains("Config.load"));
+    }
+
+    #[test]
+    fn a_provider_needs_an_endpoint_a_model_and_its_key() {
+        assert!(matches!(
+            Provider::from_config(&AgentConfig::default()),
+            Err(AgentError::NotConfigured)
+        ));
+        let c = AgentConfig {
+            endpoint: Some("http://127.0.0.1:1/v1/".into()),
+            model: Some("m".into()),
+            api_key_env: Some("SNO_TEST_SURELY_UNSET_KEY".into()),
+            timeout_secs: None,
+        };
+        assert!(matches!(
+            Provider::from_config(&c),
+            Err(AgentError::MissingKey(_))
+        ));
+        let p = Provider::from_config(&AgentConfig {
+            api_key_env: None,
+            ..c
+        })
+        .unwrap();
+        assert_eq!(p.endpoint(), "http://127.0.0.1:1/v1");
+        // Nothing listens on port 1: a clear error, not a hang.
+        assert!(matches!(
+            p.complete("s", "u"),
+            Err(AgentError::Unreachable { .. })
+        ));
+    }
+}

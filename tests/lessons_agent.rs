@@ -1,0 +1,263 @@
+//! `sno lessons draft`: the configured LLM provider drafts a lesson's
+//! analysis. The provider is a scripted HTTP server on 127.0.0.1 inside the
+//! test; nothing reaches the internet.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::mpsc::Receiver;
+
+use serde_json::{json, Value};
+use support::*;
+
+/// One request the scripted provider saw.
+struct Seen {
+    request_line: String,
+    headers: Vec<(String, String)>,
+    body: Value,
+}
+
+/// Serves `replies` in order (status, body), one connection each; what it
+/// was asked comes out of the receiver.
+fn provider(replies: Vec<(u16, String)>) -> (String, Receiver<Seen>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for (status, reply) in replies {
+            let Ok((stream, _)) = listener.accept() else {
+                return;
+            };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line).unwrap();
+            let mut headers = Vec::new();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                let (k, v) = line.split_once(':').unwrap();
+                headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+            }
+            let header = |k: &str| headers.iter().find(|(h, _)| h == k).map(|(_, v)| v.clone());
+            let mut body = Vec::new();
+            if let Some(n) = header("content-length") {
+                body.resize(n.parse().unwrap(), 0);
+                reader.read_exact(&mut body).unwrap();
+            } else if header("transfer-encoding").as_deref() == Some("chunked") {
+                loop {
+                    let mut size = String::new();
+                    reader.read_line(&mut size).unwrap();
+                    let n = usize::from_str_radix(size.trim(), 16).unwrap();
+                    let mut chunk = vec![0; n + 2];
+                    reader.read_exact(&mut chunk).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    body.extend_from_slice(&chunk[..n]);
+                }
+            }
+            let _ = tx.send(Seen {
+                request_line: request_line.trim_end().to_string(),
+                headers,
+                body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+            });
+            let mut out = stream;
+            let _ = write!(
+                out,
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    (url, rx)
+}
+
+fn completion(content: &str) -> String {
+    json!({
+        "choices": [{"message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 30},
+    })
+    .to_string()
+}
+
+/// A repository whose last commit reverts the one before: one lesson.
+fn with_a_revert() -> Repo {
+    let repo = Repo::new();
+    repo.write("app/config.py", "def load(path):\n    return read(path)\n");
+    repo.commit("config loader");
+    repo.write(
+        "app/config.py",
+        "CACHE = {}\n\ndef load(path):\n    return CACHE.setdefault(path, read(path))\n\ndef cached_load(path):\n    return load(path)\n",
+    );
+    repo.commit("Cache loaded config");
+    repo.git(&["revert", "--no-edit", "HEAD"]);
+    repo.sno_json(&["init", "--json"]);
+    repo
+}
+
+fn configure(repo: &Repo, endpoint: &str) {
+    std::fs::write(
+        repo.path().join(".sno/config.toml"),
+        format!("[agent]\nendpoint = \"{endpoint}\"\nmodel = \"test-model\"\napi_key_env = \"SNO_TEST_AGENT_KEY\"\n"),
+    )
+    .unwrap();
+}
+
+fn lessons(repo: &Repo) -> Vec<Value> {
+    repo.sno_json(&["lessons", "list", "--json"])
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn the_provider_drafts_and_a_human_still_decides() {
+    let repo = with_a_revert();
+    let before = lessons(&repo);
+    assert_eq!(before.len(), 1);
+    assert_eq!(before[0]["status"], "proposed", "{before:?}");
+    let (url, seen) = provider(vec![(
+        200,
+        completion("```json\n{\"analysis\": \"The change cached loaded config forever, so edits to the file were never seen.\", \"rule\": \"Do not cache config without invalidation.\"}\n```"),
+    )]);
+    configure(&repo, &url);
+
+    let out = sno_in(
+        repo.path(),
+        &["lessons", "draft", "--json"],
+        &[("SNO_TEST_AGENT_KEY", "sk-test")],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["drafted"][0]["rule"],
+        "Do not cache config without invalidation."
+    );
+    assert_eq!(v["drafted"][0]["prompt_tokens"], 120);
+
+    // What the provider was asked.
+    let asked = seen.recv().unwrap();
+    assert_eq!(asked.request_line, "POST /v1/chat/completions HTTP/1.1");
+    assert!(asked
+        .headers
+        .contains(&("authorization".into(), "Bearer sk-test".into())));
+    assert_eq!(asked.body["model"], "test-model");
+    let user = asked.body["messages"][1]["content"].as_str().unwrap();
+    assert!(user.contains("Revert \"Cache loaded config\""), "{user}");
+    assert!(user.contains("app/config.py"), "{user}");
+    assert!(
+        user.contains("Cache loaded config"),
+        "the reverted commit: {user}"
+    );
+    assert!(
+        user.contains("cached_load"),
+        "its symbols, from the journal: {user}"
+    );
+
+    // Journaled as an analysis; the lesson waits for a human.
+    let after = lessons(&repo);
+    assert_eq!(after[0]["status"], "analysed");
+    assert_eq!(
+        after[0]["analyses"][0]["rule"],
+        "Do not cache config without invalidation."
+    );
+    assert_eq!(
+        after[0]["analyses"][0]["bound"]["session"],
+        "agent:test-model"
+    );
+    let id = after[0]["id"].as_str().unwrap().to_string();
+    repo.sno_json(&["lessons", "approve", &id, "--json"]);
+    assert_eq!(lessons(&repo)[0]["status"], "approved");
+
+    // The call is in the audit trail, with its tokens.
+    let audit = repo.sno_json(&["audit", "--json"]);
+    let calls: Vec<&Value> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["entry"].get("LlmCall"))
+        .collect();
+    assert_eq!(calls.len(), 1, "{audit}");
+    assert_eq!(calls[0]["model"], "test-model");
+    assert_eq!(calls[0]["prompt_tokens"], 120);
+    assert!(calls[0]["error"].is_null());
+
+    // Nothing left to draft: no request is made.
+    let out = sno_in(
+        repo.path(),
+        &["lessons", "draft", "--json"],
+        &[("SNO_TEST_AGENT_KEY", "sk-test")],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["drafted"], json!([]));
+}
+
+#[test]
+fn a_provider_that_fails_writes_nothing_and_says_why() {
+    let repo = with_a_revert();
+    let events = |r: &Repo| {
+        r.sno_json(&["journal", "log", "--json", "--tail", "1000"])
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let n = events(&repo);
+    let key = [("SNO_TEST_AGENT_KEY", "sk-test")];
+
+    // Not configured.
+    let out = sno_in(repo.path(), &["lessons", "draft"], &key);
+    assert_error_code(&out, "SNO-AGENT-OFF");
+
+    // An HTTP error, then an answer that is not a draft.
+    let (url, _seen) = provider(vec![
+        (500, "{\"error\": \"model overloaded\"}".into()),
+        (
+            200,
+            completion("I think it was reverted because of caching."),
+        ),
+    ]);
+    configure(&repo, &url);
+    let out = sno_in(repo.path(), &["lessons", "draft"], &key);
+    assert_error_code(&out, "SNO-AGENT-HTTP");
+    assert!(
+        stderr(&out).contains("model overloaded"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sno_in(repo.path(), &["lessons", "draft"], &key);
+    assert_error_code(&out, "SNO-AGENT-REPLY");
+
+    // No key in the environment.
+    let out = sno_in(repo.path(), &["lessons", "draft"], &[]);
+    assert_error_code(&out, "SNO-AGENT-KEY");
+
+    // Nobody listening.
+    let dead = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", dead.local_addr().unwrap());
+    drop(dead);
+    configure(&repo, &url);
+    let out = sno_in(repo.path(), &["lessons", "draft"], &key);
+    assert_error_code(&out, "SNO-AGENT-UNREACHABLE");
+
+    assert_eq!(events(&repo), n, "no event was written");
+    // The failed calls are audited with their error codes.
+    let audit = repo.sno_json(&["audit", "--json"]);
+    let errors: Vec<String> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["entry"].get("LlmCall"))
+        .map(|c| c["error"].as_str().unwrap_or("ok").to_string())
+        .collect();
+    assert_eq!(
+        errors,
+        ["SNO-AGENT-HTTP", "SNO-AGENT-REPLY", "SNO-AGENT-UNREACHABLE"]
+    );
+    assert_eq!(lessons(&repo)[0]["status"], "proposed");
+}
