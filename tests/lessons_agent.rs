@@ -261,3 +261,41 @@ fn a_provider_that_fails_writes_nothing_and_says_why() {
     );
     assert_eq!(lessons(&repo)[0]["status"], "proposed");
 }
+
+#[test]
+fn an_anthropic_provider_speaks_its_own_protocol() {
+    let repo = with_a_revert();
+    let reply = json!({
+        "content": [{"type": "text", "text": "{\"analysis\": \"Caching hid config edits.\", \"rule\": \"Invalidate cached config on change.\"}"}],
+        "usage": {"input_tokens": 90, "output_tokens": 20},
+    })
+    .to_string();
+    let (url, seen) = provider(vec![(200, reply)]);
+    std::fs::write(
+        repo.path().join(".sno/config.toml"),
+        format!("[agent]\nprotocol = \"anthropic\"\nendpoint = \"{url}\"\nmodel = \"claude-test\"\napi_key_env = \"SNO_TEST_AGENT_KEY\"\n"),
+    )
+    .unwrap();
+    let out = sno_in(
+        repo.path(),
+        &["lessons", "draft", "--json"],
+        &[("SNO_TEST_AGENT_KEY", "ak-test")],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["drafted"][0]["rule"],
+        "Invalidate cached config on change."
+    );
+    assert_eq!(v["drafted"][0]["completion_tokens"], 20);
+    let asked = seen.recv().unwrap();
+    assert_eq!(asked.request_line, "POST /v1/messages HTTP/1.1");
+    assert!(asked
+        .headers
+        .contains(&("x-api-key".into(), "ak-test".into())));
+    assert!(asked.headers.iter().any(|(k, _)| k == "anthropic-version"));
+    assert!(!asked.headers.iter().any(|(k, _)| k == "authorization"));
+    assert_eq!(asked.body["model"], "claude-test");
+    assert!(asked.body["system"].as_str().unwrap().contains("\"rule\""));
+    assert_eq!(lessons(&repo)[0]["status"], "analysed");
+}

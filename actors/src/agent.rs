@@ -5,9 +5,11 @@
 //! everything else the same.
 //!
 //! Providers speak the OpenAI chat-completions protocol (OpenAI, a local
-//! Ollama or llama.cpp server, vLLM, LM Studio, ...). Building the prompt
-//! and reading the reply are pure functions ([`lesson_prompt`],
-//! [`parse_draft`]); [`Provider::complete`] is the one network call.
+//! Ollama or llama.cpp server, vLLM, LM Studio, ...) or Anthropic's
+//! messages protocol (`protocol = "anthropic"`). Building the prompt and
+//! reading the reply are pure functions ([`lesson_prompt`],
+//! [`parse_completion`], [`parse_draft`]); [`Provider::complete`] is the one
+//! network call.
 
 use std::time::{Duration, Instant};
 
@@ -26,6 +28,17 @@ pub struct AgentConfig {
     pub api_key_env: Option<String>,
     /// Seconds to wait for an answer (default 120).
     pub timeout_secs: Option<u64>,
+    /// `openai` (chat completions, the default) or `anthropic` (messages).
+    pub protocol: Option<String>,
+}
+
+/// The wire protocol of a provider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// `POST {endpoint}/chat/completions`, a bearer key.
+    OpenAi,
+    /// `POST {endpoint}/messages`, an `x-api-key`.
+    Anthropic,
 }
 
 /// Why the agent could not do its work. Nothing is written when it fails.
@@ -33,6 +46,8 @@ pub struct AgentConfig {
 pub enum AgentError {
     #[error("no LLM provider is configured")]
     NotConfigured,
+    #[error("unknown [agent] protocol `{0}` (openai or anthropic)")]
+    UnknownProtocol(String),
     #[error("the API key variable {0} is not set")]
     MissingKey(String),
     #[error("could not reach the LLM provider at {endpoint}: {detail}")]
@@ -46,6 +61,7 @@ pub enum AgentError {
 /// A configured provider.
 #[derive(Clone, Debug)]
 pub struct Provider {
+    protocol: Protocol,
     endpoint: String,
     model: String,
     key: Option<String>,
@@ -67,6 +83,11 @@ impl Provider {
         let (Some(endpoint), Some(model)) = (&config.endpoint, &config.model) else {
             return Err(AgentError::NotConfigured);
         };
+        let protocol = match config.protocol.as_deref() {
+            None | Some("openai") => Protocol::OpenAi,
+            Some("anthropic") => Protocol::Anthropic,
+            Some(other) => return Err(AgentError::UnknownProtocol(other.to_string())),
+        };
         let key = match &config.api_key_env {
             Some(var) => Some(
                 std::env::var(var)
@@ -77,6 +98,7 @@ impl Provider {
             None => None,
         };
         Ok(Provider {
+            protocol,
             endpoint: endpoint.trim_end_matches('/').to_string(),
             model: model.clone(),
             key,
@@ -96,23 +118,46 @@ impl Provider {
 
     /// One chat completion: a system message and a user message.
     pub fn complete(&self, system: &str, user: &str) -> Result<Completion, AgentError> {
-        let url = format!("{}/chat/completions", self.endpoint);
-        let body = serde_json::json!({
-            "model": self.model,
-            "temperature": 0,
-            "messages": [
-                {"role": "system", "content": system},
-                {"role": "user", "content": user},
-            ],
-        });
+        let (url, body) = match self.protocol {
+            Protocol::OpenAi => (
+                format!("{}/chat/completions", self.endpoint),
+                serde_json::json!({
+                    "model": self.model,
+                    "temperature": 0,
+                    "messages": [
+                        {"role": "system", "content": system},
+                        {"role": "user", "content": user},
+                    ],
+                }),
+            ),
+            Protocol::Anthropic => (
+                format!("{}/messages", self.endpoint),
+                serde_json::json!({
+                    "model": self.model,
+                    "max_tokens": 1024,
+                    "temperature": 0,
+                    "system": system,
+                    "messages": [{"role": "user", "content": user}],
+                }),
+            ),
+        };
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(self.timeout))
             .http_status_as_error(false)
             .build()
             .into();
         let mut request = agent.post(&url).header("content-type", "application/json");
-        if let Some(key) = &self.key {
-            request = request.header("authorization", &format!("Bearer {key}"));
+        match (&self.key, self.protocol) {
+            (Some(key), Protocol::OpenAi) => {
+                request = request.header("authorization", &format!("Bearer {key}"));
+            }
+            (key, Protocol::Anthropic) => {
+                request = request.header("anthropic-version", "2023-06-01");
+                if let Some(key) = key {
+                    request = request.header("x-api-key", key);
+                }
+            }
+            (None, Protocol::OpenAi) => {}
         }
         let started = Instant::now();
         let mut response = request
@@ -132,23 +177,48 @@ impl Provider {
             let body: String = text.chars().take(300).collect();
             return Err(AgentError::Http { status, body });
         }
-        let mut completion = parse_completion(&text)?;
+        let mut completion = parse_completion(self.protocol, &text)?;
         completion.latency_ms = started.elapsed().as_millis() as u64;
         Ok(completion)
     }
 }
 
-/// Reads a chat-completions answer.
-pub fn parse_completion(body: &str) -> Result<Completion, AgentError> {
+/// Reads a provider's answer.
+pub fn parse_completion(protocol: Protocol, body: &str) -> Result<Completion, AgentError> {
     let v: serde_json::Value =
         serde_json::from_str(body).map_err(|e| AgentError::BadReply(format!("not JSON ({e})")))?;
-    let text = v["choices"][0]["message"]["content"]
-        .as_str()
-        .ok_or_else(|| AgentError::BadReply("no choices[0].message.content".into()))?;
+    let (text, prompt, completion) = match protocol {
+        Protocol::OpenAi => (
+            v["choices"][0]["message"]["content"]
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| AgentError::BadReply("no choices[0].message.content".into()))?,
+            v["usage"]["prompt_tokens"].as_u64(),
+            v["usage"]["completion_tokens"].as_u64(),
+        ),
+        Protocol::Anthropic => {
+            let blocks = v["content"]
+                .as_array()
+                .ok_or_else(|| AgentError::BadReply("no content blocks".into()))?;
+            let text: String = blocks
+                .iter()
+                .filter(|b| b["type"] == "text")
+                .filter_map(|b| b["text"].as_str())
+                .collect();
+            if text.is_empty() {
+                return Err(AgentError::BadReply("no text block in content".into()));
+            }
+            (
+                text,
+                v["usage"]["input_tokens"].as_u64(),
+                v["usage"]["output_tokens"].as_u64(),
+            )
+        }
+    };
     Ok(Completion {
-        text: text.to_string(),
-        prompt_tokens: v["usage"]["prompt_tokens"].as_u64(),
-        completion_tokens: v["usage"]["completion_tokens"].as_u64(),
+        text,
+        prompt_tokens: prompt,
+        completion_tokens: completion,
         latency_ms: 0,
     })
 }
@@ -261,17 +331,32 @@ mod tests {
     }
 
     #[test]
-    fn completions_carry_text_and_usage() {
+    fn completions_carry_text_and_usage_in_both_protocols() {
         let c = parse_completion(
+            Protocol::OpenAi,
             r#"{"choices":[{"message":{"role":"assistant","content":"hi"}}],"usage":{"prompt_tokens":12,"completion_tokens":3}}"#,
         )
         .unwrap();
         assert_eq!(c.text, "hi");
         assert_eq!((c.prompt_tokens, c.completion_tokens), (Some(12), Some(3)));
-        assert!(matches!(
-            parse_completion(r#"{"error": "x"}"#),
-            Err(AgentError::BadReply(_))
-        ));
+        let c = parse_completion(
+            Protocol::Anthropic,
+            r#"{"content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"hi"},{"type":"text","text":" there"}],"usage":{"input_tokens":7,"output_tokens":2}}"#,
+        )
+        .unwrap();
+        assert_eq!(c.text, "hi there", "text blocks only");
+        assert_eq!((c.prompt_tokens, c.completion_tokens), (Some(7), Some(2)));
+        for (p, bad) in [
+            (Protocol::OpenAi, r#"{"error": "x"}"#),
+            (Protocol::Anthropic, r#"{"content": []}"#),
+            (Protocol::Anthropic, r#"{"type": "error"}"#),
+            (Protocol::OpenAi, "<html>"),
+        ] {
+            assert!(
+                matches!(parse_completion(p, bad), Err(AgentError::BadReply(_))),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
@@ -301,7 +386,15 @@ mod tests {
             model: Some("m".into()),
             api_key_env: Some("SNO_TEST_SURELY_UNSET_KEY".into()),
             timeout_secs: None,
+            protocol: None,
         };
+        assert!(matches!(
+            Provider::from_config(&AgentConfig {
+                protocol: Some("gopher".into()),
+                ..c.clone()
+            }),
+            Err(AgentError::UnknownProtocol(_))
+        ));
         assert!(matches!(
             Provider::from_config(&c),
             Err(AgentError::MissingKey(_))

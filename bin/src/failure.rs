@@ -188,6 +188,11 @@ pub fn agent_contract(e: &sno_actors::agent::AgentError) -> ErrorContract {
             "Add an [agent] table to .sno/config.toml: endpoint (an OpenAI-compatible base URL, e.g. http://127.0.0.1:11434/v1 for Ollama) and model; api_key_env names the variable holding the key. Lessons work without it: agents can submit analyses over MCP.",
             Fixability::Easy,
         ),
+        AgentError::UnknownProtocol(_) => (
+            "SNO-CONFIG",
+            "Set `[agent] protocol` to openai (the default: OpenAI, Ollama, vLLM, LM Studio, ...) or anthropic.",
+            Fixability::Trivial,
+        ),
         AgentError::MissingKey(_) => (
             "SNO-AGENT-KEY",
             "Export the variable `[agent] api_key_env` names, or remove api_key_env for a provider that needs no key.",
