@@ -151,7 +151,7 @@ fn the_provider_drafts_and_a_human_still_decides() {
     assert!(user.contains("Revert \"Cache loaded config\""), "{user}");
     assert!(user.contains("app/config.py"), "{user}");
     assert!(
-        user.contains("Cache loaded config"),
+        user.contains("Message of the reverted commit:\nCache loaded config"),
         "the reverted commit: {user}"
     );
     assert!(
@@ -186,6 +186,14 @@ fn the_provider_drafts_and_a_human_still_decides() {
     assert_eq!(calls[0]["model"], "test-model");
     assert_eq!(calls[0]["prompt_tokens"], 120);
     assert!(calls[0]["error"].is_null());
+
+    // A reviewed lesson is not drafted again.
+    let out = sno_in(
+        repo.path(),
+        &["lessons", "draft", &id],
+        &[("SNO_TEST_AGENT_KEY", "sk-test")],
+    );
+    assert_error_code(&out, "SNO-LESSON-REVIEWED");
 
     // Nothing left to draft: no request is made.
     let out = sno_in(
@@ -236,6 +244,11 @@ fn a_provider_that_fails_writes_nothing_and_says_why() {
     // No key in the environment.
     let out = sno_in(repo.path(), &["lessons", "draft"], &[]);
     assert_error_code(&out, "SNO-AGENT-KEY");
+
+    // Plain http off this machine would expose the key: refused unsent.
+    configure(&repo, "http://llm.example.invalid/v1");
+    let out = sno_in(repo.path(), &["lessons", "draft"], &key);
+    assert_error_code(&out, "SNO-AGENT-INSECURE");
 
     // Nobody listening.
     let dead = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -298,4 +311,62 @@ fn an_anthropic_provider_speaks_its_own_protocol() {
     assert_eq!(asked.body["model"], "claude-test");
     assert!(asked.body["system"].as_str().unwrap().contains("\"rule\""));
     assert_eq!(lessons(&repo)[0]["status"], "analysed");
+}
+
+#[test]
+fn the_key_never_shows_and_redirects_are_not_followed() {
+    let repo = with_a_revert();
+    let key = [("SNO_TEST_AGENT_KEY", "sk-very-secret")];
+    let (url, _seen) = provider(vec![
+        (401, "{\"error\": \"bad key sk-very-secret\"}".into()),
+        (302, String::new()),
+    ]);
+    configure(&repo, &url);
+    let out = sno_in(repo.path(), &["lessons", "draft"], &key);
+    assert_error_code(&out, "SNO-AGENT-HTTP");
+    assert!(!stderr(&out).contains("sk-very-secret"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("<key>"), "{}", stderr(&out));
+    let out = sno_in(repo.path(), &["lessons", "draft"], &key);
+    assert_error_code(&out, "SNO-AGENT-HTTP");
+    assert!(stderr(&out).contains("302"), "{}", stderr(&out));
+    let audit = repo.sno_json(&["audit", "--json"]).to_string();
+    assert!(!audit.contains("sk-very-secret"));
+}
+
+#[test]
+fn beside_a_server_the_callers_key_is_used() {
+    let repo = with_a_revert();
+    let (url, seen) = provider(vec![(
+        200,
+        completion("{\"analysis\": \"Cached too long.\", \"rule\": \"Invalidate caches.\"}"),
+    )]);
+    configure(&repo, &url);
+    // The daemon starts without the key in its environment.
+    let mut server = sno_command()
+        .args(["serve", "."])
+        .current_dir(repo.path())
+        .env_remove("SNO_TEST_AGENT_KEY")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let sock = repo.path().join(".sno/sno.sock");
+    let t = std::time::Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(t.elapsed() < std::time::Duration::from_secs(60));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = sno_in(
+        repo.path(),
+        &["lessons", "draft", "--json"],
+        &[("SNO_TEST_AGENT_KEY", "sk-caller")],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let asked = seen.recv().unwrap();
+    assert!(asked
+        .headers
+        .contains(&("authorization".into(), "Bearer sk-caller".into())));
+    drop(server.stdin.take());
+    let _ = server.wait();
 }

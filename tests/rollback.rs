@@ -87,6 +87,8 @@ fn rolling_back_and_forward_again() {
     let forward = repo.sno_json(&["init", "--json"]);
     assert_eq!(forward["commit"], c3, "{forward}");
     assert_eq!(digest(&repo), at3);
+    let verify = repo.sno(&["doctor"]);
+    assert!(verify.status.success(), "{}", stderr(&verify));
     // The past stays reachable after all of it.
     let replayed = repo.sno_json(&["replay", "--to", &c2, "--json"]);
     assert_eq!(replayed["views_digest"], replayed2["views_digest"]);
@@ -120,4 +122,51 @@ fn rolling_back_to_a_commit_never_indexed_is_an_error_and_writes_nothing() {
     fresh.commit("one");
     let o = fresh.sno(&["rollback", "--to", "HEAD"]);
     assert_error_code(&o, "SNO-NOT-INDEXED");
+}
+
+#[test]
+fn a_server_started_after_a_rollback_leaves_it_until_head_moves() {
+    use std::time::{Duration, Instant};
+    let repo = Repo::new();
+    repo.write("a.py", "def a():\n    pass\n");
+    let c1 = repo.commit("one");
+    repo.write("b.py", "def b():\n    pass\n");
+    repo.commit("two");
+    repo.sno_json(&["init", "--json"]);
+    repo.sno_json(&["rollback", "--to", &c1, "--json"]);
+    std::fs::write(
+        repo.path().join(".sno/config.toml"),
+        "[watch]\npoll_secs = 0.2\n",
+    )
+    .unwrap();
+    let mut server = sno_command()
+        .args(["serve", "."])
+        .current_dir(repo.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let sock = repo.path().join(".sno/sno.sock");
+    let t = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(t.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Several polls later, the rollback stands (status runs in the daemon).
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(repo.status()["as_of"]["commit"], c1);
+    // HEAD moves: followed again.
+    repo.write("c.py", "def c():\n    pass\n");
+    let c3 = repo.commit("three");
+    let t = Instant::now();
+    while repo.status()["as_of"]["commit"] != c3 {
+        assert!(
+            t.elapsed() < Duration::from_secs(90),
+            "the daemon did not follow HEAD"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    drop(server.stdin.take());
+    let _ = server.wait();
 }

@@ -50,6 +50,8 @@ pub enum AgentError {
     UnknownProtocol(String),
     #[error("the API key variable {0} is not set")]
     MissingKey(String),
+    #[error("refusing to send an API key over plain http to {0}")]
+    InsecureKey(String),
     #[error("could not reach the LLM provider at {endpoint}: {detail}")]
     Unreachable { endpoint: String, detail: String },
     #[error("the LLM provider answered HTTP {status}: {body}")]
@@ -59,7 +61,7 @@ pub enum AgentError {
 }
 
 /// A configured provider.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Provider {
     protocol: Protocol,
     endpoint: String,
@@ -77,9 +79,48 @@ pub struct Completion {
     pub latency_ms: u64,
 }
 
+impl std::fmt::Debug for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the key.
+        f.debug_struct("Provider")
+            .field("protocol", &self.protocol)
+            .field("endpoint", &self.endpoint)
+            .field("model", &self.model)
+            .field("key", &self.key.as_ref().map(|_| "<set>"))
+            .finish()
+    }
+}
+
+/// Whether a URL is plain http to anything but this machine.
+fn http_off_machine(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("http://") else {
+        return false;
+    };
+    let authority = rest.split('/').next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    let host = if host.starts_with('[') {
+        host.split(']').next().unwrap_or("").trim_start_matches('[')
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    !(host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback()))
+}
+
 impl Provider {
     /// The provider of `config`, reading the API key from the environment.
     pub fn from_config(config: &AgentConfig) -> Result<Provider, AgentError> {
+        Provider::from_config_with(config, |var| std::env::var(var).ok())
+    }
+
+    /// The provider of `config`, with the API key's variable looked up by
+    /// `lookup` (a command the daemon runs for a CLI brings the CLI's).
+    pub fn from_config_with(
+        config: &AgentConfig,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Provider, AgentError> {
         let (Some(endpoint), Some(model)) = (&config.endpoint, &config.model) else {
             return Err(AgentError::NotConfigured);
         };
@@ -90,13 +131,15 @@ impl Provider {
         };
         let key = match &config.api_key_env {
             Some(var) => Some(
-                std::env::var(var)
-                    .ok()
+                lookup(var)
                     .filter(|k| !k.is_empty())
                     .ok_or_else(|| AgentError::MissingKey(var.clone()))?,
             ),
             None => None,
         };
+        if key.is_some() && http_off_machine(endpoint) {
+            return Err(AgentError::InsecureKey(endpoint.clone()));
+        }
         Ok(Provider {
             protocol,
             endpoint: endpoint.trim_end_matches('/').to_string(),
@@ -144,6 +187,9 @@ impl Provider {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(self.timeout))
             .http_status_as_error(false)
+            // A redirect would carry the key elsewhere, or turn the POST
+            // into a GET: report it instead.
+            .max_redirects(0)
             .build()
             .into();
         let mut request = agent.post(&url).header("content-type", "application/json");
@@ -167,16 +213,39 @@ impl Provider {
                 detail: e.to_string(),
             })?;
         let status = response.status().as_u16();
+        if !(200..300).contains(&status) {
+            let body = response
+                .body_mut()
+                .with_config()
+                .limit(64 * 1024)
+                .lossy_utf8(true)
+                .read_to_string()
+                .unwrap_or_default();
+            let mut body: String = body
+                .chars()
+                .filter(|c| !c.is_control() || *c == ' ')
+                .take(300)
+                .collect();
+            if let Some(key) = &self.key {
+                body = body.replace(key.as_str(), "<key>");
+            }
+            if let Some(to) = response.headers().get("location") {
+                body = format!("redirected to {} {body}", to.to_str().unwrap_or("?"));
+            }
+            return Err(AgentError::Http { status, body });
+        }
         let text = response
             .body_mut()
             .with_config()
             .limit(4 * 1024 * 1024)
             .read_to_string()
-            .map_err(|e| AgentError::BadReply(format!("reading the answer: {e}")))?;
-        if !(200..300).contains(&status) {
-            let body: String = text.chars().take(300).collect();
-            return Err(AgentError::Http { status, body });
-        }
+            .map_err(|e| match e {
+                ureq::Error::Timeout(_) | ureq::Error::Io(_) => AgentError::Unreachable {
+                    endpoint: self.endpoint.clone(),
+                    detail: e.to_string(),
+                },
+                e => AgentError::BadReply(format!("reading the answer: {e}")),
+            })?;
         let mut completion = parse_completion(self.protocol, &text)?;
         completion.latency_ms = started.elapsed().as_millis() as u64;
         Ok(completion)
@@ -270,6 +339,11 @@ pub fn lesson_prompt(f: &RevertFacts) -> String {
     s
 }
 
+/// The longest analysis and rule kept (characters): they are journaled and
+/// travel in every context package that touches the files.
+pub const MAX_ANALYSIS: usize = 4000;
+pub const MAX_RULE: usize = 300;
+
 /// A drafted analysis.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Draft {
@@ -298,9 +372,15 @@ pub fn parse_draft(text: &str) -> Result<Draft, AgentError> {
             .map(str::to_string)
             .ok_or_else(|| AgentError::BadReply(format!("`{k}` is missing or empty")))
     };
-    let analysis = field("analysis")?;
+    let analysis: String = field("analysis")?.chars().take(MAX_ANALYSIS).collect();
     let rule = field("rule")?;
-    let rule = rule.split_whitespace().collect::<Vec<_>>().join(" ");
+    let rule: String = rule
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(MAX_RULE)
+        .collect();
     Ok(Draft { analysis, rule })
 }
 
@@ -316,6 +396,13 @@ mod tests {
         .unwrap();
         assert_eq!(d.analysis, "It cached config.");
         assert_eq!(d.rule, "Do not cache config.", "one line");
+        let long = format!(
+            "{{\"analysis\": \"{}\", \"rule\": \"{}\"}}",
+            "a".repeat(10_000),
+            "r".repeat(1_000)
+        );
+        let d = parse_draft(&long).unwrap();
+        assert_eq!((d.analysis.len(), d.rule.len()), (MAX_ANALYSIS, MAX_RULE));
         for bad in [
             "no object here",
             "{\"analysis\": \"x\"}",
@@ -401,10 +488,41 @@ mod tests {
         ));
         let p = Provider::from_config(&AgentConfig {
             api_key_env: None,
-            ..c
+            ..c.clone()
         })
         .unwrap();
         assert_eq!(p.endpoint(), "http://127.0.0.1:1/v1");
+        // A key goes over plain http only to this machine.
+        let with_key = |endpoint: &str| {
+            Provider::from_config_with(
+                &AgentConfig {
+                    endpoint: Some(endpoint.into()),
+                    api_key_env: Some("K".into()),
+                    ..c.clone()
+                },
+                |_| Some("secret".into()),
+            )
+        };
+        assert!(matches!(
+            with_key("http://llm.example.com/v1"),
+            Err(AgentError::InsecureKey(_))
+        ));
+        assert!(matches!(
+            with_key("http://user@10.0.0.1:8080/v1"),
+            Err(AgentError::InsecureKey(_))
+        ));
+        for ok in [
+            "https://api.openai.com/v1",
+            "http://localhost:11434/v1",
+            "http://[::1]:8/v1",
+            "http://127.0.0.1/v1",
+        ] {
+            let p = with_key(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+            assert!(
+                !format!("{p:?}").contains("secret"),
+                "Debug never shows the key"
+            );
+        }
         // Nothing listens on port 1: a clear error, not a hang.
         assert!(matches!(
             p.complete("s", "u"),

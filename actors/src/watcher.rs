@@ -171,6 +171,13 @@ impl Follow {
         }
     }
 
+    /// Starts as if the index had been in step with HEAD at `head`: a
+    /// watcher started after a rollback leaves it alone until HEAD moves.
+    pub fn settled_at(mut self, head: Option<CommitId>) -> Follow {
+        self.synced = head;
+        self
+    }
+
     /// The change to report, if any, given HEAD and the indexed commit.
     pub fn check(
         &mut self,
@@ -228,6 +235,9 @@ pub struct WatcherArgs {
     pub poll: Duration,
     /// The indexed commit.
     pub indexed: IndexedHead,
+    /// Where git's HEAD was when the index was last deliberately put where
+    /// it is (a rollback): while HEAD stays there, nothing is reported.
+    pub settled_at: Option<CommitId>,
     /// Where changes go.
     pub changes: UnboundedSender<RepoChanged>,
 }
@@ -324,7 +334,7 @@ impl Actor for Watcher {
         me.cast(WatcherMsg::Check)?;
         Ok(WatcherState {
             debounce: Debounce::new(args.debounce, args.debounce * 10),
-            follow: Follow::new(args.poll),
+            follow: Follow::new(args.poll).settled_at(args.settled_at),
             unreadable: false,
             args,
             git_dir,
@@ -536,13 +546,21 @@ mod tests {
         assert!(f
             .check(&moved, Some(commit(4)), t0 + Duration::from_secs(3601))
             .is_some());
-        // A watcher that starts on a differing index follows HEAD at once.
+        // A watcher that starts on a differing index follows HEAD at once,
         let mut fresh = Follow::new(Duration::from_secs(5));
         let head = GitHead {
             commit: Some(commit(9)),
             branch: None,
         };
         assert!(fresh.check(&head, Some(commit(4)), t0).is_some());
+        // unless a rollback put it there with HEAD where it still is.
+        let mut after_rollback = Follow::new(Duration::from_secs(5)).settled_at(Some(commit(9)));
+        assert_eq!(after_rollback.check(&head, Some(commit(4)), t0), None);
+        let moved = GitHead {
+            commit: Some(commit(10)),
+            branch: None,
+        };
+        assert!(after_rollback.check(&moved, Some(commit(4)), t0).is_some());
     }
 
     #[test]

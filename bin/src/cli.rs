@@ -346,7 +346,9 @@ pub enum LessonsCommand {
     /// went wrong and the rule to follow. Drafts wait for a human's verdict
     /// like any analysis.
     Draft {
-        /// One lesson (drafted again even if it has an analysis).
+        /// One lesson: drafted again if it has an analysis but no verdict
+        /// yet (a reviewed lesson is refused). Each draft is journaled as it
+        /// is made; the first failure stops the run.
         id: Option<String>,
         #[arg(long, default_value = ".")]
         path: PathBuf,

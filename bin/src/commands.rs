@@ -508,7 +508,11 @@ fn rollback(path: &Path, to: &str, json: bool) -> anyhow::Result<ExitCode> {
     let _lock = WriterLock::acquire(&paths.sno_dir)?;
     let journal = open_existing(&paths)?;
     let commit = resolve_journaled(&paths, &journal, to)?;
-    let outcome = rollback_to(&journal, &commit)?;
+    // A watcher leaves the rollback alone while HEAD stays here.
+    let git_head = sno_actors::git::GitRepo::open(&paths.root)
+        .ok()
+        .and_then(|r| r.head().ok());
+    let outcome = rollback_to(&journal, &commit, git_head)?;
     let head = journal.head()?;
     if json {
         let (rolled_back, from, seq, files_changed) = match &outcome {

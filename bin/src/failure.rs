@@ -141,6 +141,12 @@ pub fn contract_of(err: &anyhow::Error) -> ErrorContract {
                     "Pick a commit from `sno journal log`, or index more history with `sno init --history N`.",
                     Fixability::Easy,
                 ),
+                ReplayError::ViewsDrifted => ErrorContract::new(
+                    "SNO-J-VIEWS",
+                    "the index's views disagree with its journal, so nothing was rolled back",
+                    "Run `sno doctor --repair` (it rebuilds the views from the journal), then roll back again.",
+                    Fixability::Easy,
+                ),
                 ReplayError::Journal(j) => journal_contract(j),
             };
         }
@@ -192,6 +198,11 @@ pub fn agent_contract(e: &sno_actors::agent::AgentError) -> ErrorContract {
             "SNO-CONFIG",
             "Set `[agent] protocol` to openai (the default: OpenAI, Ollama, vLLM, LM Studio, ...) or anthropic.",
             Fixability::Trivial,
+        ),
+        AgentError::InsecureKey(_) => (
+            "SNO-AGENT-INSECURE",
+            "Use an https endpoint, or a provider on this machine (localhost); nothing was sent.",
+            Fixability::Easy,
         ),
         AgentError::MissingKey(_) => (
             "SNO-AGENT-KEY",

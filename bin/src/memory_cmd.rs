@@ -288,13 +288,30 @@ pub fn lessons_draft(path: &Path, id: Option<&str>, json: bool) -> anyhow::Resul
     use sno_journal::memory::{Binding, LessonAnalysisSubmitted, LessonStatus};
     let paths = RepoPaths::discover(path)?;
     let config = sno_actors::config::IndexConfig::load(&paths.config())?;
-    let provider = Provider::from_config(&config.agent)?;
+    let provider = Provider::from_config_with(&config.agent, crate::serve::forward::env_var)?;
     let journal = open_existing(&paths)?;
     let memory = journal.memory()?;
     let lessons: Vec<_> = match id {
-        Some(id) => vec![memory
-            .lesson(&MemoryId(id.to_string()))
-            .ok_or_else(|| unknown_lesson(id, &memory))?],
+        Some(id) => {
+            let lesson = memory
+                .lesson(&MemoryId(id.to_string()))
+                .ok_or_else(|| unknown_lesson(id, &memory))?;
+            // A reviewed lesson's rule is what a human decided on: a new
+            // draft would replace it unseen.
+            if lesson.review.is_some() {
+                return Err(ErrorContract::new(
+                    "SNO-LESSON-REVIEWED",
+                    format!(
+                        "lesson `{id}` was already {} by a human",
+                        format!("{:?}", lesson.status).to_lowercase()
+                    ),
+                    "Only lessons waiting for a verdict are drafted; `sno lessons list` shows their status.",
+                    Fixability::Trivial,
+                )
+                .into());
+            }
+            vec![lesson]
+        }
         None => memory
             .lessons
             .iter()
@@ -387,20 +404,26 @@ pub fn lessons_draft(path: &Path, id: Option<&str>, json: bool) -> anyhow::Resul
     Ok(ExitCode::SUCCESS)
 }
 
-/// Qualified names of the symbols a journaled commit added or changed.
+/// Qualified names of the symbols a journaled commit added or changed: from
+/// its own `CommitIndexed` event, and only when that event holds the
+/// commit's change (not a first index, whose deltas hold every file).
 fn symbols_of_commit(
     journal: &sno_journal::Journal,
     commit: sno_journal::model::CommitId,
 ) -> anyhow::Result<Vec<String>> {
-    let Some(seq) = journal.seq_of_commit(&commit)? else {
-        return Ok(Vec::new());
-    };
-    let events = journal.events(seq, Some(sno_journal::model::Seq(seq.0 + 1)))?;
-    Ok(events
-        .iter()
-        .flat_map(|(_, env)| env.event.deltas())
-        .flat_map(|d| d.symbols_added.iter().map(|s| s.qualified_name.clone()))
-        .collect())
+    let events = journal.events(sno_journal::model::Seq(0), None)?;
+    let indexed = events.iter().rev().find_map(|(_, env)| match &env.event {
+        Event::CommitIndexed(c) if c.commit == commit => Some(c),
+        _ => None,
+    });
+    Ok(match indexed {
+        Some(c) if c.base.is_some() && c.base == c.parents.first().copied() => c
+            .deltas
+            .iter()
+            .flat_map(|d| d.symbols_added.iter().map(|s| s.qualified_name.clone()))
+            .collect(),
+        _ => Vec::new(),
+    })
 }
 
 fn unknown_lesson(id: &str, memory: &sno_journal::memory::Memory) -> ErrorContract {
@@ -414,7 +437,7 @@ fn unknown_lesson(id: &str, memory: &sno_journal::memory::Memory) -> ErrorContra
         .lessons
         .iter()
         .map(|l| l.proposed.id.0.clone())
-        .filter(|l| l.starts_with(&id[..id.len().min(6)]))
+        .filter(|l| l.starts_with(&id.chars().take(6).collect::<String>()))
         .take(5)
         .collect();
     c

@@ -33,6 +33,7 @@ impl Follower {
         paths: &RepoPaths,
         config: &WatchConfig,
         indexed: IndexedHead,
+        settled_at: Option<CommitId>,
         on_change: impl Fn(RepoChanged) + Send + Sync + 'static,
     ) -> anyhow::Result<Follower> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -41,6 +42,7 @@ impl Follower {
             debounce: config.debounce(),
             poll: config.poll(),
             indexed: indexed.clone(),
+            settled_at,
             changes: tx,
         };
         let (watcher, _) = Actor::spawn(None, Watcher, args)
@@ -123,13 +125,14 @@ pub fn watch(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
     let config = IndexConfig::load(&paths.config())?;
     // The database stays closed between runs, so `sno status` and the other
     // commands work beside a watch; the last indexed commit is kept here.
-    let start = if paths.db().exists() {
+    let (start, settled_at) = if paths.db().exists() {
         let journal = crate::commands::open_existing(&paths)?;
         let head = journal.head()?.map(|h| h.commit);
+        let settled = journal.rolled_back_at()?.flatten();
         drop(journal);
-        head
+        (head, settled)
     } else {
-        None
+        (None, None)
     };
     let known: Arc<Mutex<Option<CommitId>>> = Arc::new(Mutex::new(start));
     let indexed: IndexedHead = {
@@ -150,7 +153,7 @@ pub fn watch(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
     runtime.block_on(async {
         let run_paths = paths.clone();
         let failing = Mutex::new(None);
-        let follower = Follower::start(&paths, &config.watch, indexed, move |change| {
+        let follower = Follower::start(&paths, &config.watch, indexed, settled_at, move |change| {
             let result = index_beside_readers(&run_paths, !json);
             report_run(&run_paths, &change, result, &known, &failing, json);
         })

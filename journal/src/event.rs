@@ -131,6 +131,9 @@ pub struct RolledBack {
     pub to: CommitId,
     /// The branch recorded when `to` was indexed.
     pub branch: Option<String>,
+    /// The commit git's HEAD pointed to when the rollback was made: while
+    /// HEAD stays there, a watcher leaves the rolled-back index alone.
+    pub git_head: Option<CommitId>,
     pub deltas: Vec<FileDelta>,
 }
 

@@ -11,6 +11,8 @@ use crate::store::{IndexedHead, Journal};
 pub enum ReplayError {
     #[error("commit {0} was never indexed")]
     UnknownCommit(String),
+    #[error("the views disagree with the journal")]
+    ViewsDrifted,
     #[error(transparent)]
     Journal(#[from] JournalError),
 }
@@ -50,4 +52,128 @@ pub fn replay_all(journal: &Journal) -> Result<(State, Option<IndexedHead>), Jou
         return Ok((State::new(), None));
     }
     replay_to_seq(journal, Seq(len - 1))
+}
+
+/// The commits in the history of the state after `events` (in journal
+/// order): each `CommitIndexed` event, except those a rollback or a branch
+/// move back to an earlier commit left behind. Going back to commit C
+/// resumes from C's history as it was when C was indexed (also forward, by
+/// a rollback to a later commit), and the index of C that follows a branch
+/// move to it (a diff from the commit left) is not counted again. Returns
+/// positions in `events`.
+pub fn lineage(events: &[(Seq, crate::event::Envelope)]) -> Vec<usize> {
+    use crate::event::Event;
+    use std::collections::HashMap;
+    // A tree of indexed commits: (event position, parent node).
+    let mut nodes: Vec<(usize, Option<usize>)> = Vec::new();
+    let mut latest: HashMap<CommitId, usize> = HashMap::new();
+    let mut current: Option<usize> = None;
+    let mut skip_next: Option<CommitId> = None;
+    for (i, (_, env)) in events.iter().enumerate() {
+        match &env.event {
+            Event::CommitIndexed(c) => {
+                if skip_next.take() == Some(c.commit) {
+                    continue;
+                }
+                nodes.push((i, current));
+                current = Some(nodes.len() - 1);
+                latest.insert(c.commit, nodes.len() - 1);
+            }
+            Event::RolledBack(r) => {
+                if let Some(&n) = latest.get(&r.to) {
+                    current = Some(n);
+                }
+            }
+            Event::BranchMoved(b) => {
+                if let Some(&n) = latest.get(&b.to) {
+                    current = Some(n);
+                    skip_next = Some(b.to);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    while let Some(n) = current {
+        out.push(nodes[n].0);
+        current = nodes[n].1;
+    }
+    out.reverse();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{BranchMoved, CommitIndexed, Envelope, Event, RolledBack};
+
+    fn at(events: Vec<Event>) -> Vec<(Seq, Envelope)> {
+        events
+            .into_iter()
+            .enumerate()
+            .map(|(i, event)| {
+                let env = Envelope {
+                    version: crate::event::FORMAT_VERSION,
+                    prev_hash: 0,
+                    written_ms: 0,
+                    event,
+                };
+                (Seq(i as u64), env)
+            })
+            .collect()
+    }
+
+    fn ci(n: u8) -> Event {
+        Event::CommitIndexed(CommitIndexed {
+            commit: CommitId([n; 20]),
+            parents: vec![],
+            branch: None,
+            summary: String::new(),
+            time: 0,
+            base: None,
+            deltas: vec![],
+        })
+    }
+
+    fn history(events: &[(Seq, Envelope)]) -> Vec<u8> {
+        lineage(events)
+            .into_iter()
+            .filter_map(|i| events[i].1.event.indexed_commit().map(|(c, _)| c.0[0]))
+            .collect()
+    }
+
+    #[test]
+    fn a_reset_or_a_rollback_leaves_commits_behind() {
+        // A reset to 1 (journaled as a branch move and an index of 1 from
+        // 3), then a new commit 4: the history is 1, 4.
+        let moved = Event::BranchMoved(BranchMoved {
+            branch: None,
+            from: Some(CommitId([3; 20])),
+            to: CommitId([1; 20]),
+        });
+        let e = at(vec![ci(1), ci(2), ci(3), moved, ci(1), ci(4)]);
+        assert_eq!(history(&e), [1, 4]);
+        assert_eq!(history(&e[..3]), [1, 2, 3]);
+        // A checkout of a commit never indexed before: it follows on.
+        let other = Event::BranchMoved(BranchMoved {
+            branch: None,
+            from: Some(CommitId([2; 20])),
+            to: CommitId([7; 20]),
+        });
+        assert_eq!(history(&at(vec![ci(1), ci(2), other, ci(7)])), [1, 2, 7]);
+        // Rolled back to 2 and forward again to 3.
+        let back = |to: u8| {
+            Event::RolledBack(RolledBack {
+                from: None,
+                to: CommitId([to; 20]),
+                branch: None,
+                git_head: None,
+                deltas: vec![],
+            })
+        };
+        let e = at(vec![ci(1), ci(2), ci(3), back(2), ci(5)]);
+        assert_eq!(history(&e), [1, 2, 5]);
+        let e = at(vec![ci(1), ci(2), ci(3), back(1), back(3)]);
+        assert_eq!(history(&e), [1, 2, 3]);
+    }
 }

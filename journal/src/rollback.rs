@@ -4,7 +4,7 @@
 //! it to the target state, so replaying the journal passes through every
 //! state the index was ever in, the rollback included.
 
-use crate::delta::diff_states;
+use crate::delta::{diff_states, digest};
 use crate::event::RolledBack;
 use crate::model::{CommitId, Seq};
 use crate::replay::{replay_to_seq, ReplayError};
@@ -26,26 +26,42 @@ pub enum Rollback {
     },
 }
 
-/// Moves the index to the state it had when `to` was indexed. The caller
+/// Moves the index to the state it had when `to` was indexed; `git_head`
+/// is where git's HEAD is now (see [`RolledBack::git_head`]). The caller
 /// holds the writer lock: the state read here must still be the head's
 /// when the event is appended.
-pub fn rollback_to(journal: &Journal, to: &CommitId) -> Result<Rollback, ReplayError> {
-    let head = journal.head()?;
-    if head.as_ref().is_some_and(|h| h.commit == *to) {
+///
+/// The deltas are computed from a replay of the journal, not from the
+/// views, and views that disagree with the replay are refused: a rollback
+/// made on drifted views would write deltas the journal cannot replay.
+pub fn rollback_to(
+    journal: &Journal,
+    to: &CommitId,
+    git_head: Option<CommitId>,
+) -> Result<Rollback, ReplayError> {
+    let Some((head, views)) = journal.head_and_state()? else {
+        return Err(ReplayError::UnknownCommit(to.to_hex()));
+    };
+    if head.commit == *to {
         return Ok(Rollback::AlreadyThere);
     }
     let seq = journal
         .seq_of_commit(to)?
         .ok_or_else(|| ReplayError::UnknownCommit(to.to_hex()))?;
+    let (current, _) = replay_to_seq(journal, Seq(journal.len()? - 1))?;
+    if digest(&current) != digest(&views) {
+        return Err(ReplayError::ViewsDrifted);
+    }
+    drop(views);
     let (target, target_head) = replay_to_seq(journal, seq)?;
-    let current = journal.load_state()?;
     let deltas = diff_states(&current, &target);
     let files_changed = deltas.len();
-    let from = head.map(|h| h.commit);
+    let from = Some(head.commit);
     let seq = journal.append_rollback(RolledBack {
         from,
         to: *to,
         branch: target_head.and_then(|h| h.branch),
+        git_head,
         deltas,
     })?;
     Ok(Rollback::Done {
@@ -109,7 +125,7 @@ mod tests {
         let at1 = replay_to_commit(&j, &CommitId([1; 20])).unwrap();
         let before: Vec<_> = j.events(Seq(0), None).unwrap();
 
-        let done = rollback_to(&j, &CommitId([1; 20])).unwrap();
+        let done = rollback_to(&j, &CommitId([1; 20]), Some(CommitId([3; 20]))).unwrap();
         let Rollback::Done {
             seq,
             from,
@@ -140,20 +156,39 @@ mod tests {
         );
         // Again: nothing to do. Unknown: an error, nothing written.
         assert_eq!(
-            rollback_to(&j, &CommitId([1; 20])).unwrap(),
+            rollback_to(&j, &CommitId([1; 20]), None).unwrap(),
             Rollback::AlreadyThere
         );
         assert!(matches!(
-            rollback_to(&j, &CommitId([9; 20])),
+            rollback_to(&j, &CommitId([9; 20]), None),
             Err(ReplayError::UnknownCommit(_))
         ));
         assert_eq!(j.len().unwrap(), 4);
+        assert_eq!(j.rolled_back_at().unwrap(), Some(Some(CommitId([3; 20]))));
         // Forward again to a later state.
-        rollback_to(&j, &CommitId([3; 20])).unwrap();
+        rollback_to(&j, &CommitId([3; 20]), None).unwrap();
         assert_eq!(
             digest(&j.load_state().unwrap()),
             digest(&replay_to_commit(&j, &CommitId([3; 20])).unwrap())
         );
         assert!(crate::verify::verify(&j).problems.is_empty());
+        // The history of the state is 1, 2, 3 again, as when 3 was indexed.
+        let events = j.events(Seq(0), None).unwrap();
+        let history = |upto: usize| -> Vec<u8> {
+            crate::replay::lineage(&events[..upto])
+                .into_iter()
+                .filter_map(|i| events[i].1.event.indexed_commit().map(|(c, _)| c.0[0]))
+                .collect()
+        };
+        assert_eq!(history(events.len()), [1, 2, 3]);
+        // Just after the rollback to 1, it was 1 alone.
+        assert_eq!(history(4), [1], "2 and 3 were left behind");
+        // Views that drifted from the journal are not rolled back.
+        j.tamper_remove_file_row("b.py");
+        assert!(matches!(
+            rollback_to(&j, &CommitId([1; 20]), None),
+            Err(ReplayError::ViewsDrifted)
+        ));
+        assert_eq!(j.len().unwrap(), 5, "nothing written");
     }
 }

@@ -138,6 +138,20 @@ impl Journal {
             .transpose()
     }
 
+    /// When the index is where a rollback left it: `Some(git_head)`, the
+    /// commit git's HEAD pointed to then (itself optional). `None` when the
+    /// head was set by indexing.
+    pub fn rolled_back_at(&self) -> Result<Option<Option<CommitId>>, JournalError> {
+        let Some(head) = self.head()? else {
+            return Ok(None);
+        };
+        let events = self.events(head.seq, Some(Seq(head.seq.0 + 1)))?;
+        Ok(events.into_iter().find_map(|(_, env)| match env.event {
+            Event::RolledBack(r) => Some(r.git_head),
+            _ => None,
+        }))
+    }
+
     /// The journal position of the event that indexed `commit`, if any.
     pub fn seq_of_commit(&self, commit: &CommitId) -> Result<Option<Seq>, JournalError> {
         let r = self.db.begin_read()?;

@@ -80,11 +80,14 @@ impl HistoryFacts {
     ) -> Result<HistoryFacts, sno_journal::JournalError> {
         use sno_journal::event::{Event, FileChange};
         let mut h = HistoryFacts::default();
-        for (_, env) in journal.events(
+        let events = journal.events(
             sno_journal::model::Seq(0),
             Some(sno_journal::model::Seq(upto.0 + 1)),
-        )? {
-            let Event::CommitIndexed(c) = env.event else {
+        )?;
+        // Only the commits behind this state: not those a rollback or a
+        // reset left behind.
+        for i in sno_journal::replay::lineage(&events) {
+            let Event::CommitIndexed(c) = &events[i].1.event else {
                 continue;
             };
             let k = h.commits;

@@ -26,6 +26,43 @@ pub struct Request {
     pub sno_cli: Vec<String>,
     /// The directory relative paths are relative to.
     pub cwd: PathBuf,
+    /// The caller's values of the few variables a command needs from its
+    /// environment rather than the daemon's: the LLM provider's API key
+    /// (`[agent] api_key_env`).
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+}
+
+thread_local! {
+    /// The forwarded caller's variables, while the daemon runs its command.
+    static CALLER_ENV: std::cell::RefCell<Vec<(String, String)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A variable of the environment the command was run from: the caller's
+/// when the daemon runs it for a CLI, else this process's.
+pub fn env_var(name: &str) -> Option<String> {
+    CALLER_ENV
+        .with(|e| {
+            e.borrow()
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        })
+        .or_else(|| std::env::var(name).ok())
+}
+
+/// The caller's variables a forwarded command may need.
+fn caller_env(paths: &RepoPaths) -> Vec<(String, String)> {
+    let Ok(config) = sno_actors::config::IndexConfig::load(&paths.config()) else {
+        return Vec::new();
+    };
+    config
+        .agent
+        .api_key_env
+        .into_iter()
+        .filter_map(|var| std::env::var(&var).ok().map(|v| (var, v)))
+        .collect()
 }
 
 /// What the server sends back.
@@ -74,6 +111,7 @@ pub fn retry_if_locked(result: &anyhow::Result<ExitCode>) -> Option<ExitCode> {
             let request = Request {
                 sno_cli: argv,
                 cwd: std::env::current_dir().ok()?,
+                env: caller_env(&paths),
             };
             return Some(match exchange(stream, &request) {
                 Ok(reply) => {
@@ -148,6 +186,7 @@ pub async fn answer(
 
 fn run(request: Request) -> Reply {
     let thread = std::thread::spawn(move || {
+        CALLER_ENV.with(|e| *e.borrow_mut() = request.env.clone());
         let (code, out, err) = crate::out::capture(|| {
             match Cli::try_parse_from(&request.sno_cli) {
                 Ok(cli)

@@ -321,7 +321,10 @@ async fn follow(
         *activity.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         activity.active.fetch_sub(1, Ordering::SeqCst);
     };
-    match crate::watch::Follower::start(paths, &config.watch, indexed, on_change).await {
+    // A rollback stays while HEAD stays where it was.
+    let settled_at = journal.rolled_back_at().ok().flatten().flatten();
+    match crate::watch::Follower::start(paths, &config.watch, indexed, settled_at, on_change).await
+    {
         Ok(f) => Some(f),
         Err(e) => {
             tracing::warn!(error = %e, "not following the repository");

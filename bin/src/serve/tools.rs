@@ -1075,7 +1075,11 @@ fn history_of(
 ) -> anyhow::Result<Vec<Value>> {
     use sno_journal::event::FileChange;
     let mut out = Vec::new();
-    for (seq, env) in journal.events(sno_journal::model::Seq(0), None)? {
+    let events = journal.events(sno_journal::model::Seq(0), None)?;
+    // The history of the indexed state: commits a rollback or a reset left
+    // behind are not in it.
+    for i in sno_journal::replay::lineage(&events) {
+        let (seq, env) = &events[i];
         let Event::CommitIndexed(c) = &env.event else {
             continue;
         };
