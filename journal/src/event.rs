@@ -16,9 +16,11 @@ use crate::model::{
 /// Format version of [`Envelope`] records written by this build.
 ///
 /// 1: magic, version, then the bincode payload. 2: magic, version, a codec
-/// byte ([`Codec`]), then the payload, lz4-compressed when large. Records of
-/// both versions are read.
-pub const FORMAT_VERSION: u16 = 2;
+/// byte ([`Codec`]), then the payload, lz4-compressed when large. 3: as 2;
+/// the events may include [`Event::RolledBack`], which a build of version 2
+/// would misread, so it stops at such records with "newer than this build"
+/// instead. Records of every version are read.
+pub const FORMAT_VERSION: u16 = 3;
 
 /// How a version-2 record's payload is stored.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -339,6 +341,18 @@ mod tests {
         bytes.extend_from_slice(&1u16.to_le_bytes());
         bytes.extend(bincode::serde::encode_to_vec(&env, bincode_config()).unwrap());
         assert_eq!(Envelope::decode(&bytes).unwrap(), env);
+    }
+
+    #[test]
+    fn version_two_records_still_decode() {
+        // Version 2's layout is version 3's; only the events it may hold grew.
+        for text in ["small".to_string(), "w ".repeat(50_000)] {
+            let mut env = commit(text);
+            env.version = 2;
+            let mut bytes = env.encode();
+            bytes[4..6].copy_from_slice(&2u16.to_le_bytes());
+            assert_eq!(Envelope::decode(&bytes).unwrap(), env);
+        }
     }
 
     #[test]
