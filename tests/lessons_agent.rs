@@ -370,3 +370,63 @@ fn beside_a_server_the_callers_key_is_used() {
     drop(server.stdin.take());
     let _ = server.wait();
 }
+
+#[test]
+fn with_draft_on_index_the_daemon_drafts_a_revert_it_follows() {
+    let repo = Repo::new();
+    repo.write("app/config.py", "def load(path):\n    return read(path)\n");
+    repo.commit("config loader");
+    repo.sno_json(&["init", "--json"]);
+    let (url, seen) = provider(vec![(
+        200,
+        completion(
+            "{\"analysis\": \"The cache hid edits.\", \"rule\": \"Invalidate cached config.\"}",
+        ),
+    )]);
+    std::fs::write(
+        repo.path().join(".sno/config.toml"),
+        format!("[agent]\nendpoint = \"{url}\"\nmodel = \"test-model\"\ndraft_on_index = true\n"),
+    )
+    .unwrap();
+    let mut server = sno_command()
+        .args(["serve", "."])
+        .current_dir(repo.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let sock = repo.path().join(".sno/sno.sock");
+    let t = std::time::Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(t.elapsed() < std::time::Duration::from_secs(60));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    repo.write(
+        "app/config.py",
+        "CACHE = {}\n\ndef load(path):\n    return CACHE.setdefault(path, read(path))\n",
+    );
+    repo.commit("Cache loaded config");
+    repo.git(&["revert", "--no-edit", "HEAD"]);
+    // The daemon indexes the revert, proposes the lesson and drafts it.
+    let t = std::time::Instant::now();
+    loop {
+        let l = lessons(&repo);
+        if l.first().is_some_and(|l| l["status"] == "analysed") {
+            assert_eq!(l[0]["analyses"][0]["rule"], "Invalidate cached config.");
+            break;
+        }
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(90),
+            "not drafted: {l:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let asked = seen.recv().unwrap();
+    assert!(asked.body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("Revert \"Cache loaded config\""));
+    drop(server.stdin.take());
+    let _ = server.wait();
+}

@@ -30,6 +30,10 @@ pub struct AgentConfig {
     pub timeout_secs: Option<u64>,
     /// `openai` (chat completions, the default) or `anthropic` (messages).
     pub protocol: Option<String>,
+    /// Draft new lessons as soon as `sno watch` or the daemon indexes the
+    /// revert they come from (default false: `sno lessons draft` does it).
+    #[serde(default)]
+    pub draft_on_index: bool,
 }
 
 /// The wire protocol of a provider.
@@ -474,6 +478,7 @@ mod tests {
             api_key_env: Some("SNO_TEST_SURELY_UNSET_KEY".into()),
             timeout_secs: None,
             protocol: None,
+            draft_on_index: false,
         };
         assert!(matches!(
             Provider::from_config(&AgentConfig {

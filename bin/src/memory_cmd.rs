@@ -284,8 +284,8 @@ fn sno_step(args: &[&str]) -> Result<String, ExitCode> {
 /// Each draft is journaled as soon as it is made; the first failure stops
 /// the run and is reported (drafts already made stay).
 pub fn lessons_draft(path: &Path, id: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
-    use sno_actors::agent::{lesson_prompt, parse_draft, Provider, RevertFacts, LESSON_SYSTEM};
-    use sno_journal::memory::{Binding, LessonAnalysisSubmitted, LessonStatus};
+    use sno_actors::agent::Provider;
+    use sno_journal::memory::LessonStatus;
     let paths = RepoPaths::discover(path)?;
     let config = sno_actors::config::IndexConfig::load(&paths.config())?;
     let provider = Provider::from_config_with(&config.agent, crate::serve::forward::env_var)?;
@@ -318,78 +318,25 @@ pub fn lessons_draft(path: &Path, id: Option<&str>, json: bool) -> anyhow::Resul
             .filter(|l| l.status == LessonStatus::Proposed)
             .collect(),
     };
-    let repo = sno_actors::git::GitRepo::open(&paths.root).ok();
-    let head = journal.head()?;
     let mut drafted = Vec::new();
     for lesson in lessons {
-        let p = &lesson.proposed;
-        let reverted = p.reverted;
-        let facts = RevertFacts {
-            summary: p.summary.clone(),
-            reverted_message: reverted
-                .and_then(|c| repo.as_ref()?.commit(c).ok())
-                .map(|c| c.summary),
-            files: p.files.clone(),
-            symbols: reverted
-                .map(|c| symbols_of_commit(&journal, c))
-                .transpose()?
-                .unwrap_or_default(),
-        };
         if !json {
             errln!(
                 "sno: drafting {} ({}) with {}",
-                p.id,
-                p.summary,
+                lesson.proposed.id,
+                lesson.proposed.summary,
                 provider.model()
             );
         }
-        let started = std::time::Instant::now();
-        let answer = provider
-            .complete(LESSON_SYSTEM, &lesson_prompt(&facts))
-            .and_then(|c| parse_draft(&c.text).map(|d| (c, d)));
-        // Every call is audited, the failed ones too.
-        let (tokens, error) = match &answer {
-            Ok((c, _)) => ((c.prompt_tokens, c.completion_tokens), None),
-            Err(e) => ((None, None), Some(crate::failure::agent_contract(e).code)),
-        };
-        let audited = journal.record_audit(&sno_journal::audit::AuditRecord {
-            time_ms: crate::serve::core::now_ms(),
-            entry: AuditEntry::LlmCall(sno_journal::audit::LlmCall {
-                purpose: format!("lesson {}", p.id),
-                model: provider.model().to_string(),
-                endpoint: provider.endpoint().to_string(),
-                prompt_tokens: tokens.0,
-                completion_tokens: tokens.1,
-                latency_ms: started.elapsed().as_millis() as u64,
-                error: error.clone(),
-            }),
-        });
-        if let Err(e) = audited {
-            tracing::warn!(error = %e, "could not audit an LLM call");
-        }
-        let (completion, draft) = answer?;
-        journal.append_memory(Event::LessonAnalysisSubmitted(LessonAnalysisSubmitted {
-            lesson: p.id.clone(),
-            bound: Binding {
-                branch: head.as_ref().and_then(|h| h.branch.clone()),
-                commit: head.as_ref().map(|h| h.commit),
-                session: format!("agent:{}", provider.model()),
-            },
-            analysis: draft.analysis.clone(),
-            rule: draft.rule.clone(),
-        }))?;
-        drafted.push(serde_json::json!({
-            "id": p.id,
-            "analysis": draft.analysis,
-            "rule": draft.rule,
-            "model": provider.model(),
-            "prompt_tokens": completion.prompt_tokens,
-            "completion_tokens": completion.completion_tokens,
-            "latency_ms": completion.latency_ms,
-        }));
+        let d = draft_lesson(&paths, &journal, &provider, &lesson.proposed)?;
         if !json {
-            outln!("{}  rule: {}", p.id, draft.rule);
+            outln!(
+                "{}  rule: {}",
+                lesson.proposed.id,
+                d["rule"].as_str().unwrap_or("")
+            );
         }
+        drafted.push(d);
     }
     if json {
         print_json(&serde_json::json!({ "drafted": drafted }))?;
@@ -441,4 +388,106 @@ fn unknown_lesson(id: &str, memory: &sno_journal::memory::Memory) -> ErrorContra
         .take(5)
         .collect();
     c
+}
+
+/// Drafts one lesson's analysis with `provider`, audits the call (failed
+/// ones too) and journals the draft; what was drafted, as JSON.
+pub fn draft_lesson(
+    paths: &RepoPaths,
+    journal: &sno_journal::Journal,
+    provider: &sno_actors::agent::Provider,
+    p: &sno_journal::memory::LessonProposed,
+) -> anyhow::Result<serde_json::Value> {
+    use sno_actors::agent::{lesson_prompt, parse_draft, RevertFacts, LESSON_SYSTEM};
+    use sno_journal::memory::{Binding, LessonAnalysisSubmitted};
+    let repo = sno_actors::git::GitRepo::open(&paths.root).ok();
+    let reverted = p.reverted;
+    let facts = RevertFacts {
+        summary: p.summary.clone(),
+        reverted_message: reverted
+            .and_then(|c| repo.as_ref()?.commit(c).ok())
+            .map(|c| c.summary),
+        files: p.files.clone(),
+        symbols: reverted
+            .map(|c| symbols_of_commit(journal, c))
+            .transpose()?
+            .unwrap_or_default(),
+    };
+    let started = std::time::Instant::now();
+    let answer = provider
+        .complete(LESSON_SYSTEM, &lesson_prompt(&facts))
+        .and_then(|c| parse_draft(&c.text).map(|d| (c, d)));
+    let (tokens, error) = match &answer {
+        Ok((c, _)) => ((c.prompt_tokens, c.completion_tokens), None),
+        Err(e) => ((None, None), Some(crate::failure::agent_contract(e).code)),
+    };
+    let audited = journal.record_audit(&sno_journal::audit::AuditRecord {
+        time_ms: crate::serve::core::now_ms(),
+        entry: AuditEntry::LlmCall(sno_journal::audit::LlmCall {
+            purpose: format!("lesson {}", p.id),
+            model: provider.model().to_string(),
+            endpoint: provider.endpoint().to_string(),
+            prompt_tokens: tokens.0,
+            completion_tokens: tokens.1,
+            latency_ms: started.elapsed().as_millis() as u64,
+            error,
+        }),
+    });
+    if let Err(e) = audited {
+        tracing::warn!(error = %e, "could not audit an LLM call");
+    }
+    let (completion, draft) = answer?;
+    let head = journal.head()?;
+    journal.append_memory(Event::LessonAnalysisSubmitted(LessonAnalysisSubmitted {
+        lesson: p.id.clone(),
+        bound: Binding {
+            branch: head.as_ref().and_then(|h| h.branch.clone()),
+            commit: head.as_ref().map(|h| h.commit),
+            session: format!("agent:{}", provider.model()),
+        },
+        analysis: draft.analysis.clone(),
+        rule: draft.rule.clone(),
+    }))?;
+    Ok(serde_json::json!({
+        "id": p.id,
+        "analysis": draft.analysis,
+        "rule": draft.rule,
+        "model": provider.model(),
+        "prompt_tokens": completion.prompt_tokens,
+        "completion_tokens": completion.completion_tokens,
+        "latency_ms": completion.latency_ms,
+    }))
+}
+
+/// After an index run: drafts the lessons still without an analysis when
+/// `[agent] draft_on_index` is set. Failures are logged, not raised: the
+/// index run itself succeeded.
+pub fn draft_after_index(paths: &RepoPaths, journal: &sno_journal::Journal) {
+    let Ok(config) = sno_actors::config::IndexConfig::load(&paths.config()) else {
+        return;
+    };
+    if !config.agent.draft_on_index {
+        return;
+    }
+    let provider = match sno_actors::agent::Provider::from_config(&config.agent) {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(error = %e, "[agent] draft_on_index is set but the provider cannot be used");
+            return;
+        }
+    };
+    let Ok(memory) = journal.memory() else { return };
+    for lesson in memory
+        .lessons
+        .iter()
+        .filter(|l| l.status == sno_journal::memory::LessonStatus::Proposed)
+    {
+        match draft_lesson(paths, journal, &provider, &lesson.proposed) {
+            Ok(_) => tracing::info!(lesson = %lesson.proposed.id, "lesson drafted"),
+            Err(e) => {
+                tracing::warn!(lesson = %lesson.proposed.id, error = format!("{e:#}"), "could not draft a lesson");
+                return;
+            }
+        }
+    }
 }

@@ -155,6 +155,9 @@ pub fn watch(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
         let failing = Mutex::new(None);
         let follower = Follower::start(&paths, &config.watch, indexed, settled_at, move |change| {
             let result = index_beside_readers(&run_paths, !json);
+            if let Ok(done) = &result {
+                crate::memory_cmd::draft_after_index(&run_paths, &done.journal);
+            }
             report_run(&run_paths, &change, result, &known, &failing, json);
         })
         .await?;

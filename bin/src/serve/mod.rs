@@ -307,12 +307,15 @@ async fn follow(
         activity.active.fetch_add(1, Ordering::SeqCst);
         let args = crate::watch::follow_args(&run_paths);
         match crate::commands::index_repository(&run_paths, &args, false) {
-            Ok(done) => tracing::info!(
-                head = ?change.head.commit.map(|c| c.short()),
-                commits_indexed = done.summary.run.commits_indexed,
-                files_parsed = done.summary.run.files_parsed,
-                "indexed where HEAD moved"
-            ),
+            Ok(done) => {
+                tracing::info!(
+                    head = ?change.head.commit.map(|c| c.short()),
+                    commits_indexed = done.summary.run.commits_indexed,
+                    files_parsed = done.summary.run.files_parsed,
+                    "indexed where HEAD moved"
+                );
+                crate::memory_cmd::draft_after_index(&run_paths, &done.journal);
+            }
             Err(e) => tracing::warn!(
                 error = format!("{e:#}"),
                 "could not index where HEAD moved; trying again while it stays, less often each time"
