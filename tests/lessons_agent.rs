@@ -108,6 +108,17 @@ fn configure(repo: &Repo, endpoint: &str) {
     .unwrap();
 }
 
+/// `sno lessons draft --json` with `key` in the environment; it must succeed.
+fn draft_json(repo: &Repo, key: &str) -> Value {
+    let out = sno_in(
+        repo.path(),
+        &["lessons", "draft", "--json"],
+        &[("SNO_TEST_AGENT_KEY", key)],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn lessons(repo: &Repo) -> Vec<Value> {
     repo.sno_json(&["lessons", "list", "--json"])
         .as_array()
@@ -127,13 +138,7 @@ fn the_provider_drafts_and_a_human_still_decides() {
     )]);
     configure(&repo, &url);
 
-    let out = sno_in(
-        repo.path(),
-        &["lessons", "draft", "--json"],
-        &[("SNO_TEST_AGENT_KEY", "sk-test")],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = draft_json(&repo, "sk-test");
     assert_eq!(
         v["drafted"][0]["rule"],
         "Do not cache config without invalidation."
@@ -196,13 +201,7 @@ fn the_provider_drafts_and_a_human_still_decides() {
     assert_error_code(&out, "SNO-LESSON-REVIEWED");
 
     // Nothing left to draft: no request is made.
-    let out = sno_in(
-        repo.path(),
-        &["lessons", "draft", "--json"],
-        &[("SNO_TEST_AGENT_KEY", "sk-test")],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = draft_json(&repo, "sk-test");
     assert_eq!(v["drafted"], json!([]));
 }
 
@@ -289,13 +288,7 @@ fn an_anthropic_provider_speaks_its_own_protocol() {
         format!("[agent]\nprotocol = \"anthropic\"\nendpoint = \"{url}\"\nmodel = \"claude-test\"\napi_key_env = \"SNO_TEST_AGENT_KEY\"\n"),
     )
     .unwrap();
-    let out = sno_in(
-        repo.path(),
-        &["lessons", "draft", "--json"],
-        &[("SNO_TEST_AGENT_KEY", "ak-test")],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = draft_json(&repo, "ak-test");
     assert_eq!(
         v["drafted"][0]["rule"],
         "Invalidate cached config on change."
@@ -342,21 +335,7 @@ fn beside_a_server_the_callers_key_is_used() {
     )]);
     configure(&repo, &url);
     // The daemon starts without the key in its environment.
-    let mut server = sno_command()
-        .args(["serve", "."])
-        .current_dir(repo.path())
-        .env_remove("SNO_TEST_AGENT_KEY")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let sock = repo.path().join(".sno/sno.sock");
-    let t = std::time::Instant::now();
-    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
-        assert!(t.elapsed() < std::time::Duration::from_secs(60));
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let mut server = serve_in_background(&repo, &["SNO_TEST_AGENT_KEY"]);
     let out = sno_in(
         repo.path(),
         &["lessons", "draft", "--json"],
@@ -388,20 +367,7 @@ fn with_draft_on_index_the_daemon_drafts_a_revert_it_follows() {
         format!("[agent]\nendpoint = \"{url}\"\nmodel = \"test-model\"\ndraft_on_index = true\n"),
     )
     .unwrap();
-    let mut server = sno_command()
-        .args(["serve", "."])
-        .current_dir(repo.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let sock = repo.path().join(".sno/sno.sock");
-    let t = std::time::Instant::now();
-    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
-        assert!(t.elapsed() < std::time::Duration::from_secs(60));
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let mut server = serve_in_background(&repo, &[]);
     repo.write(
         "app/config.py",
         "CACHE = {}\n\ndef load(path):\n    return CACHE.setdefault(path, read(path))\n",

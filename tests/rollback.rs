@@ -139,20 +139,7 @@ fn a_server_started_after_a_rollback_leaves_it_until_head_moves() {
         "[watch]\npoll_secs = 0.2\n",
     )
     .unwrap();
-    let mut server = sno_command()
-        .args(["serve", "."])
-        .current_dir(repo.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let sock = repo.path().join(".sno/sno.sock");
-    let t = Instant::now();
-    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
-        assert!(t.elapsed() < Duration::from_secs(60));
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut server = serve_in_background(&repo, &[]);
     // Several polls later, the rollback stands (status runs in the daemon).
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(repo.status()["as_of"]["commit"], c1);

@@ -195,20 +195,7 @@ fn bad_places_to_watch_get_clear_errors() {
     repo.write("a.py", "def a():\n    pass\n");
     repo.commit("a");
     repo.sno_json(&["init", "--json"]);
-    let mut server = sno_command()
-        .args(["serve", "."])
-        .current_dir(repo.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let sock = repo.path().join(".sno/sno.sock");
-    let t = Instant::now();
-    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
-        assert!(t.elapsed() < DEADLINE, "the daemon did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut server = serve_in_background(&repo, &[]);
     let out = repo.sno(&["watch", "--json"]);
     assert!(!out.status.success());
     assert_error_code(&out, "SNO-WATCH-SERVED");
@@ -231,20 +218,7 @@ fn a_server_started_beside_a_watch_takes_over_and_the_watch_resumes_after_it() {
     )
     .unwrap();
     let mut watch = Watch::start(&repo);
-    let mut server = sno_command()
-        .args(["serve", "."])
-        .current_dir(repo.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let sock = repo.path().join(".sno/sno.sock");
-    let t = Instant::now();
-    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
-        assert!(t.elapsed() < DEADLINE, "the daemon did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut server = serve_in_background(&repo, &[]);
     repo.write("b.py", "def b():\n    return a()\n");
     let second = repo.commit("second");
     // The daemon holds the database and indexes the commit itself; the

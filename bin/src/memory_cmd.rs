@@ -99,19 +99,7 @@ pub fn lessons_review(
     let lesson = MemoryId(id.to_string());
     let memory = journal.memory()?;
     let Some(found) = memory.lesson(&lesson) else {
-        let mut c = ErrorContract::new(
-            "SNO-UNKNOWN-MEMORY",
-            format!("no lesson `{id}`"),
-            "Run `sno lessons list` for the lesson ids.",
-            Fixability::Trivial,
-        );
-        c.did_you_mean = memory
-            .lessons
-            .iter()
-            .map(|l| l.proposed.id.0.clone())
-            .filter(|k| sno_query::lookup::similarity(k, id) > 0.5)
-            .collect();
-        return Err(c.into());
+        return Err(unknown_lesson(id, &memory).into());
     };
     if approved && found.rule().is_none() {
         return Err(ErrorContract::new(
@@ -384,8 +372,7 @@ fn unknown_lesson(id: &str, memory: &sno_journal::memory::Memory) -> ErrorContra
         .lessons
         .iter()
         .map(|l| l.proposed.id.0.clone())
-        .filter(|l| l.starts_with(&id.chars().take(6).collect::<String>()))
-        .take(5)
+        .filter(|k| sno_query::lookup::similarity(k, id) > 0.5)
         .collect();
     c
 }

@@ -16,6 +16,8 @@ pub mod rollback;
 pub mod session;
 pub mod store;
 pub mod teardown;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod verify;
 
 pub use error::JournalError;

@@ -75,40 +75,10 @@ pub fn rollback_to(
 mod tests {
     use super::*;
     use crate::delta::digest;
-    use crate::event::{CommitIndexed, FileChange, FileDelta, FileMeta};
+    use crate::event::{FileChange, FileDelta};
     use crate::model::*;
     use crate::replay::{replay_all, replay_to_commit};
-
-    fn add(path: &str, b: u8) -> FileDelta {
-        FileDelta {
-            path: path.into(),
-            change: FileChange::Added(FileMeta {
-                blob: BlobId([b; 20]),
-                language: Some(Language::Python),
-                size: 1,
-                lines: 1,
-                state: FileState::Parsed,
-                diagnostics: vec![],
-                refs: FileRefs::default(),
-            }),
-            symbols_removed: vec![],
-            symbols_added: vec![],
-            edges_removed: vec![],
-            edges_added: vec![],
-        }
-    }
-
-    fn commit(n: u8, deltas: Vec<FileDelta>) -> CommitIndexed {
-        CommitIndexed {
-            commit: CommitId([n; 20]),
-            parents: vec![],
-            branch: Some(format!("b{n}")),
-            summary: format!("c{n}"),
-            time: 0,
-            base: None,
-            deltas,
-        }
-    }
+    use crate::test_support::{add, commit};
 
     #[test]
     fn a_rollback_is_one_more_event_and_replays_like_the_target() {

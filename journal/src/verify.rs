@@ -140,43 +140,8 @@ pub fn repair_views(journal: &Journal) -> Result<(), crate::JournalError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{CommitIndexed, FileChange, FileDelta, FileMeta};
     use crate::model::*;
-
-    fn meta(b: u8) -> FileMeta {
-        FileMeta {
-            blob: BlobId([b; 20]),
-            language: Some(Language::Python),
-            size: 1,
-            lines: 1,
-            state: FileState::Parsed,
-            diagnostics: vec![],
-            refs: FileRefs::default(),
-        }
-    }
-
-    fn add(path: &str, b: u8) -> FileDelta {
-        FileDelta {
-            path: path.into(),
-            change: FileChange::Added(meta(b)),
-            symbols_removed: vec![],
-            symbols_added: vec![],
-            edges_removed: vec![],
-            edges_added: vec![],
-        }
-    }
-
-    fn commit(n: u8, deltas: Vec<FileDelta>) -> CommitIndexed {
-        CommitIndexed {
-            commit: CommitId([n; 20]),
-            parents: vec![],
-            branch: Some("main".into()),
-            summary: format!("c{n}"),
-            time: 0,
-            base: None,
-            deltas,
-        }
-    }
+    use crate::test_support::{add, commit};
 
     #[test]
     fn healthy_journal_verifies_and_tampered_views_are_found_and_repaired() {

@@ -254,3 +254,31 @@ pub fn check(v: i32) -> i32 {
     );
     repo.write("README.md", "# polyglot\n");
 }
+
+/// `sno serve` on `repo` as a client would start it (stdin piped: dropping
+/// it ends the client), returned once the daemon answers on its socket.
+/// `without` names variables the server (and so its daemon) must not have.
+pub fn serve_in_background(repo: &Repo, without: &[&str]) -> std::process::Child {
+    let mut command = sno_command();
+    for var in without {
+        command.env_remove(var);
+    }
+    let child = command
+        .args(["serve", "."])
+        .current_dir(repo.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("sno serve starts");
+    let sock = repo.path().join(".sno/sno.sock");
+    let t = std::time::Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(60),
+            "the daemon did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child
+}
