@@ -217,9 +217,9 @@ pub enum Command {
         #[arg(default_value = ".")]
         path: PathBuf,
     },
-    /// What the MCP server did: every tool call (tool, argument digest,
-    /// result size, latency, error code), every retrieval (query, hits, top
-    /// score), every indexing run.
+    /// What sno did: every MCP tool call (tool, argument digest, result
+    /// size, latency, error code), every retrieval (query, hits, top score),
+    /// every indexing run, every LLM call (model, tokens, latency, error).
     Audit {
         #[arg(default_value = ".")]
         path: PathBuf,
@@ -234,8 +234,9 @@ pub enum Command {
         #[command(subcommand)]
         command: McpCommand,
     },
-    /// Lessons drawn from reverts: list them, approve or reject them.
-    /// Approved lessons travel with the context agents get.
+    /// Lessons drawn from reverts: list them, draft their analyses with an
+    /// LLM, approve or reject them. Approved lessons travel with the context
+    /// agents get.
     Lessons {
         #[command(subcommand)]
         command: LessonsCommand,
@@ -350,6 +351,7 @@ pub enum LessonsCommand {
         /// yet (a reviewed lesson is refused). Each draft is journaled as it
         /// is made; the first failure stops the run.
         id: Option<String>,
+        /// The repository (any directory inside it).
         #[arg(long, default_value = ".")]
         path: PathBuf,
         #[arg(long)]
