@@ -352,14 +352,14 @@ fn beside_a_server_the_callers_key_is_used() {
 
 #[test]
 fn with_draft_on_index_the_daemon_drafts_a_revert_it_follows() {
-    let repo = Repo::new();
-    repo.write("app/config.py", "def load(path):\n    return read(path)\n");
-    repo.commit("config loader");
-    repo.sno_json(&["init", "--json"]);
+    // An older revert, indexed before: its lesson is not the daemon's to
+    // draft (it drafts what its own runs propose).
+    let repo = with_a_revert();
+    assert_eq!(lessons(&repo).len(), 1);
     let (url, seen) = provider(vec![(
         200,
         completion(
-            "{\"analysis\": \"The cache hid edits.\", \"rule\": \"Invalidate cached config.\"}",
+            "{\"analysis\": \"The helper was unused.\", \"rule\": \"Do not add unused helpers.\"}",
         ),
     )]);
     std::fs::write(
@@ -368,18 +368,16 @@ fn with_draft_on_index_the_daemon_drafts_a_revert_it_follows() {
     )
     .unwrap();
     let mut server = serve_in_background(&repo, &[]);
-    repo.write(
-        "app/config.py",
-        "CACHE = {}\n\ndef load(path):\n    return CACHE.setdefault(path, read(path))\n",
-    );
-    repo.commit("Cache loaded config");
+    repo.write("app/util.py", "def helper():\n    return 2\n");
+    repo.commit("Add a helper");
     repo.git(&["revert", "--no-edit", "HEAD"]);
     // The daemon indexes the revert, proposes the lesson and drafts it.
     let t = std::time::Instant::now();
     loop {
         let l = lessons(&repo);
-        if l.first().is_some_and(|l| l["status"] == "analysed") {
-            assert_eq!(l[0]["analyses"][0]["rule"], "Invalidate cached config.");
+        if l.len() == 2 && l[1]["status"] == "analysed" {
+            assert_eq!(l[1]["analyses"][0]["rule"], "Do not add unused helpers.");
+            assert_eq!(l[0]["status"], "proposed", "the older lesson is left");
             break;
         }
         assert!(
@@ -392,7 +390,15 @@ fn with_draft_on_index_the_daemon_drafts_a_revert_it_follows() {
     assert!(asked.body["messages"][1]["content"]
         .as_str()
         .unwrap()
-        .contains("Revert \"Cache loaded config\""));
+        .contains("Revert \"Add a helper\""));
     drop(server.stdin.take());
     let _ = server.wait();
+    let audit = repo.sno_json(&["audit", "--json"]);
+    let calls = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["entry"].get("LlmCall").is_some())
+        .count();
+    assert_eq!(calls, 1, "one call, for the new lesson: {audit}");
 }

@@ -360,6 +360,8 @@ fn retrieval_context_on_errors_is_a_setting() {
     assert_eq!(low["threshold"], 0.5);
     assert_eq!(low["recommend_checkpoint"], true);
     assert!(s.finish().success());
+    // The next server must be a new daemon, reading the config again.
+    wait_for_daemon_exit(&repo);
 
     // Off by default: the contract carries no retrieval_context.
     std::fs::remove_file(repo.path().join(".sno/config.toml")).unwrap();

@@ -95,10 +95,14 @@ impl std::fmt::Debug for Provider {
     }
 }
 
-/// Whether a URL is plain http to anything but this machine.
+/// Whether a URL is anything but https, to anything but this machine.
 fn http_off_machine(url: &str) -> bool {
-    let Some(rest) = url.strip_prefix("http://") else {
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("https://") {
         return false;
+    }
+    let Some((_, rest)) = url.split_once("://") else {
+        return true;
     };
     let authority = rest.split('/').next().unwrap_or("");
     let host = authority.rsplit('@').next().unwrap_or("");
@@ -225,14 +229,16 @@ impl Provider {
                 .lossy_utf8(true)
                 .read_to_string()
                 .unwrap_or_default();
+            // The key masked first: cut, a part of it could show.
+            let body = match &self.key {
+                Some(key) => body.replace(key.as_str(), "<key>"),
+                None => body,
+            };
             let mut body: String = body
                 .chars()
                 .filter(|c| !c.is_control() || *c == ' ')
                 .take(300)
                 .collect();
-            if let Some(key) = &self.key {
-                body = body.replace(key.as_str(), "<key>");
-            }
             if let Some(to) = response.headers().get("location") {
                 body = format!("redirected to {} {body}", to.to_str().unwrap_or("?"));
             }
@@ -516,7 +522,12 @@ mod tests {
             with_key("http://user@10.0.0.1:8080/v1"),
             Err(AgentError::InsecureKey(_))
         ));
+        assert!(matches!(
+            with_key("HTTP://llm.example.com/v1"),
+            Err(AgentError::InsecureKey(_))
+        ));
         for ok in [
+            "HTTPS://api.example.com/v1",
             "https://api.openai.com/v1",
             "http://localhost:11434/v1",
             "http://[::1]:8/v1",

@@ -128,6 +128,8 @@ fn init(a: InitArgs) -> anyhow::Result<ExitCode> {
 /// What [`index_repository`] did.
 pub struct Indexed {
     pub journal: Arc<Journal>,
+    /// The journal's length before the run: its events start there.
+    pub events_before: Seq,
     pub summary: IndexSummary,
     pub embedded: Option<EmbedSummary>,
 }
@@ -172,6 +174,7 @@ pub fn index_repository(
     let _small_pages = sno_extract::allocator::HugePagesOff::start();
     paths.exclude_sno_dir()?;
     let journal = open_or_create(paths)?;
+    let events_before = Seq(journal.len()?);
     let mut config = IndexConfig::load(&paths.config())?;
     if let Some(m) = max_file_size {
         config.max_file_size = m;
@@ -246,6 +249,7 @@ pub fn index_repository(
         .map_err(|e| anyhow::anyhow!("embedding: {e}"))?;
     Ok(Indexed {
         journal,
+        events_before,
         summary,
         embedded,
     })

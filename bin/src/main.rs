@@ -6,6 +6,7 @@
 
 mod cli;
 mod commands;
+mod drafting;
 mod failure;
 mod mcp_config;
 mod memory_cmd;

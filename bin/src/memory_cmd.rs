@@ -278,6 +278,8 @@ pub fn lessons_draft(path: &Path, id: Option<&str>, json: bool) -> anyhow::Resul
     let config = sno_actors::config::IndexConfig::load(&paths.config())?;
     let provider = Provider::from_config_with(&config.agent, crate::serve::forward::env_var)?;
     let journal = open_existing(&paths)?;
+    // One drafting at a time in this process (the daemon's follower drafts too).
+    let _one_at_a_time = crate::drafting::one_at_a_time();
     let memory = journal.memory()?;
     let lessons: Vec<_> = match id {
         Some(id) => {
@@ -316,7 +318,7 @@ pub fn lessons_draft(path: &Path, id: Option<&str>, json: bool) -> anyhow::Resul
                 provider.model()
             );
         }
-        let d = draft_lesson(&paths, &journal, &provider, &lesson.proposed)?;
+        let d = crate::drafting::draft_lesson(&paths, &journal, &provider, &lesson.proposed)?;
         if !json {
             outln!(
                 "{}  rule: {}",
@@ -339,28 +341,6 @@ pub fn lessons_draft(path: &Path, id: Option<&str>, json: bool) -> anyhow::Resul
     Ok(ExitCode::SUCCESS)
 }
 
-/// Qualified names of the symbols a journaled commit added or changed: from
-/// its own `CommitIndexed` event, and only when that event holds the
-/// commit's change (not a first index, whose deltas hold every file).
-fn symbols_of_commit(
-    journal: &sno_journal::Journal,
-    commit: sno_journal::model::CommitId,
-) -> anyhow::Result<Vec<String>> {
-    let events = journal.events(sno_journal::model::Seq(0), None)?;
-    let indexed = events.iter().rev().find_map(|(_, env)| match &env.event {
-        Event::CommitIndexed(c) if c.commit == commit => Some(c),
-        _ => None,
-    });
-    Ok(match indexed {
-        Some(c) if c.base.is_some() && c.base == c.parents.first().copied() => c
-            .deltas
-            .iter()
-            .flat_map(|d| d.symbols_added.iter().map(|s| s.qualified_name.clone()))
-            .collect(),
-        _ => Vec::new(),
-    })
-}
-
 fn unknown_lesson(id: &str, memory: &sno_journal::memory::Memory) -> ErrorContract {
     let mut c = ErrorContract::new(
         "SNO-UNKNOWN-MEMORY",
@@ -375,106 +355,4 @@ fn unknown_lesson(id: &str, memory: &sno_journal::memory::Memory) -> ErrorContra
         .filter(|k| sno_query::lookup::similarity(k, id) > 0.5)
         .collect();
     c
-}
-
-/// Drafts one lesson's analysis with `provider`, audits the call (failed
-/// ones too) and journals the draft; what was drafted, as JSON.
-pub fn draft_lesson(
-    paths: &RepoPaths,
-    journal: &sno_journal::Journal,
-    provider: &sno_actors::agent::Provider,
-    p: &sno_journal::memory::LessonProposed,
-) -> anyhow::Result<serde_json::Value> {
-    use sno_actors::agent::{lesson_prompt, parse_draft, RevertFacts, LESSON_SYSTEM};
-    use sno_journal::memory::{Binding, LessonAnalysisSubmitted};
-    let repo = sno_actors::git::GitRepo::open(&paths.root).ok();
-    let reverted = p.reverted;
-    let facts = RevertFacts {
-        summary: p.summary.clone(),
-        reverted_message: reverted
-            .and_then(|c| repo.as_ref()?.commit(c).ok())
-            .map(|c| c.summary),
-        files: p.files.clone(),
-        symbols: reverted
-            .map(|c| symbols_of_commit(journal, c))
-            .transpose()?
-            .unwrap_or_default(),
-    };
-    let started = std::time::Instant::now();
-    let answer = provider
-        .complete(LESSON_SYSTEM, &lesson_prompt(&facts))
-        .and_then(|c| parse_draft(&c.text).map(|d| (c, d)));
-    let (tokens, error) = match &answer {
-        Ok((c, _)) => ((c.prompt_tokens, c.completion_tokens), None),
-        Err(e) => ((None, None), Some(crate::failure::agent_contract(e).code)),
-    };
-    let audited = journal.record_audit(&sno_journal::audit::AuditRecord {
-        time_ms: crate::serve::core::now_ms(),
-        entry: AuditEntry::LlmCall(sno_journal::audit::LlmCall {
-            purpose: format!("lesson {}", p.id),
-            model: provider.model().to_string(),
-            endpoint: provider.endpoint().to_string(),
-            prompt_tokens: tokens.0,
-            completion_tokens: tokens.1,
-            latency_ms: started.elapsed().as_millis() as u64,
-            error,
-        }),
-    });
-    if let Err(e) = audited {
-        tracing::warn!(error = %e, "could not audit an LLM call");
-    }
-    let (completion, draft) = answer?;
-    let head = journal.head()?;
-    journal.append_memory(Event::LessonAnalysisSubmitted(LessonAnalysisSubmitted {
-        lesson: p.id.clone(),
-        bound: Binding {
-            branch: head.as_ref().and_then(|h| h.branch.clone()),
-            commit: head.as_ref().map(|h| h.commit),
-            session: format!("agent:{}", provider.model()),
-        },
-        analysis: draft.analysis.clone(),
-        rule: draft.rule.clone(),
-    }))?;
-    Ok(serde_json::json!({
-        "id": p.id,
-        "analysis": draft.analysis,
-        "rule": draft.rule,
-        "model": provider.model(),
-        "prompt_tokens": completion.prompt_tokens,
-        "completion_tokens": completion.completion_tokens,
-        "latency_ms": completion.latency_ms,
-    }))
-}
-
-/// After an index run: drafts the lessons still without an analysis when
-/// `[agent] draft_on_index` is set. Failures are logged, not raised: the
-/// index run itself succeeded.
-pub fn draft_after_index(paths: &RepoPaths, journal: &sno_journal::Journal) {
-    let Ok(config) = sno_actors::config::IndexConfig::load(&paths.config()) else {
-        return;
-    };
-    if !config.agent.draft_on_index {
-        return;
-    }
-    let provider = match sno_actors::agent::Provider::from_config(&config.agent) {
-        Ok(p) => p,
-        Err(e) => {
-            tracing::warn!(error = %e, "[agent] draft_on_index is set but the provider cannot be used");
-            return;
-        }
-    };
-    let Ok(memory) = journal.memory() else { return };
-    for lesson in memory
-        .lessons
-        .iter()
-        .filter(|l| l.status == sno_journal::memory::LessonStatus::Proposed)
-    {
-        match draft_lesson(paths, journal, &provider, &lesson.proposed) {
-            Ok(_) => tracing::info!(lesson = %lesson.proposed.id, "lesson drafted"),
-            Err(e) => {
-                tracing::warn!(lesson = %lesson.proposed.id, error = format!("{e:#}"), "could not draft a lesson");
-                return;
-            }
-        }
-    }
 }

@@ -155,10 +155,12 @@ pub fn watch(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
         let failing = Mutex::new(None);
         let follower = Follower::start(&paths, &config.watch, indexed, settled_at, move |change| {
             let result = index_beside_readers(&run_paths, !json);
-            if let Ok(done) = &result {
-                crate::memory_cmd::draft_after_index(&run_paths, &done.journal);
-            }
+            let since = result.as_ref().ok().map(|done| done.events_before);
+            // Reported (and the database let go) before any drafting.
             report_run(&run_paths, &change, result, &known, &failing, json);
+            if let Some(since) = since {
+                crate::drafting::draft_after_index(&run_paths, since);
+            }
         })
         .await?;
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;

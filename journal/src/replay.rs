@@ -68,28 +68,29 @@ pub fn lineage(events: &[(Seq, crate::event::Envelope)]) -> Vec<usize> {
     let mut nodes: Vec<(usize, Option<usize>)> = Vec::new();
     let mut latest: HashMap<CommitId, usize> = HashMap::new();
     let mut current: Option<usize> = None;
-    let mut skip_next: Option<CommitId> = None;
+    // A branch move takes effect with the index of its commit that follows
+    // it: a run that stopped in between moved nothing.
+    let mut moving_to: Option<CommitId> = None;
     for (i, (_, env)) in events.iter().enumerate() {
         match &env.event {
             Event::CommitIndexed(c) => {
-                if skip_next.take() == Some(c.commit) {
-                    continue;
+                if moving_to.take() == Some(c.commit) {
+                    if let Some(&n) = latest.get(&c.commit) {
+                        current = Some(n);
+                        continue;
+                    }
                 }
                 nodes.push((i, current));
                 current = Some(nodes.len() - 1);
                 latest.insert(c.commit, nodes.len() - 1);
             }
             Event::RolledBack(r) => {
+                moving_to = None;
                 if let Some(&n) = latest.get(&r.to) {
                     current = Some(n);
                 }
             }
-            Event::BranchMoved(b) => {
-                if let Some(&n) = latest.get(&b.to) {
-                    current = Some(n);
-                    skip_next = Some(b.to);
-                }
-            }
+            Event::BranchMoved(b) => moving_to = Some(b.to),
             _ => {}
         }
     }
@@ -175,5 +176,19 @@ mod tests {
         assert_eq!(history(&e), [1, 2, 5]);
         let e = at(vec![ci(1), ci(2), ci(3), back(1), back(3)]);
         assert_eq!(history(&e), [1, 2, 3]);
+        // A branch move whose run stopped before indexing moved nothing.
+        let to = |to: u8| {
+            Event::BranchMoved(BranchMoved {
+                branch: None,
+                from: None,
+                to: CommitId([to; 20]),
+            })
+        };
+        let e = at(vec![ci(1), ci(2), ci(3), to(1), ci(4)]);
+        assert_eq!(history(&e), [1, 2, 3, 4]);
+        // Nor does it linger past a rollback: a later forward index of the
+        // same commit counts.
+        let e = at(vec![ci(1), ci(3), to(2), back(1), ci(2), ci(4)]);
+        assert_eq!(history(&e), [1, 2, 4]);
     }
 }

@@ -20,7 +20,7 @@ use crate::cli::Cli;
 use crate::repo::RepoPaths;
 
 /// What a CLI sends.
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Serialize, Deserialize)]
 pub struct Request {
     /// The command line, program name first.
     pub sno_cli: Vec<String>,
@@ -31,6 +31,18 @@ pub struct Request {
     /// (`[agent] api_key_env`).
     #[serde(default)]
     pub env: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The variables carry an API key: their names only.
+        let env: Vec<&str> = self.env.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("Request")
+            .field("sno_cli", &self.sno_cli)
+            .field("cwd", &self.cwd)
+            .field("env", &env)
+            .finish()
+    }
 }
 
 thread_local! {

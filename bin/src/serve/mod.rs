@@ -314,7 +314,7 @@ async fn follow(
                     files_parsed = done.summary.run.files_parsed,
                     "indexed where HEAD moved"
                 );
-                crate::memory_cmd::draft_after_index(&run_paths, &done.journal);
+                crate::drafting::draft_after_index(&run_paths, done.events_before);
             }
             Err(e) => tracing::warn!(
                 error = format!("{e:#}"),
