@@ -87,16 +87,36 @@ fn refresh(st: &EmbedderState) -> Result<EmbedSummary, String> {
         }
         None => return Err("the model was not loaded".into()),
     };
-    let state = st.journal.load_state().map_err(|e| e.to_string())?;
-    let docs = sno_query::lexical::documents(&state);
-    let same_model = st
-        .journal
-        .vectors_model()
-        .map_err(|e| e.to_string())?
-        .as_deref()
-        == Some(model.source.as_str());
     let journal = &st.journal;
-    let (_, new) = doc_vectors(&docs, model, |hashes| {
+    let err = |e: sno_journal::JournalError| e.to_string();
+    let len = journal.len().map_err(err)?;
+    let state = journal.load_state().map_err(err)?;
+    let docs = sno_query::lexical::documents(&state);
+    let same_model =
+        journal.vectors_model().map_err(err)?.as_deref() == Some(model.source.as_str());
+    // With the same model and every symbol covered up to some point of the
+    // journal, only the files changed since can hold new text: reading the
+    // stored vectors of every symbol was most of a small run's time.
+    let changed = match journal.vectors_upto().map_err(err)? {
+        Some(upto) if same_model && upto.0 <= len => Some(
+            journal
+                .events(upto, None)
+                .map_err(err)?
+                .iter()
+                .flat_map(|(_, env)| env.event.deltas().iter().map(|d| d.path.clone()))
+                .collect::<std::collections::HashSet<String>>(),
+        ),
+        _ => None,
+    };
+    let checked: Vec<_> = match &changed {
+        Some(paths) => docs
+            .iter()
+            .filter(|d| paths.contains(d.path))
+            .cloned()
+            .collect(),
+        None => docs.clone(),
+    };
+    let (_, new) = doc_vectors(&checked, model, |hashes| {
         if same_model {
             journal.vectors(hashes).unwrap_or_default()
         } else {
@@ -104,8 +124,8 @@ fn refresh(st: &EmbedderState) -> Result<EmbedSummary, String> {
         }
     });
     journal
-        .put_vectors(&model.source, &new)
-        .map_err(|e| e.to_string())?;
+        .put_vectors(&model.source, &new, Some(sno_journal::model::Seq(len)))
+        .map_err(err)?;
     Ok(EmbedSummary {
         off_reason: None,
         symbols: docs.len(),

@@ -36,6 +36,8 @@ const MEMORY: TableDefinition<u64, ()> = TableDefinition::new("memory");
 const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions");
 
 const META_VECTORS_MODEL: &str = "vectors_model";
+/// The journal length the stored vectors were brought up to.
+const META_VECTORS_UPTO: &str = "vectors_upto";
 
 const META_HEAD: &str = "head";
 const META_LAST_INDEX_RUN: &str = "last_index_run";
@@ -483,6 +485,17 @@ impl Journal {
             .map(|v| String::from_utf8_lossy(v.value()).into_owned()))
     }
 
+    /// The journal length the stored vectors cover: every symbol of the
+    /// state after those events has its vector (see [`Journal::put_vectors`]).
+    pub fn vectors_upto(&self) -> Result<Option<Seq>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(META)?;
+        Ok(t.get(META_VECTORS_UPTO)?.and_then(|v| {
+            let b: [u8; 8] = v.value().try_into().ok()?;
+            Some(Seq(u64::from_le_bytes(b)))
+        }))
+    }
+
     /// Stored vectors for text hashes (`None` where there is none).
     pub fn vectors(&self, hashes: &[u64]) -> Result<Vec<Option<Vec<f32>>>, JournalError> {
         let r = self.db.begin_read()?;
@@ -501,10 +514,13 @@ impl Journal {
 
     /// Stores vectors made with `model`. Vectors of another model are
     /// dropped first: they are derived data and would not be comparable.
+    /// `covers`: the journal length up to which every symbol now has its
+    /// vector, when the caller checked them all.
     pub fn put_vectors(
         &self,
         model: &str,
         vectors: &[(u64, Vec<f32>)],
+        covers: Option<Seq>,
     ) -> Result<(), JournalError> {
         let tx = self.db.begin_write()?;
         {
@@ -515,6 +531,10 @@ impl Journal {
             if !same {
                 tx.delete_table(VECTORS)?;
                 meta.insert(META_VECTORS_MODEL, model.as_bytes())?;
+                meta.remove(META_VECTORS_UPTO)?;
+            }
+            if let Some(seq) = covers {
+                meta.insert(META_VECTORS_UPTO, seq.0.to_le_bytes().as_slice())?;
             }
             let mut t = tx.open_table(VECTORS)?;
             for (h, v) in vectors {
@@ -675,18 +695,29 @@ mod vector_tests {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
         assert_eq!(j.vectors_model().unwrap(), None);
-        j.put_vectors("m1", &[(1, vec![0.5, -1.0]), (2, vec![2.0, 0.0])])
-            .unwrap();
+        j.put_vectors(
+            "m1",
+            &[(1, vec![0.5, -1.0]), (2, vec![2.0, 0.0])],
+            Some(Seq(4)),
+        )
+        .unwrap();
         assert_eq!(
             j.vectors(&[2, 3, 1]).unwrap(),
             vec![Some(vec![2.0, 0.0]), None, Some(vec![0.5, -1.0])]
         );
-        j.put_vectors("m1", &[(3, vec![1.0, 1.0])]).unwrap();
+        assert_eq!(j.vectors_upto().unwrap(), Some(Seq(4)));
+        j.put_vectors("m1", &[(3, vec![1.0, 1.0])], None).unwrap();
+        assert_eq!(j.vectors_upto().unwrap(), Some(Seq(4)), "kept");
         assert!(
             j.vectors(&[1]).unwrap()[0].is_some(),
             "same model keeps what it has"
         );
-        j.put_vectors("m2", &[(3, vec![9.0, 9.0])]).unwrap();
+        j.put_vectors("m2", &[(3, vec![9.0, 9.0])], None).unwrap();
+        assert_eq!(
+            j.vectors_upto().unwrap(),
+            None,
+            "another model covers nothing yet"
+        );
         assert_eq!(j.vectors_model().unwrap().as_deref(), Some("m2"));
         assert_eq!(
             j.vectors(&[1, 3]).unwrap(),
