@@ -80,7 +80,14 @@ pub fn lineage(events: &[(Seq, crate::event::Envelope)]) -> Vec<usize> {
                         continue;
                     }
                 }
-                nodes.push((i, current));
+                // Under its first parent when that was indexed (a checkout
+                // of another branch's commit), else after the current one.
+                let parent = c
+                    .parents
+                    .first()
+                    .and_then(|p| latest.get(p).copied())
+                    .or(current);
+                nodes.push((i, parent));
                 current = Some(nodes.len() - 1);
                 latest.insert(c.commit, nodes.len() - 1);
             }
@@ -161,7 +168,17 @@ mod tests {
             from: Some(CommitId([2; 20])),
             to: CommitId([7; 20]),
         });
-        assert_eq!(history(&at(vec![ci(1), ci(2), other, ci(7)])), [1, 2, 7]);
+        assert_eq!(
+            history(&at(vec![ci(1), ci(2), other.clone(), ci(7)])),
+            [1, 2, 7]
+        );
+        // One whose first parent was indexed goes under it: main's later
+        // commits are not in a feature branch's history.
+        let mut feature = ci(7);
+        if let Event::CommitIndexed(c) = &mut feature {
+            c.parents = vec![CommitId([1; 20])];
+        }
+        assert_eq!(history(&at(vec![ci(1), ci(2), other, feature])), [1, 7]);
         // Rolled back to 2 and forward again to 3.
         let back = |to: u8| {
             Event::RolledBack(RolledBack {
