@@ -11,7 +11,7 @@
 //! [`parse_completion`], [`parse_draft`]); [`Provider::complete`] is the one
 //! network call.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -80,7 +80,6 @@ pub struct Completion {
     pub text: String,
     pub prompt_tokens: Option<u64>,
     pub completion_tokens: Option<u64>,
-    pub latency_ms: u64,
 }
 
 impl std::fmt::Debug for Provider {
@@ -213,7 +212,6 @@ impl Provider {
             }
             (None, Protocol::OpenAi) => {}
         }
-        let started = Instant::now();
         let mut response = request
             .send_json(&body)
             .map_err(|e| AgentError::Unreachable {
@@ -256,9 +254,7 @@ impl Provider {
                 },
                 e => AgentError::BadReply(format!("reading the answer: {e}")),
             })?;
-        let mut completion = parse_completion(self.protocol, &text)?;
-        completion.latency_ms = started.elapsed().as_millis() as u64;
-        Ok(completion)
+        parse_completion(self.protocol, &text)
     }
 }
 
@@ -298,7 +294,6 @@ pub fn parse_completion(protocol: Protocol, body: &str) -> Result<Completion, Ag
         text,
         prompt_tokens: prompt,
         completion_tokens: completion,
-        latency_ms: 0,
     })
 }
 

@@ -489,19 +489,16 @@ impl Run<'_> {
             // and measured no faster.
             let Some(language) = language else {
                 let size = repo.blob_size(blob)?;
-                let reason = match admission::judge_content(None, size, cfg.max_file_size, None) {
-                    ContentVerdict::Skip(r) => r,
-                    ContentVerdict::Parse(_) => SkipReason::UnsupportedLanguage,
+                let reason = if size > cfg.max_file_size {
+                    SkipReason::TooLarge
+                } else {
+                    SkipReason::UnsupportedLanguage
                 };
                 p.skip(change.path, blob, size, 0, reason, run);
                 continue;
             };
             let bytes = repo.blob(blob)?;
             let size = bytes.len() as u64;
-            if size > cfg.max_file_size {
-                p.skip(change.path, blob, size, 0, SkipReason::TooLarge, run);
-                continue;
-            }
             match admission::judge_content(Some(language), size, cfg.max_file_size, Some(&bytes)) {
                 ContentVerdict::Parse(l) => {
                     let (tx, rx) = ractor::concurrency::oneshot();
@@ -524,7 +521,11 @@ impl Run<'_> {
                         .push(Box::pin(async move { (pending, rx.await.ok()) }));
                 }
                 ContentVerdict::Skip(r) => {
-                    let lines = count_lines(&bytes);
+                    // A file over the limit is not counted into.
+                    let lines = match r {
+                        SkipReason::TooLarge => 0,
+                        _ => count_lines(&bytes),
+                    };
                     p.skip(change.path, blob, size, lines, r, run);
                 }
             }

@@ -391,6 +391,15 @@ pub enum JournalCommand {
 }
 
 impl Command {
+    /// Commands that run until stopped and own their stdio (a server, the
+    /// daemon, a watch): never run by the daemon for a CLI.
+    pub fn runs_in_its_own_process(&self) -> bool {
+        matches!(
+            self,
+            Command::Serve { .. } | Command::Daemon { .. } | Command::Watch { .. }
+        )
+    }
+
     /// Whether errors should be printed as JSON too.
     pub fn wants_json(&self) -> bool {
         match self {

@@ -58,36 +58,32 @@ fn revert_facts(
     })
 }
 
-/// Qualified names of the symbols a journaled commit added or changed: from
-/// a `CommitIndexed` event of it that holds the commit's own change (a diff
-/// from its first parent), not a first index or a diff from elsewhere.
+/// Qualified names of the symbols a journaled commit added or changed, read
+/// from its latest event (one record) when that holds the commit's own
+/// change: a diff from its first parent, not a first index (every file) or
+/// a re-index from elsewhere. Else none: the prompt has the files anyway.
 fn symbols_of_commit(journal: &Journal, commit: CommitId) -> anyhow::Result<Vec<String>> {
-    let own = |e: &Event| match e {
-        Event::CommitIndexed(c)
-            if c.commit == commit && c.base.is_some() && c.base == c.parents.first().copied() =>
-        {
-            Some(
-                c.deltas
-                    .iter()
-                    .flat_map(|d| d.symbols_added.iter().map(|s| s.qualified_name.clone()))
-                    .collect::<Vec<_>>(),
-            )
-        }
-        _ => None,
+    let Some(seq) = journal.seq_of_commit(&commit)? else {
+        return Ok(Vec::new());
     };
-    // The commit's latest event first (one record), the whole journal only
-    // when that one is not the commit's own change.
-    if let Some(seq) = journal.seq_of_commit(&commit)? {
-        let one = journal.events(seq, Some(Seq(seq.0 + 1)))?;
-        if let Some(found) = one.iter().find_map(|(_, env)| own(&env.event)) {
-            return Ok(found);
-        }
-    }
-    let all = journal.events(Seq(0), None)?;
-    Ok(all
+    let event = journal.events(seq, Some(Seq(seq.0 + 1)))?;
+    Ok(event
         .iter()
-        .rev()
-        .find_map(|(_, env)| own(&env.event))
+        .find_map(|(_, env)| match &env.event {
+            Event::CommitIndexed(c)
+                if c.commit == commit
+                    && c.base.is_some()
+                    && c.base == c.parents.first().copied() =>
+            {
+                Some(
+                    c.deltas
+                        .iter()
+                        .flat_map(|d| d.symbols_added.iter().map(|s| s.qualified_name.clone()))
+                        .collect(),
+                )
+            }
+            _ => None,
+        })
         .unwrap_or_default())
 }
 

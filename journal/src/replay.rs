@@ -22,6 +22,16 @@ pub fn replay_to_seq(
     journal: &Journal,
     to: Seq,
 ) -> Result<(State, Option<IndexedHead>), JournalError> {
+    replay_observing(journal, to, |_, _, _| {})
+}
+
+/// [`replay_to_seq`], showing `seen` the state and head after each event:
+/// one pass for a caller that needs a state on the way as well.
+pub(crate) fn replay_observing(
+    journal: &Journal,
+    to: Seq,
+    mut seen: impl FnMut(Seq, &State, Option<&IndexedHead>),
+) -> Result<(State, Option<IndexedHead>), JournalError> {
     let mut state = State::new();
     let mut head = None;
     for (seq, env) in journal.events(Seq(0), Some(Seq(to.0 + 1)))? {
@@ -33,6 +43,7 @@ pub fn replay_to_seq(
                 seq,
             });
         }
+        seen(seq, &state, head.as_ref());
     }
     Ok((state, head))
 }

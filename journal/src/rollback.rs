@@ -7,7 +7,7 @@
 use crate::delta::{diff_states, digest};
 use crate::event::RolledBack;
 use crate::model::{CommitId, Seq};
-use crate::replay::{replay_to_seq, ReplayError};
+use crate::replay::{replay_observing, ReplayError};
 use crate::store::Journal;
 
 /// What a rollback did.
@@ -48,19 +48,25 @@ pub fn rollback_to(
     let seq = journal
         .seq_of_commit(to)?
         .ok_or_else(|| ReplayError::UnknownCommit(to.to_hex()))?;
-    let (current, _) = replay_to_seq(journal, Seq(journal.len()? - 1))?;
+    // One pass: the target state on the way, the current one at the end.
+    let mut target = None;
+    let (current, _) = replay_observing(journal, Seq(journal.len()? - 1), |at, state, head| {
+        if at == seq {
+            target = Some((state.clone(), head.and_then(|h| h.branch.clone())));
+        }
+    })?;
     if digest(&current) != digest(&views) {
         return Err(ReplayError::ViewsDrifted);
     }
     drop(views);
-    let (target, target_head) = replay_to_seq(journal, seq)?;
+    let (target, target_branch) = target.ok_or_else(|| ReplayError::UnknownCommit(to.to_hex()))?;
     let deltas = diff_states(&current, &target);
     let files_changed = deltas.len();
     let from = Some(head.commit);
     let seq = journal.append_rollback(RolledBack {
         from,
         to: *to,
-        branch: target_head.and_then(|h| h.branch),
+        branch: target_branch,
         git_head,
         deltas,
     })?;

@@ -40,6 +40,8 @@ const META_VECTORS_MODEL: &str = "vectors_model";
 const META_VECTORS_UPTO: &str = "vectors_upto";
 
 const META_HEAD: &str = "head";
+/// Set while the head is a rollback's: where git's HEAD was then.
+const META_ROLLED_BACK_AT: &str = "rolled_back_at";
 const META_LAST_INDEX_RUN: &str = "last_index_run";
 
 /// The state the views reflect: the last indexed commit.
@@ -144,14 +146,11 @@ impl Journal {
     /// commit git's HEAD pointed to then (itself optional). `None` when the
     /// head was set by indexing.
     pub fn rolled_back_at(&self) -> Result<Option<Option<CommitId>>, JournalError> {
-        let Some(head) = self.head()? else {
-            return Ok(None);
-        };
-        let events = self.events(head.seq, Some(Seq(head.seq.0 + 1)))?;
-        Ok(events.into_iter().find_map(|(_, env)| match env.event {
-            Event::RolledBack(r) => Some(r.git_head),
-            _ => None,
-        }))
+        let r = self.db.begin_read()?;
+        let t = r.open_table(META)?;
+        t.get(META_ROLLED_BACK_AT)?
+            .map(|v| decode_view(v.value()))
+            .transpose()
     }
 
     /// The journal position of the event that indexed `commit`, if any.
@@ -223,9 +222,13 @@ impl Journal {
         memory: Vec<Event>,
         flush: Flush,
     ) -> Result<Seq, JournalError> {
-        let (commit, branch) = match event.indexed_commit() {
-            Some((c, b)) => (c, b.map(str::to_string)),
-            None => unreachable!("only events that move the views come here"),
+        let (commit, branch) = event
+            .indexed_commit()
+            .map(|(c, b)| (c, b.map(str::to_string)))
+            .expect("only events that move the views come here");
+        let rolled_back_at = match &event {
+            Event::RolledBack(r) => Some(r.git_head),
+            _ => None,
         };
         let mut tx = self.db.begin_write()?;
         if flush == Flush::Deferred {
@@ -260,15 +263,12 @@ impl Journal {
             // one view's bytes are held beside the record. A first index
             // encodes the views of the files it adds straight from the
             // deltas, without first copying them into records.
-            let record = std::thread::scope(|scope| {
+            let (record, views) = std::thread::scope(|scope| {
                 let record = scope.spawn(|| env.encode());
                 let views = (|| {
                     for (old, d) in olds.into_iter().zip(deltas) {
-                        let view = match old {
-                            None => delta::encode_added_view(d),
-                            Some(_) => None,
-                        };
-                        let view = match view {
+                        let added = old.is_none().then(|| delta::encode_added_view(d)).flatten();
+                        let view = match added {
                             Some(bytes) => Some(bytes),
                             None => delta::apply(old, d)?.map(|new| encode_value(&new)),
                         };
@@ -281,7 +281,6 @@ impl Journal {
                 })();
                 (record.join().expect("encoding does not panic"), views)
             });
-            let (record, views) = record;
             views?;
             events.insert(next, record.as_slice())?;
             drop(events);
@@ -292,8 +291,13 @@ impl Journal {
                 branch,
                 seq,
             };
-            tx.open_table(META)?
-                .insert(META_HEAD, encode_value(&head).as_slice())?;
+            let mut meta = tx.open_table(META)?;
+            meta.insert(META_HEAD, encode_value(&head).as_slice())?;
+            match rolled_back_at {
+                Some(at) => meta.insert(META_ROLLED_BACK_AT, encode_value(&at).as_slice())?,
+                None => meta.remove(META_ROLLED_BACK_AT)?,
+            };
+            drop(meta);
             for m in memory {
                 assert!(m.is_memory(), "only memory events follow a commit");
                 let mseq = append_event(&tx, m)?;

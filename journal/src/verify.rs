@@ -197,11 +197,12 @@ mod tests {
     }
 
     #[test]
-    /// Deferred commits are seen by this process at once and verify; that
-    /// a crash before their sync leaves the last durable state is checked
-    /// with the real binary (`tests/crash.rs` kills history runs). redb
-    /// also syncs them when the database is closed cleanly.
-    fn deferred_commits_are_visible_at_once_and_kept_after_a_flush() {
+    /// Deferred commits are seen by this process at once, and are there
+    /// and verify after a reopen. Whether `flush` itself syncs cannot be
+    /// seen here (redb also syncs on a clean close); that a crash before the
+    /// sync leaves the last durable state is checked with the real binary
+    /// (`tests/crash.rs` kills history runs).
+    fn deferred_commits_are_visible_at_once_and_survive_a_reopen() {
         use crate::store::Flush;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sno.redb");

@@ -55,22 +55,13 @@ thread_local! {
 /// ([`literal_runs`]). Reuses a thread-local parser per language. `None`
 /// only if tree-sitter refuses the grammar, which the pinned grammars do not.
 pub fn parse(lang: Language, source: &[u8]) -> Option<tree_sitter::Tree> {
-    parse_with(lang, source, None)
+    parse_ranges(lang, source, None, &literal_runs::tables(lang, source))
 }
 
 /// [`parse`] over every byte, literal tables included: what a plain
 /// tree-sitter parse costs, for comparison.
 pub fn parse_full(lang: Language, source: &[u8]) -> Option<tree_sitter::Tree> {
     parse_ranges(lang, source, None, &[])
-}
-
-/// [`parse`], reusing `old` (already edited to match `source`) if given.
-pub(crate) fn parse_with(
-    lang: Language,
-    source: &[u8],
-    old: Option<&tree_sitter::Tree>,
-) -> Option<tree_sitter::Tree> {
-    parse_ranges(lang, source, old, &literal_runs::tables(lang, source))
 }
 
 /// Parses `source` leaving out what `tables` allows.
@@ -182,14 +173,7 @@ fn included_ranges(source: &[u8], tables: &[literal_runs::Table]) -> Vec<tree_si
         at: &mut usize,
         point: &mut tree_sitter::Point,
     ) -> tree_sitter::Point {
-        let gap = &source[*at..to];
-        match memchr::memrchr(b'\n', gap) {
-            Some(last) => {
-                point.row += memchr::memchr_iter(b'\n', gap).count();
-                point.column = gap.len() - last - 1;
-            }
-            None => point.column += gap.len(),
-        }
+        *point = line_diff::advance(*point, &source[*at..to]);
         *at = to;
         *point
     }

@@ -166,7 +166,7 @@ fn myers(a: &[u32], b: &[u32], max_d: usize) -> Option<Vec<Hunk>> {
 }
 
 /// The point just after `text` when it starts at `from`.
-fn advance(from: Point, text: &[u8]) -> Point {
+pub(crate) fn advance(from: Point, text: &[u8]) -> Point {
     match memchr::memrchr(b'\n', text) {
         Some(last) => Point {
             row: from.row + memchr::memchr_iter(b'\n', text).count(),

@@ -79,7 +79,8 @@ fn extraction_stays_near_the_parse_floor() {
 /// Leaving literal tables out of the parse changes no fact of any file of a
 /// real corpus. Run with `SNO_EXTRACT_CORPUS=ops/bench/.cache/corpus-full
 /// cargo test --release -p sno-extract -- --ignored tables_left_out
-/// --nocapture` (`ops/bench/index.sh` runs it on its corpora).
+/// --nocapture`. (`ops/bench/index.sh` checks the same with
+/// `sno-parse-floor --check-tables`, without a test build.)
 #[test]
 #[ignore = "needs SNO_EXTRACT_CORPUS"]
 fn tables_left_out_change_no_fact_of_a_corpus() {

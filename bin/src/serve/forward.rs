@@ -64,7 +64,7 @@ pub fn env_var(name: &str) -> Option<String> {
         .or_else(|| std::env::var(name).ok())
 }
 
-/// The caller's variables a forwarded command may need.
+/// The caller's variables a forwarded `sno lessons draft` needs.
 fn caller_env(paths: &RepoPaths) -> Vec<(String, String)> {
     let Ok(config) = sno_actors::config::IndexConfig::load(&paths.config()) else {
         return Vec::new();
@@ -105,12 +105,7 @@ pub fn retry_if_locked(result: &anyhow::Result<ExitCode>) -> Option<ExitCode> {
     }
     let argv: Vec<String> = std::env::args().collect();
     let mut cli = Cli::try_parse_from(&argv).ok()?;
-    if matches!(
-        cli.command,
-        crate::cli::Command::Serve { .. }
-            | crate::cli::Command::Daemon { .. }
-            | crate::cli::Command::Watch { .. }
-    ) {
+    if cli.command.runs_in_its_own_process() {
         return None;
     }
     let paths = RepoPaths::discover(&cli.command.repo_path()).ok()?;
@@ -123,7 +118,16 @@ pub fn retry_if_locked(result: &anyhow::Result<ExitCode>) -> Option<ExitCode> {
             let request = Request {
                 sno_cli: argv,
                 cwd: std::env::current_dir().ok()?,
-                env: caller_env(&paths),
+                env: if matches!(
+                    cli.command,
+                    crate::cli::Command::Lessons {
+                        command: crate::cli::LessonsCommand::Draft { .. }
+                    }
+                ) {
+                    caller_env(&paths)
+                } else {
+                    Vec::new()
+                },
             };
             return Some(match exchange(stream, &request) {
                 Ok(reply) => {
@@ -201,14 +205,7 @@ fn run(request: Request) -> Reply {
         CALLER_ENV.with(|e| *e.borrow_mut() = request.env.clone());
         let (code, out, err) = crate::out::capture(|| {
             match Cli::try_parse_from(&request.sno_cli) {
-                Ok(cli)
-                    if matches!(
-                        cli.command,
-                        crate::cli::Command::Serve { .. }
-                            | crate::cli::Command::Daemon { .. }
-                            | crate::cli::Command::Watch { .. }
-                    ) =>
-                {
+                Ok(cli) if cli.command.runs_in_its_own_process() => {
                     // A server inside the daemon would take over its stdio.
                     crate::out::errln!(
                         "error[SNO-BAD-ARGS]: the sno daemon does not run `serve`, `daemon` or `watch` for a client"

@@ -201,6 +201,25 @@ struct Activity {
     last: std::sync::Mutex<Instant>,
 }
 
+/// Work in progress (a connection, an index run): the daemon does not leave
+/// while one lives, and the idle time counts from the last one's end, also
+/// when it ends by a panic.
+struct Busy(Arc<Activity>);
+
+impl Activity {
+    fn busy(self: &Arc<Self>) -> Busy {
+        self.active.fetch_add(1, Ordering::SeqCst);
+        Busy(self.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        *self.0.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        self.0.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> anyhow::Result<()> {
     let sock = socket_path(&paths);
     let core = Core::start(paths.clone(), journal.clone()).await?;
@@ -304,7 +323,7 @@ async fn follow(
     let run_paths = paths.clone();
     let activity = activity.clone();
     let on_change = move |change: sno_actors::watcher::RepoChanged| {
-        activity.active.fetch_add(1, Ordering::SeqCst);
+        let _busy = activity.busy();
         let args = crate::watch::follow_args(&run_paths);
         match crate::commands::index_repository(&run_paths, &args, false) {
             Ok(done) => {
@@ -321,8 +340,6 @@ async fn follow(
                 "could not index where HEAD moved; trying again while it stays, less often each time"
             ),
         }
-        *activity.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-        activity.active.fetch_sub(1, Ordering::SeqCst);
     };
     // A rollback stays while HEAD stays where it was.
     let settled_at = journal.rolled_back_at().ok().flatten().flatten();
@@ -353,14 +370,13 @@ async fn drain(core: &Arc<Core>, activity: &Arc<Activity>, listener: &UnixListen
 }
 
 fn accept(core: &Arc<Core>, activity: &Arc<Activity>, stream: UnixStream) {
-    let (core, activity) = (core.clone(), activity.clone());
-    activity.active.fetch_add(1, Ordering::SeqCst);
+    let core = core.clone();
+    let busy = activity.busy();
     tokio::spawn(async move {
+        let _busy = busy;
         if let Err(e) = connection(core, stream).await {
             tracing::warn!(error = %e, "a connection ended with an error");
         }
-        *activity.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-        activity.active.fetch_sub(1, Ordering::SeqCst);
     });
 }
 
