@@ -16,7 +16,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use sno_journal::delta::State;
 use sno_journal::model::{
-    Edge, EdgeKind, EdgeTarget, FileRecord, Language, RawImport, Symbol, SymbolId, SymbolKind,
+    Certainty, Edge, EdgeKind, EdgeTarget, FileRecord, Language, RawImport, Symbol, SymbolId,
+    SymbolKind,
 };
 
 /// Facts derived from the set of paths alone; rebuilt only when files appear
@@ -492,6 +493,7 @@ impl<'a> Resolver<'a> {
                     .unwrap_or_else(|| EdgeTarget::Unresolved(imp.module.clone())),
                 name: imp.module.clone(),
                 line: imp.line,
+                certainty: Certainty::Exact,
             })
             .collect();
         edges.sort();
@@ -516,6 +518,7 @@ impl<'a> Resolver<'a> {
                 to: EdgeTarget::Symbol(s.id),
                 name: s.name.clone(),
                 line: s.span.start_line,
+                certainty: Certainty::Exact,
             });
         }
         let imports: Vec<(&RawImport, Option<EdgeTarget>)> = rec
@@ -533,6 +536,7 @@ impl<'a> Resolver<'a> {
                     .unwrap_or_else(|| EdgeTarget::Unresolved(imp.module.clone())),
                 name: imp.module.clone(),
                 line: imp.line,
+                certainty: Certainty::Exact,
             });
         }
         // The innermost enclosing type of a symbol, for `self.x()` calls.
@@ -630,6 +634,7 @@ impl<'a> Resolver<'a> {
                 },
                 name: callee.to_string(),
                 line: call.line,
+                certainty: Certainty::Exact,
             });
         }
         for inh in &rec.refs.inherits {
@@ -648,6 +653,7 @@ impl<'a> Resolver<'a> {
                     .unwrap_or_else(|| EdgeTarget::Unresolved(base.to_string())),
                 name: base.to_string(),
                 line: inh.line,
+                certainty: Certainty::Exact,
             });
         }
         edges.sort();

@@ -20,6 +20,7 @@ impl FileRecord {
             state: self.state.clone(),
             diagnostics: self.diagnostics.clone(),
             refs: self.refs.clone(),
+            masked_secrets: self.masked_secrets,
         }
     }
 
@@ -32,6 +33,7 @@ impl FileRecord {
             lines: meta.lines,
             state: meta.state.clone(),
             diagnostics: meta.diagnostics.clone(),
+            masked_secrets: meta.masked_secrets,
             symbols: Vec::new(),
             edges: Vec::new(),
             refs: meta.refs.clone(),
@@ -46,6 +48,7 @@ impl FileRecord {
             && self.state == other.state
             && self.diagnostics == other.diagnostics
             && self.refs == other.refs
+            && self.masked_secrets == other.masked_secrets
     }
 }
 
@@ -127,6 +130,7 @@ pub fn added(rec: FileRecord) -> FileDelta {
             state: rec.state,
             diagnostics: rec.diagnostics,
             refs: rec.refs,
+            masked_secrets: rec.masked_secrets,
         }),
         symbols_removed: Vec::new(),
         symbols_added: rec.symbols,
@@ -178,13 +182,13 @@ pub fn apply(old: Option<FileRecord>, delta: &FileDelta) -> Result<Option<FileRe
 }
 
 /// The encoded view of a file `delta` adds to a state that lacks it, the
-/// bytes of `encode_value(&apply(None, delta))`, made without copying the
+/// bytes of `encode_view(&apply(None, delta))`, made without copying the
 /// delta's symbols and edges. `None` if `delta` is not such an addition or
 /// its parts are not in canonical order, which [`apply`] would restore.
 ///
 /// A first index adds every file of the repository, so this spares it a
 /// second copy of everything it stores.
-pub fn encode_added_view(delta: &FileDelta) -> Option<Vec<u8>> {
+pub(crate) fn encode_added_view(delta: &FileDelta) -> Option<Vec<u8>> {
     let FileChange::Added(meta) = &delta.change else {
         return None;
     };
@@ -197,40 +201,20 @@ pub fn encode_added_view(delta: &FileDelta) -> Option<Vec<u8>> {
         && delta.edges_added.windows(2).all(|w| w[0] < w[1])
         && meta.diagnostics.windows(2).all(|w| w[0] <= w[1]);
     sorted.then(|| {
-        crate::event::encode_value(&FileRecordRef {
+        let view = crate::stored::current::FileViewRef::Parts(crate::stored::current::ViewParts {
             path: &delta.path,
-            blob: meta.blob,
-            language: meta.language,
-            size: meta.size,
-            lines: meta.lines,
-            state: &meta.state,
-            diagnostics: &meta.diagnostics,
+            meta,
             symbols: &delta.symbols_added,
             edges: &delta.edges_added,
-            refs: &meta.refs,
-        })
+        });
+        bincode::serde::encode_to_vec(view, crate::stored::config())
+            .expect("encoding plain structs into a Vec cannot fail")
     })
 }
 
 /// [`FileRecord::canonicalize`]'s order of symbols.
 fn symbol_order(s: &Symbol) -> (u32, u32, SymbolId) {
     (s.span.start_byte, s.span.end_byte, s.id)
-}
-
-/// A [`FileRecord`] made of borrowed parts: it serializes to the same bytes
-/// (the same fields in the same order; a slice encodes like a `Vec`).
-#[derive(serde::Serialize)]
-struct FileRecordRef<'a> {
-    path: &'a str,
-    blob: crate::model::BlobId,
-    language: Option<crate::model::Language>,
-    size: u64,
-    lines: u32,
-    state: &'a crate::model::FileState,
-    diagnostics: &'a [crate::model::Diagnostic],
-    symbols: &'a [Symbol],
-    edges: &'a [Edge],
-    refs: &'a crate::model::FileRefs,
 }
 
 /// An in-memory indexed state: every file's record, by path.
@@ -262,7 +246,7 @@ pub fn apply_all(state: &mut State, deltas: &[FileDelta]) -> Result<(), ApplyErr
 pub fn digest(state: &State) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     for rec in state.values() {
-        h.update(&crate::event::encode_value(rec));
+        h.update(&crate::stored::encode_view(rec));
     }
     h.digest()
 }
@@ -301,6 +285,7 @@ mod tests {
             lines: 3,
             state: FileState::Parsed,
             diagnostics: vec![],
+            masked_secrets: 0,
             symbols: syms,
             edges,
             refs: FileRefs::default(),
@@ -316,6 +301,7 @@ mod tests {
             to: EdgeTarget::Unresolved(to.into()),
             name: to.into(),
             line: 1,
+            certainty: Certainty::Exact,
         }
     }
 
@@ -369,7 +355,7 @@ mod tests {
         });
         new.canonicalize();
         let add = diff("a.py", None, Some(&new)).unwrap();
-        let applied = crate::event::encode_value(&apply(None, &add).unwrap().unwrap());
+        let applied = crate::stored::encode_view(&apply(None, &add).unwrap().unwrap());
         assert_eq!(encode_added_view(&add), Some(applied));
 
         // Out of canonical order, or not an addition: left to `apply`.

@@ -19,8 +19,10 @@ use crate::model::{
 /// byte ([`Codec`]), then the payload, lz4-compressed when large. 3: as 2;
 /// the events may include [`Event::RolledBack`], which a build of version 2
 /// would misread, so it stops at such records with "newer than this build"
-/// instead. Records of every version are read.
-pub const FORMAT_VERSION: u16 = 3;
+/// instead. 4: as 3, in the payload layout of [`crate::stored`]'s `current`
+/// (edges carry their certainty, files their count of masked secrets).
+/// Records of every version are read, older layouts upcast.
+pub const FORMAT_VERSION: u16 = 4;
 
 /// How a version-2 record's payload is stored.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -157,6 +159,8 @@ pub struct FileMeta {
     pub state: FileState,
     pub diagnostics: Vec<Diagnostic>,
     pub refs: FileRefs,
+    /// See [`crate::model::FileRecord::masked_secrets`].
+    pub masked_secrets: u32,
 }
 
 /// What changed in one file between two indexed states.
@@ -213,8 +217,7 @@ impl Envelope {
     /// Encodes the record: magic, version (LE u16), a codec byte, then the
     /// bincode payload, lz4-compressed if it is large.
     pub fn encode(&self) -> Vec<u8> {
-        let payload = bincode::serde::encode_to_vec(self, bincode_config())
-            .expect("encoding plain structs into a Vec cannot fail");
+        let payload = crate::stored::encode_envelope(self);
         // lz4_flex stores the size as a u32: larger payloads stay raw.
         let (codec, body) = if (COMPRESS_FROM..u32::MAX as usize).contains(&payload.len()) {
             (Codec::Lz4, lz4_flex::block::compress_prepend_size(&payload))
@@ -248,10 +251,7 @@ impl Envelope {
             }
             (_, c) => return Err(DecodeError::Payload(format!("unknown payload codec {c:?}"))),
         };
-        let (env, _): (Envelope, usize) =
-            bincode::serde::decode_from_slice(payload, bincode_config())
-                .map_err(|e| DecodeError::Payload(e.to_string()))?;
-        Ok(env)
+        crate::stored::decode_envelope(version, payload)
     }
 }
 

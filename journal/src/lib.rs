@@ -15,6 +15,7 @@ pub mod replay;
 pub mod rollback;
 pub mod session;
 pub mod store;
+pub(crate) mod stored;
 pub mod teardown;
 #[cfg(test)]
 pub(crate) mod test_support;

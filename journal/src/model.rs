@@ -355,6 +355,60 @@ pub struct Edge {
     pub name: String,
     /// Line of the site (1-based).
     pub line: u32,
+    /// How the target was found. Meaningful for [`EdgeTarget::Symbol`];
+    /// files and modules are resolved by the language's import rules
+    /// (exact), and unresolved names are guesses by nature.
+    pub certainty: Certainty,
+}
+
+/// How sure resolution is that an edge's target is the one the code means.
+#[derive(
+    Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug, Default,
+)]
+pub enum Certainty {
+    /// Found by the language's own rules: the enclosing scope, an import,
+    /// the receiver's type, the same package.
+    #[default]
+    Exact,
+    /// Found by the name alone: it may be another definition, or one
+    /// outside the repository.
+    Heuristic(Guess),
+}
+
+/// Why an edge is a guess.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
+pub enum Guess {
+    /// The only definition of the name in the repository, though nothing
+    /// in scope (an import, the file, the package) names it.
+    UniqueName,
+    /// A method called on a receiver whose type sno does not know, matched
+    /// by the method's name.
+    UnknownReceiver,
+}
+
+impl Certainty {
+    /// Whether the edge is exact.
+    pub fn is_exact(self) -> bool {
+        self == Certainty::Exact
+    }
+
+    /// Why the edge is a guess, in words, for answers; `None` when exact.
+    pub fn reason(self) -> Option<&'static str> {
+        match self {
+            Certainty::Exact => None,
+            Certainty::Heuristic(g) => Some(g.reason()),
+        }
+    }
+}
+
+impl Guess {
+    /// In words, for answers.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Guess::UniqueName => "matched by a repository-unique name; nothing in scope names it",
+            Guess::UnknownReceiver => "method matched by name on a receiver of unknown type",
+        }
+    }
 }
 
 /// A syntax problem tree-sitter reported. Parsing never fails: the symbols it
@@ -411,6 +465,9 @@ pub struct FileRecord {
     pub lines: u32,
     pub state: FileState,
     pub diagnostics: Vec<Diagnostic>,
+    /// How many secret values (keys, tokens, passwords) were masked in the
+    /// text stored of this file (signatures, docs).
+    pub masked_secrets: u32,
     /// Sorted by span, then id.
     pub symbols: Vec<Symbol>,
     /// Sorted.

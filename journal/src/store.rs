@@ -20,11 +20,12 @@ use crate::lock::holder_pid;
 use crate::memory::Memory;
 use crate::model::{CommitId, FileRecord, Seq};
 use crate::session::SessionRecord;
+use crate::stored;
 
-const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
-const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
-const COMMITS: TableDefinition<&[u8], u64> = TableDefinition::new("commits");
-const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
+pub(crate) const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
+pub(crate) const COMMITS: TableDefinition<&[u8], u64> = TableDefinition::new("commits");
+pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const AUDIT: TableDefinition<u64, &[u8]> = TableDefinition::new("audit");
 /// Derived: embedding vectors by the hash of the text embedded.
 const VECTORS: TableDefinition<u64, &[u8]> = TableDefinition::new("vectors");
@@ -39,10 +40,12 @@ const META_VECTORS_MODEL: &str = "vectors_model";
 /// The journal length the stored vectors were brought up to.
 const META_VECTORS_UPTO: &str = "vectors_upto";
 
-const META_HEAD: &str = "head";
+pub(crate) const META_HEAD: &str = "head";
 /// Set while the head is a rollback's: where git's HEAD was then.
 const META_ROLLED_BACK_AT: &str = "rolled_back_at";
 const META_LAST_INDEX_RUN: &str = "last_index_run";
+/// The layout version of the `files` view rows ([`stored::VIEWS_VERSION`]).
+const META_VIEWS_VERSION: &str = "views_version";
 
 /// The state the views reflect: the last indexed commit.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug)]
@@ -84,7 +87,38 @@ impl Journal {
             path: path.to_path_buf(),
         };
         j.create_tables()?;
+        j.migrate_views()?;
         Ok(j)
+    }
+
+    /// Views written in another layout than this build's are rebuilt from
+    /// the journal (they are derived; the journal is never touched). A new
+    /// database just records the layout.
+    fn migrate_views(&self) -> Result<(), JournalError> {
+        let current = stored::VIEWS_VERSION.to_le_bytes();
+        let (version, has_views) = {
+            let r = self.db.begin_read()?;
+            let v = r
+                .open_table(META)?
+                .get(META_VIEWS_VERSION)?
+                .map(|v| v.value().to_vec());
+            (
+                v,
+                !r.open_table(FILES)?.is_empty()? || !r.open_table(EVENTS)?.is_empty()?,
+            )
+        };
+        if version.as_deref() == Some(current.as_slice()) {
+            return Ok(());
+        }
+        if has_views {
+            let (state, head) = crate::replay::replay_all(self)?;
+            self.replace_views(&state, head.as_ref())?;
+        }
+        let tx = self.db.begin_write()?;
+        tx.open_table(META)?
+            .insert(META_VIEWS_VERSION, current.as_slice())?;
+        tx.commit()?;
+        Ok(())
     }
 
     /// Opens an existing database; a missing file is an error, not a new database.
@@ -186,7 +220,7 @@ impl Journal {
     pub fn file(&self, path: &str) -> Result<Option<FileRecord>, JournalError> {
         let r = self.db.begin_read()?;
         let t = r.open_table(FILES)?;
-        t.get(path)?.map(|v| decode_view(v.value())).transpose()
+        t.get(path)?.map(|v| decode_file(v.value())).transpose()
     }
 
     /// Appends a `CommitIndexed` event and moves the views by its deltas, in
@@ -244,7 +278,7 @@ impl Journal {
                 olds.push(
                     files
                         .get(d.path.as_str())?
-                        .map(|v| decode_view::<FileRecord>(v.value()))
+                        .map(|v| decode_file(v.value()))
                         .transpose()?,
                 );
             }
@@ -270,7 +304,7 @@ impl Journal {
                         let added = old.is_none().then(|| delta::encode_added_view(d)).flatten();
                         let view = match added {
                             Some(bytes) => Some(bytes),
-                            None => delta::apply(old, d)?.map(|new| encode_value(&new)),
+                            None => delta::apply(old, d)?.map(|new| stored::encode_view(&new)),
                         };
                         match view {
                             Some(bytes) => files.insert(d.path.as_str(), bytes.as_slice())?,
@@ -437,7 +471,7 @@ impl Journal {
             tx.delete_table(FILES)?;
             let mut files = tx.open_table(FILES)?;
             for (path, rec) in state {
-                files.insert(path.as_str(), encode_value(rec).as_slice())?;
+                files.insert(path.as_str(), stored::encode_view(rec).as_slice())?;
             }
             let mut meta = tx.open_table(META)?;
             match head {
@@ -596,6 +630,14 @@ fn read_memory(
     ))
 }
 
+/// Decodes a `files` view row.
+fn decode_file(bytes: &[u8]) -> Result<FileRecord, JournalError> {
+    stored::decode_view(bytes).map_err(|source| JournalError::Decode {
+        seq: u64::MAX,
+        source,
+    })
+}
+
 /// Decodes a view row (not an event: it has no sequence number).
 fn decode_view<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, JournalError> {
     decode_value(bytes).map_err(|source| JournalError::Decode {
@@ -667,6 +709,13 @@ fn map_db_error(path: &Path, e: redb::DatabaseError) -> JournalError {
 
 #[cfg(test)]
 impl Journal {
+    /// Writes tables directly, as another build of sno would have.
+    pub(crate) fn write_raw(&self, f: impl FnOnce(&redb::WriteTransaction)) {
+        let tx = self.db.begin_write().unwrap();
+        f(&tx);
+        tx.commit().unwrap();
+    }
+
     /// Removes a view row behind the journal's back (tests of `verify`).
     pub(crate) fn tamper_remove_file_row(&self, path: &str) {
         let tx = self.db.begin_write().unwrap();
@@ -770,7 +819,7 @@ fn read_state(r: &redb::ReadTransaction) -> Result<State, JournalError> {
     let mut state = State::new();
     for row in t.iter()? {
         let (k, v) = row?;
-        let rec: FileRecord = decode_view(v.value())?;
+        let rec = decode_file(v.value())?;
         state.insert(k.value().to_string(), rec);
     }
     Ok(state)

@@ -15,6 +15,7 @@ pub fn add(path: &str, b: u8) -> FileDelta {
             state: FileState::Parsed,
             diagnostics: vec![],
             refs: FileRefs::default(),
+            masked_secrets: 0,
         }),
         symbols_removed: vec![],
         symbols_added: vec![],

@@ -210,6 +210,7 @@ mod tests {
             symbols,
             edges: vec![],
             refs: FileRefs::default(),
+            masked_secrets: 0,
         };
         State::from([("a.py".to_string(), rec)])
     }

@@ -121,6 +121,7 @@ mod tests {
             symbols,
             edges,
             refs: FileRefs::default(),
+            masked_secrets: 0,
         };
         state.insert("core.py".into(), rec("core.py", vec![hub.clone()], vec![]));
         for c in &callers {
@@ -131,6 +132,7 @@ mod tests {
                 to: EdgeTarget::Symbol(hub.id),
                 name: "hub".into(),
                 line: 1,
+                certainty: sno_journal::model::Certainty::Exact,
             };
             state.insert(path.clone(), rec(&path, vec![c.clone()], vec![e]));
         }

@@ -1,0 +1,451 @@
+//! The layout of format version 4, as serde remote definitions of the domain
+//! types (see the [module above](super) for how a layout changes).
+//!
+//! Ids (`CommitId`, `BlobId`, `SymbolId`, `MemoryId`) and the field-less
+//! enums (`Language`, `SymbolKind`, `EdgeKind`, `SkipReason`) are stored
+//! through their own serde implementations: an id is its bytes, and an enum
+//! is its variant's position, which only ever grows at the end (a test below
+//! pins the positions).
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::event::{
+    BranchMoved, CommitIndexed, Envelope, Event, FileChange, FileDelta, FileMeta, RolledBack,
+};
+use crate::memory::{
+    Binding, CheckpointCreated, DecisionLogged, LessonAnalysisSubmitted, LessonProposed,
+    LessonReviewed,
+};
+use crate::model::{
+    Certainty, Diagnostic, Edge, EdgeTarget, FileRecord, FileRefs, FileState, Guess, RawCall,
+    RawImport, RawInherit, Span, Symbol,
+};
+
+/// A borrowed value written in its stored layout, and an owned one read
+/// from it.
+macro_rules! wrap {
+    ($r:ident, $o:ident, $ty:ty, $def:ty) => {
+        #[allow(dead_code)] // not every layout is written or read whole
+        pub(crate) struct $r<'a>(pub &'a $ty);
+        impl Serialize for $r<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                <$def>::serialize(self.0, s)
+            }
+        }
+        #[allow(dead_code)]
+        pub(crate) struct $o(pub $ty);
+        impl<'de> Deserialize<'de> for $o {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                <$def>::deserialize(d).map($o)
+            }
+        }
+    };
+}
+
+/// `#[serde(with = ...)]` for a sequence of a type with a stored layout.
+macro_rules! seq {
+    ($m:ident, $r:ident, $o:ident, $ty:ty) => {
+        pub(crate) mod $m {
+            use super::*;
+            pub fn serialize<S: Serializer>(v: &[$ty], s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(v.iter().map($r))
+            }
+            pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<$ty>, D::Error> {
+                Ok(Vec::<$o>::deserialize(d)?
+                    .into_iter()
+                    .map(|w| w.0)
+                    .collect())
+            }
+            /// A borrowed sequence written in its stored layout.
+            #[allow(dead_code)]
+            pub(crate) struct Slice<'a>(pub &'a [$ty]);
+            impl Serialize for Slice<'_> {
+                fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    serialize(self.0, s)
+                }
+            }
+        }
+    };
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Span")]
+pub(crate) struct SpanDef {
+    start_line: u32,
+    start_col: u32,
+    end_line: u32,
+    end_col: u32,
+    start_byte: u32,
+    end_byte: u32,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Diagnostic")]
+pub(crate) struct DiagnosticDef {
+    line: u32,
+    column: u32,
+    message: String,
+}
+wrap!(DiagnosticRef, DiagnosticOwned, Diagnostic, DiagnosticDef);
+seq!(diagnostics, DiagnosticRef, DiagnosticOwned, Diagnostic);
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Symbol")]
+pub(crate) struct SymbolDef {
+    id: crate::model::SymbolId,
+    name: String,
+    qualified_name: String,
+    kind: crate::model::SymbolKind,
+    parent: Option<crate::model::SymbolId>,
+    #[serde(with = "SpanDef")]
+    span: Span,
+    signature: String,
+    doc: String,
+    content_hash: u64,
+}
+wrap!(SymbolRef, SymbolOwned, Symbol, SymbolDef);
+seq!(symbols, SymbolRef, SymbolOwned, Symbol);
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "EdgeTarget")]
+pub(crate) enum EdgeTargetDef {
+    Symbol(crate::model::SymbolId),
+    File(String),
+    Module(String),
+    Unresolved(String),
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Guess")]
+pub(crate) enum GuessDef {
+    UniqueName,
+    UnknownReceiver,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Certainty")]
+pub(crate) enum CertaintyDef {
+    Exact,
+    Heuristic(#[serde(with = "GuessDef")] Guess),
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Edge")]
+pub(crate) struct EdgeDef {
+    kind: crate::model::EdgeKind,
+    from: Option<crate::model::SymbolId>,
+    #[serde(with = "EdgeTargetDef")]
+    to: EdgeTarget,
+    name: String,
+    line: u32,
+    #[serde(with = "CertaintyDef")]
+    certainty: Certainty,
+}
+wrap!(EdgeRef, EdgeOwned, Edge, EdgeDef);
+seq!(edges, EdgeRef, EdgeOwned, Edge);
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "FileState")]
+pub(crate) enum FileStateDef {
+    Parsed,
+    ParsedWithErrors,
+    Skipped(crate::model::SkipReason),
+    Failed(String),
+}
+wrap!(FileStateRef, FileStateOwned, FileState, FileStateDef);
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "RawImport")]
+pub(crate) struct RawImportDef {
+    module: String,
+    names: Vec<String>,
+    alias: Option<String>,
+    is_relative: bool,
+    line: u32,
+}
+wrap!(RawImportRef, RawImportOwned, RawImport, RawImportDef);
+seq!(imports, RawImportRef, RawImportOwned, RawImport);
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "RawCall")]
+pub(crate) struct RawCallDef {
+    caller: Option<crate::model::SymbolId>,
+    callee: String,
+    receiver: Option<String>,
+    line: u32,
+}
+wrap!(RawCallRef, RawCallOwned, RawCall, RawCallDef);
+seq!(calls, RawCallRef, RawCallOwned, RawCall);
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "RawInherit")]
+pub(crate) struct RawInheritDef {
+    symbol: crate::model::SymbolId,
+    base: String,
+    line: u32,
+}
+wrap!(RawInheritRef, RawInheritOwned, RawInherit, RawInheritDef);
+seq!(inherits, RawInheritRef, RawInheritOwned, RawInherit);
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "FileRefs")]
+pub(crate) struct FileRefsDef {
+    #[serde(with = "imports")]
+    imports: Vec<RawImport>,
+    #[serde(with = "calls")]
+    calls: Vec<RawCall>,
+    #[serde(with = "inherits")]
+    inherits: Vec<RawInherit>,
+}
+wrap!(FileRefsRef, FileRefsOwned, FileRefs, FileRefsDef);
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "FileMeta")]
+pub(crate) struct FileMetaDef {
+    blob: crate::model::BlobId,
+    language: Option<crate::model::Language>,
+    size: u64,
+    lines: u32,
+    #[serde(with = "FileStateDef")]
+    state: FileState,
+    #[serde(with = "diagnostics")]
+    diagnostics: Vec<Diagnostic>,
+    #[serde(with = "FileRefsDef")]
+    refs: FileRefs,
+    masked_secrets: u32,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "FileChange")]
+pub(crate) enum FileChangeDef {
+    Added(#[serde(with = "FileMetaDef")] FileMeta),
+    Modified(#[serde(with = "FileMetaDef")] FileMeta),
+    Deleted,
+    Reresolved,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "FileDelta")]
+pub(crate) struct FileDeltaDef {
+    path: String,
+    #[serde(with = "FileChangeDef")]
+    change: FileChange,
+    symbols_removed: Vec<crate::model::SymbolId>,
+    #[serde(with = "symbols")]
+    symbols_added: Vec<Symbol>,
+    #[serde(with = "edges")]
+    edges_removed: Vec<Edge>,
+    #[serde(with = "edges")]
+    edges_added: Vec<Edge>,
+}
+wrap!(FileDeltaRef, FileDeltaOwned, FileDelta, FileDeltaDef);
+seq!(deltas, FileDeltaRef, FileDeltaOwned, FileDelta);
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "CommitIndexed")]
+pub(crate) struct CommitIndexedDef {
+    commit: crate::model::CommitId,
+    parents: Vec<crate::model::CommitId>,
+    branch: Option<String>,
+    summary: String,
+    time: i64,
+    base: Option<crate::model::CommitId>,
+    #[serde(with = "deltas")]
+    deltas: Vec<FileDelta>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "RolledBack")]
+pub(crate) struct RolledBackDef {
+    from: Option<crate::model::CommitId>,
+    to: crate::model::CommitId,
+    branch: Option<String>,
+    git_head: Option<crate::model::CommitId>,
+    #[serde(with = "deltas")]
+    deltas: Vec<FileDelta>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "BranchMoved")]
+pub(crate) struct BranchMovedDef {
+    branch: Option<String>,
+    from: Option<crate::model::CommitId>,
+    to: crate::model::CommitId,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Binding")]
+pub(crate) struct BindingDef {
+    branch: Option<String>,
+    commit: Option<crate::model::CommitId>,
+    session: String,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "CheckpointCreated")]
+pub(crate) struct CheckpointCreatedDef {
+    id: crate::memory::MemoryId,
+    #[serde(with = "BindingDef")]
+    bound: Binding,
+    name: String,
+    summary: String,
+    files: Vec<String>,
+    tokens_used: Option<u64>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "DecisionLogged")]
+pub(crate) struct DecisionLoggedDef {
+    id: crate::memory::MemoryId,
+    #[serde(with = "BindingDef")]
+    bound: Binding,
+    title: String,
+    rationale: String,
+    files: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "LessonProposed")]
+pub(crate) struct LessonProposedDef {
+    id: crate::memory::MemoryId,
+    #[serde(with = "BindingDef")]
+    bound: Binding,
+    reverted: Option<crate::model::CommitId>,
+    summary: String,
+    files: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "LessonAnalysisSubmitted")]
+pub(crate) struct LessonAnalysisSubmittedDef {
+    lesson: crate::memory::MemoryId,
+    #[serde(with = "BindingDef")]
+    bound: Binding,
+    analysis: String,
+    rule: String,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "LessonReviewed")]
+pub(crate) struct LessonReviewedDef {
+    lesson: crate::memory::MemoryId,
+    approved: bool,
+    reviewer: String,
+    note: String,
+}
+
+/// The position of each variant is its tag: new events go last.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Event")]
+pub(crate) enum EventDef {
+    CommitIndexed(#[serde(with = "CommitIndexedDef")] CommitIndexed),
+    BranchMoved(#[serde(with = "BranchMovedDef")] BranchMoved),
+    CheckpointCreated(#[serde(with = "CheckpointCreatedDef")] CheckpointCreated),
+    DecisionLogged(#[serde(with = "DecisionLoggedDef")] DecisionLogged),
+    LessonProposed(#[serde(with = "LessonProposedDef")] LessonProposed),
+    LessonAnalysisSubmitted(#[serde(with = "LessonAnalysisSubmittedDef")] LessonAnalysisSubmitted),
+    LessonReviewed(#[serde(with = "LessonReviewedDef")] LessonReviewed),
+    RolledBack(#[serde(with = "RolledBackDef")] RolledBack),
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Envelope")]
+pub(crate) struct EnvelopeDef {
+    version: u16,
+    prev_hash: u64,
+    written_ms: u64,
+    #[serde(with = "EventDef")]
+    event: Event,
+}
+wrap!(EnvelopeRef, EnvelopeOwned, Envelope, EnvelopeDef);
+
+/// A file's row in the `files` view.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "FileRecord")]
+pub(crate) struct FileRecordDef {
+    path: String,
+    blob: crate::model::BlobId,
+    language: Option<crate::model::Language>,
+    size: u64,
+    lines: u32,
+    #[serde(with = "FileStateDef")]
+    state: FileState,
+    #[serde(with = "diagnostics")]
+    diagnostics: Vec<Diagnostic>,
+    masked_secrets: u32,
+    #[serde(with = "symbols")]
+    symbols: Vec<Symbol>,
+    #[serde(with = "edges")]
+    edges: Vec<Edge>,
+    #[serde(with = "FileRefsDef")]
+    refs: FileRefs,
+}
+wrap!(FileViewRecordRef, FileViewOwned, FileRecord, FileRecordDef);
+
+/// A view row made of borrowed parts, written exactly as [`FileRecordDef`]
+/// writes a whole record: the same fields in the same order.
+pub(crate) enum FileViewRef<'a> {
+    Record(&'a FileRecord),
+    Parts(ViewParts<'a>),
+}
+
+/// The parts of a view row, borrowed from where they already are (a first
+/// index's deltas), so they are not copied to be written.
+pub(crate) struct ViewParts<'a> {
+    pub path: &'a str,
+    pub meta: &'a FileMeta,
+    pub symbols: &'a [Symbol],
+    pub edges: &'a [Edge],
+}
+
+impl<'a> FileViewRef<'a> {
+    pub(crate) fn of(rec: &'a FileRecord) -> Self {
+        FileViewRef::Record(rec)
+    }
+}
+
+impl Serialize for FileViewRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let p = match self {
+            FileViewRef::Record(r) => return FileViewRecordRef(r).serialize(s),
+            FileViewRef::Parts(p) => p,
+        };
+        let m = p.meta;
+        let mut st = s.serialize_struct("FileRecordDef", 11)?;
+        st.serialize_field("path", p.path)?;
+        st.serialize_field("blob", &m.blob)?;
+        st.serialize_field("language", &m.language)?;
+        st.serialize_field("size", &m.size)?;
+        st.serialize_field("lines", &m.lines)?;
+        st.serialize_field("state", &FileStateRef(&m.state))?;
+        st.serialize_field("diagnostics", &diagnostics::Slice(&m.diagnostics))?;
+        st.serialize_field("masked_secrets", &m.masked_secrets)?;
+        st.serialize_field("symbols", &symbols::Slice(p.symbols))?;
+        st.serialize_field("edges", &edges::Slice(p.edges))?;
+        st.serialize_field("refs", &FileRefsRef(&m.refs))?;
+        st.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{EdgeKind, Language, SkipReason, SymbolKind};
+
+    fn bytes<T: Serialize>(v: T) -> Vec<u8> {
+        bincode::serde::encode_to_vec(v, super::super::config()).unwrap()
+    }
+
+    /// The field-less enums are stored by position: these positions are
+    /// part of the format, so a reordering must fail here.
+    #[test]
+    fn enum_positions_are_pinned() {
+        assert_eq!(bytes(Language::Python), [0]);
+        assert_eq!(bytes(Language::Ruby), [9]);
+        assert_eq!(bytes(SymbolKind::Module), [0]);
+        assert_eq!(bytes(SymbolKind::EnumMember), [17]);
+        assert_eq!(bytes(EdgeKind::Inherits), [3]);
+        assert_eq!(bytes(SkipReason::UnsupportedLanguage), [2]);
+    }
+}
