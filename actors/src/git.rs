@@ -80,10 +80,13 @@ fn to_blob_id(id: &gix::oid) -> BlobId {
 }
 
 impl GitRepo {
-    /// Opens the repository containing `path`.
+    /// Opens the repository containing `path`, or the one `GIT_DIR` names
+    /// (with `GIT_WORK_TREE` or `core.worktree`), as git itself would: so
+    /// sno run from a hook, or on a repository whose git directory lives
+    /// apart from its work tree, reads the same repository git does.
     pub fn open(path: &Path) -> Result<GitRepo, GitError> {
-        let mut repo =
-            gix::discover(path).map_err(|_| GitError::NotARepository(path.to_path_buf()))?;
+        let mut repo = gix::discover_with_environment_overrides(path)
+            .map_err(|_| GitError::NotARepository(path.to_path_buf()))?;
         let root = repo
             .workdir()
             .ok_or_else(|| GitError::Bare(path.to_path_buf()))?
@@ -331,89 +334,16 @@ pub fn blob_id_of(bytes: &[u8]) -> BlobId {
     }
 }
 
-/// A tracked file in the work tree against its indexed blob.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WorkTreeFile {
-    /// The same bytes as the indexed blob.
-    Same,
-    /// Edited since.
-    Edited,
-    /// Gone from the work tree, or no longer a regular file.
-    Deleted,
-}
-
-/// Compares `path` in the work tree under `root` with the indexed `blob` of
-/// `size` bytes. A file of another size is edited without being read; one
-/// of the same size is hashed as git hashes blobs. Files that git rewrites
-/// on checkout (line-ending or other filters) show as edited. A path that
-/// could leave the work tree (absolute, or with `..`) is an error.
-pub fn work_tree_file(
-    root: &Path,
-    path: &str,
-    blob: BlobId,
-    size: u64,
-) -> std::io::Result<WorkTreeFile> {
-    let rel = Path::new(path);
-    if !rel
-        .components()
-        .all(|c| matches!(c, std::path::Component::Normal(_)))
-    {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("{path} is not a path inside the work tree"),
-        ));
-    }
-    let full = root.join(rel);
-    let meta = match std::fs::symlink_metadata(&full) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(WorkTreeFile::Deleted),
-        Err(e) => return Err(e),
-    };
-    // sno indexes regular files only: a link or a directory in the file's
-    // place is a type change, which git shows as a deletion.
-    if !meta.is_file() {
-        return Ok(WorkTreeFile::Deleted);
-    }
-    if meta.len() != size {
-        return Ok(WorkTreeFile::Edited);
-    }
-    Ok(if blob_id_of(&std::fs::read(&full)?) == blob {
-        WorkTreeFile::Same
-    } else {
-        WorkTreeFile::Edited
-    })
-}
-
 #[cfg(test)]
-mod work_tree_tests {
+mod blob_id_tests {
     use super::*;
 
     #[test]
-    fn blob_ids_are_gits_and_edits_show() {
+    fn blob_ids_are_gits() {
         // `printf 'hello\n' | git hash-object --stdin`
         assert_eq!(
             blob_id_of(b"hello\n").to_hex(),
             "ce013625030ba8dba906f756967f9e9ca394464a"
         );
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
-        let blob = blob_id_of(b"hello\n");
-        let at = |p: &str| work_tree_file(dir.path(), p, blob, 6).unwrap();
-        assert_eq!(at("a.txt"), WorkTreeFile::Same);
-        // Same size, other bytes: hashed, not just measured.
-        std::fs::write(dir.path().join("a.txt"), "HELLO\n").unwrap();
-        assert_eq!(at("a.txt"), WorkTreeFile::Edited);
-        std::fs::write(dir.path().join("a.txt"), "hello, world\n").unwrap();
-        assert_eq!(at("a.txt"), WorkTreeFile::Edited);
-        assert_eq!(at("gone.txt"), WorkTreeFile::Deleted);
-        // A directory or a link in the file's place: a type change.
-        std::fs::create_dir(dir.path().join("dir")).unwrap();
-        assert_eq!(at("dir"), WorkTreeFile::Deleted);
-        std::os::unix::fs::symlink("a.txt", dir.path().join("link")).unwrap();
-        assert_eq!(at("link"), WorkTreeFile::Deleted);
-        // Never outside the work tree.
-        for bad in ["../a.txt", "/etc/hostname", "x/../../a.txt"] {
-            assert!(work_tree_file(dir.path(), bad, blob, 6).is_err(), "{bad}");
-        }
     }
 }

@@ -8,6 +8,7 @@ pub mod admission;
 pub mod agent;
 pub mod audit;
 pub mod config;
+pub mod confine;
 pub mod embedder;
 pub mod git;
 pub mod indexer;

@@ -103,9 +103,37 @@ fn journal_contract(e: &JournalError) -> ErrorContract {
     }
 }
 
+/// The contract for a path the confinement rule refuses.
+pub fn refused_contract(e: &sno_actors::confine::Refused) -> ErrorContract {
+    use sno_actors::confine::Refused;
+    match e {
+        Refused::Unreadable { path, reason } => ErrorContract::new(
+            "SNO-UNKNOWN-FILE",
+            format!("cannot read {path} from the work tree: {reason}"),
+            "Pass a path, relative to the repository root, of a file that exists.",
+            Fixability::Trivial,
+        ),
+        Refused::Outside(_) => ErrorContract::new(
+            "SNO-PATH-OUTSIDE",
+            e.to_string(),
+            "Pass a path inside the repository, relative to its root; sno never follows a link out of the work tree.",
+            Fixability::Trivial,
+        ),
+        Refused::GitDir(_) | Refused::Secret(_) => ErrorContract::new(
+            "SNO-PATH-REFUSED",
+            e.to_string(),
+            "sno never reads git's own directory or secret files (.env, keys, credentials), not even through a link; pass a source file of the repository.",
+            Fixability::Trivial,
+        ),
+    }
+}
+
 /// The contract for any error that reaches the command line.
 pub fn contract_of(err: &anyhow::Error) -> ErrorContract {
     for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<sno_actors::confine::Refused>() {
+            return refused_contract(e);
+        }
         if let Some(e) = cause.downcast_ref::<ErrorContract>() {
             return e.clone();
         }

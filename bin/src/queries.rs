@@ -139,51 +139,27 @@ pub fn symbol(name: &str, q: &QueryOpts, limit: usize) -> anyhow::Result<ExitCod
     })
 }
 
-fn outside(file: &str) -> ErrorContract {
-    ErrorContract::new(
-        "SNO-PATH-OUTSIDE",
-        format!("{file} is outside the repository"),
-        "Pass a path inside the repository, relative to its root.",
-        Fixability::Trivial,
-    )
-}
-
-/// A repository-relative path for a user-given file path; paths that leave
-/// the repository are refused.
+/// A repository-relative path for a file the user named on the command
+/// line (relative to the current directory, or absolute), under the one
+/// confinement rule (`sno_actors::confine`).
 fn repo_relative(paths: &RepoPaths, file: &str) -> anyhow::Result<String> {
     let p = Path::new(file);
-    let candidate = if p.is_absolute() {
+    let absolute = if p.is_absolute() {
         p.to_path_buf()
     } else {
         std::env::current_dir()?.join(p)
     };
-    if let Ok(canon) = candidate.canonicalize() {
-        if let Ok(rel) = canon.strip_prefix(&paths.root) {
-            return Ok(rel.to_string_lossy().replace('\\', "/"));
-        }
-    }
-    // Not on disk (or not under the root): treat it as repository-relative,
-    // but never let it climb out.
-    Ok(confine(file)?)
-}
-
-/// A repository-relative path with `.` and `..` resolved; absolute paths and
-/// paths that climb out of the repository are refused.
-pub fn confine(file: &str) -> Result<String, ErrorContract> {
-    if Path::new(file).is_absolute() {
-        return Err(outside(file));
-    }
-    let mut out: Vec<&str> = Vec::new();
-    for seg in file.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                out.pop().ok_or_else(|| outside(file))?;
-            }
-            s => out.push(s),
-        }
-    }
-    Ok(out.join("/"))
+    let wt = paths.work_tree()?;
+    // Spelled from the current directory, which may itself be reached
+    // through a link: compare with the root as the work tree sees it.
+    let absolute = match (
+        absolute.parent().map(Path::canonicalize),
+        absolute.file_name(),
+    ) {
+        (Some(Ok(dir)), Some(name)) => dir.join(name),
+        _ => absolute,
+    };
+    Ok(wt.relative(&absolute.display().to_string())?)
 }
 
 /// The error for a path the state does not hold, with the nearest paths.

@@ -4,6 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use sno_actors::admission::SecretFilter;
+use sno_actors::confine::WorkTree;
 use sno_actors::git::GitRepo;
 
 /// A repository and where sno keeps its files for it.
@@ -11,6 +13,9 @@ use sno_actors::git::GitRepo;
 pub struct RepoPaths {
     pub root: PathBuf,
     pub git_dir: PathBuf,
+    /// Where git keeps what every worktree shares (`info/exclude` among
+    /// it): the git directory, except in a linked worktree.
+    pub common_dir: PathBuf,
     pub sno_dir: PathBuf,
 }
 
@@ -26,6 +31,7 @@ impl RepoPaths {
         Ok(RepoPaths {
             sno_dir: root.join(".sno"),
             git_dir: repo.git_dir().to_path_buf(),
+            common_dir: repo.common_dir().to_path_buf(),
             root,
         })
     }
@@ -45,10 +51,38 @@ impl RepoPaths {
         self.sno_dir.join("cache")
     }
 
-    /// Makes git ignore `.sno/` through `.git/info/exclude`, leaving the
-    /// user's `.gitignore` alone.
+    /// The work tree and the rule for reading it (secret patterns from
+    /// `.sno/config.toml`, else the defaults).
+    pub fn work_tree(&self) -> anyhow::Result<WorkTree> {
+        let config = sno_actors::config::IndexConfig::load(&self.config())?;
+        self.work_tree_with(&config)
+    }
+
+    /// [`RepoPaths::work_tree`] with the configuration at hand.
+    pub fn work_tree_with(
+        &self,
+        config: &sno_actors::config::IndexConfig,
+    ) -> anyhow::Result<WorkTree> {
+        // A pattern that does not compile must not mean "nothing is secret".
+        let secrets = SecretFilter::new(&config.secret_patterns).map_err(|e| {
+            sno_actors::config::ConfigError {
+                path: self.config().display().to_string(),
+                message: e,
+            }
+        })?;
+        Ok(WorkTree::new(
+            &self.root,
+            &[&self.git_dir, &self.common_dir],
+            secrets,
+        ))
+    }
+
+    /// Makes git ignore `.sno/` through `info/exclude`, leaving the user's
+    /// `.gitignore` alone. Git reads `info/exclude` from the common
+    /// directory only, so in a linked worktree (`git worktree add`) it goes
+    /// there; its pattern `/.sno/` then covers the root of every worktree.
     pub fn exclude_sno_dir(&self) -> anyhow::Result<()> {
-        let info = self.git_dir.join("info");
+        let info = self.common_dir.join("info");
         std::fs::create_dir_all(&info).with_context(|| format!("creating {}", info.display()))?;
         let exclude = info.join("exclude");
         let current = std::fs::read_to_string(&exclude).unwrap_or_default();

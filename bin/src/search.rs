@@ -139,8 +139,9 @@ pub fn package_from(
 
     // The work tree is compared only with the indexed head's files.
     let at_head = as_of.commit == head.commit.to_hex();
+    let work_tree = paths.work_tree_with(&config)?;
     let edited = |path: &str, rec: &sno_journal::model::FileRecord| {
-        edited_in_work_tree(&paths.root, path, rec)
+        edited_in_work_tree(&work_tree, path, rec)
     };
     let pkg = build_package(&PackageInput {
         query: a.query,
@@ -161,12 +162,12 @@ pub fn package_from(
 /// Whether `path` differs in the work tree from its indexed version (an
 /// unreadable file counts as changed: its indexed text cannot be vouched for).
 pub fn edited_in_work_tree(
-    root: &std::path::Path,
+    work_tree: &sno_actors::confine::WorkTree,
     path: &str,
     rec: &sno_journal::model::FileRecord,
 ) -> bool {
-    match sno_actors::git::work_tree_file(root, path, rec.blob, rec.size) {
-        Ok(f) => f != sno_actors::git::WorkTreeFile::Same,
+    match work_tree.compare(path, rec.blob, rec.size) {
+        Ok(f) => f != sno_actors::confine::WorkTreeFile::Same,
         Err(e) => {
             tracing::warn!(path, error = %e, "could not compare a file with the work tree");
             true

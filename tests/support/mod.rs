@@ -8,6 +8,10 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod mcp;
+#[allow(unused_imports)] // not every test speaks MCP
+pub use mcp::*;
+
 /// The `sno` binary under test.
 pub fn sno_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_sno"))

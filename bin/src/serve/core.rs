@@ -58,6 +58,8 @@ pub struct Core {
     pub journal: Arc<Journal>,
     pub audit: ActorRef<AuditMsg>,
     pub config: ServeConfig,
+    /// The rule for every path an agent names and every work-tree read.
+    pub work_tree: sno_actors::confine::WorkTree,
     model_spec: String,
     embedder: OnceLock<Option<Arc<Embedder>>>,
     /// Why semantic search is off, when it is.
@@ -115,11 +117,13 @@ impl Core {
             });
         let config = index_config.serve.clone();
         let model_spec = crate::search::model_spec(None, &index_config);
+        let work_tree = paths.work_tree_with(&index_config)?;
         Ok(Arc::new(Core {
             paths,
             journal,
             audit,
             config,
+            work_tree,
             model_spec,
             embedder: OnceLock::new(),
             semantic_off: OnceLock::new(),

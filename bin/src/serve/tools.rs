@@ -230,7 +230,7 @@ impl SnoServer {
             let hits = retriever.search(&request, &owner.history, &self.core.lesson_paths());
             let head_differs = self.core.head_differs(&snap.as_of);
             let edited = |path: &str, rec: &sno_journal::model::FileRecord| {
-                crate::search::edited_in_work_tree(&self.core.paths.root, path, rec)
+                crate::search::edited_in_work_tree(&self.core.work_tree, path, rec)
             };
             let pkg = sno_query::context::build_package(&sno_query::context::PackageInput {
                 query: &a.query,
@@ -312,7 +312,7 @@ impl SnoServer {
     fn file_outline(&self, Parameters(a): Parameters<FileArgs>) -> Answer {
         answer(|| {
             let snap = self.snapshot(a.at.as_deref())?;
-            let rel = crate::queries::confine(&a.file)?;
+            let rel = self.core.work_tree.relative(&a.file)?;
             let rec = snap
                 .state
                 .get(&rel)
@@ -403,7 +403,7 @@ impl SnoServer {
     fn context_for_edit(&self, Parameters(a): Parameters<EditArgs>) -> Answer {
         answer(|| {
             let snap = self.snapshot(a.at.as_deref())?;
-            let rel = crate::queries::confine(&a.file)?;
+            let rel = self.core.work_tree.relative(&a.file)?;
             let rec = snap
                 .state
                 .get(&rel)
@@ -454,7 +454,7 @@ impl SnoServer {
                 // the agent is about to edit no longer has them.
                 // null when the answer is about another commit.
                 "edited_in_work_tree": self.at_indexed_head(&snap)?.then(|| {
-                    crate::search::edited_in_work_tree(&self.core.paths.root, &rel, rec)
+                    crate::search::edited_in_work_tree(&self.core.work_tree, &rel, rec)
                 }),
             }))
         })
@@ -481,7 +481,7 @@ impl SnoServer {
             let old = self.snapshot(from)?;
             let (new_state, to) = if worktree {
                 (
-                    worktree_state(&self.core.paths.root, &old.state)?,
+                    worktree_state(&self.core.work_tree, &old.state)?,
                     json!("worktree"),
                 )
             } else {
@@ -500,7 +500,7 @@ impl SnoServer {
         answer(|| {
             let snap = self.snapshot(None)?;
             let (path, symbol) = match (&a.file, &a.symbol) {
-                (Some(f), _) => (crate::queries::confine(f)?, None),
+                (Some(f), _) => (self.core.work_tree.relative(f)?, None),
                 (None, Some(name)) => {
                     let found = sno_query::resolve_one(&snap.state, name)
                         .map_err(|e| self.lookup_error(&snap, name, e))?;
@@ -535,7 +535,7 @@ impl SnoServer {
     fn co_changed(&self, Parameters(a): Parameters<CoChangedArgs>) -> Answer {
         answer(|| {
             let snap = self.snapshot(None)?;
-            let rel = crate::queries::confine(&a.file)?;
+            let rel = self.core.work_tree.relative(&a.file)?;
             if !snap.state.contains_key(&rel) {
                 return Err(crate::queries::unknown_file(&snap.state, &rel).into());
             }
@@ -574,7 +574,7 @@ impl SnoServer {
     )]
     fn create_checkpoint(&self, Parameters(a): Parameters<CheckpointArgs>) -> Answer {
         answer(|| {
-            let files = confine_all(&a.files)?;
+            let files = self.confine_all(&a.files)?;
             let c = CheckpointCreated {
                 id: MemoryId::generate("ckpt"),
                 bound: self.binding()?,
@@ -629,7 +629,7 @@ impl SnoServer {
                 bound: self.binding()?,
                 title: a.title.clone(),
                 rationale: a.rationale.clone(),
-                files: confine_all(&a.files)?,
+                files: self.confine_all(&a.files)?,
             };
             let seq = self
                 .core
@@ -645,7 +645,11 @@ impl SnoServer {
     fn list_decisions(&self, Parameters(a): Parameters<ListArgs>) -> Answer {
         answer(|| {
             let memory = self.core.journal.memory()?;
-            let file = a.file.as_deref().map(crate::queries::confine).transpose()?;
+            let file = a
+                .file
+                .as_deref()
+                .map(|f| self.core.work_tree.relative(f))
+                .transpose()?;
             let mut out: Vec<_> = memory
                 .decisions
                 .iter()
@@ -664,7 +668,11 @@ impl SnoServer {
     fn get_approved_memory(&self, Parameters(a): Parameters<ListArgs>) -> Answer {
         answer(|| {
             let memory = self.core.journal.memory()?;
-            let file = a.file.as_deref().map(crate::queries::confine).transpose()?;
+            let file = a
+                .file
+                .as_deref()
+                .map(|f| self.core.work_tree.relative(f))
+                .transpose()?;
             let touches = |files: &[String]| file.as_ref().is_none_or(|f| files.contains(f));
             let lessons: Vec<_> = memory
                 .lessons
@@ -798,16 +806,10 @@ impl SnoServer {
         answer(|| {
             let (lang, source, file) = match (&a.file, &a.code) {
                 (Some(f), None) => {
-                    let rel = crate::queries::confine(f)?;
-                    let path = self.core.paths.root.join(&rel);
-                    let source = std::fs::read(&path).map_err(|e| {
-                        ErrorContract::new(
-                            "SNO-UNKNOWN-FILE",
-                            format!("cannot read {rel} from the work tree: {e}"),
-                            "Pass a path relative to the repository root of a file that exists.",
-                            Fixability::Trivial,
-                        )
-                    })?;
+                    let rel = self.core.work_tree.relative(f)?;
+                    // Links are followed only within the work tree; .git
+                    // and secret files are never read.
+                    let source = self.core.work_tree.read(&rel)?;
                     let lang = match &a.language {
                         Some(l) => language(l)?,
                         None => sno_journal::model::Language::from_path(&rel).ok_or_else(|| {
@@ -855,6 +857,18 @@ impl SnoServer {
 }
 
 impl SnoServer {
+    /// Repository paths for the files an agent named, under the rule.
+    fn confine_all(
+        &self,
+        files: &Option<Vec<String>>,
+    ) -> Result<Vec<String>, sno_actors::confine::Refused> {
+        files
+            .iter()
+            .flatten()
+            .map(|f| self.core.work_tree.relative(f))
+            .collect()
+    }
+
     /// Runs a graph query on the symbol `a.name` names.
     fn graph(
         &self,
@@ -987,14 +1001,6 @@ fn cut(s: &str, n: usize) -> String {
     }
 }
 
-fn confine_all(files: &Option<Vec<String>>) -> Result<Vec<String>, ErrorContract> {
-    files
-        .iter()
-        .flatten()
-        .map(|f| crate::queries::confine(f))
-        .collect()
-}
-
 fn unknown_memory(id: &str, known: impl IntoIterator<Item = String>) -> ErrorContract {
     let mut c = ErrorContract::new(
         "SNO-UNKNOWN-MEMORY",
@@ -1034,18 +1040,17 @@ fn language(name: &str) -> Result<sno_journal::model::Language, ErrorContract> {
 /// The indexed state with tracked files' work-tree content parsed in place
 /// of the indexed content (symbols only: a diff of symbols needs no edges).
 fn worktree_state(
-    root: &std::path::Path,
+    work_tree: &sno_actors::confine::WorkTree,
     indexed: &sno_journal::delta::State,
 ) -> anyhow::Result<sno_journal::delta::State> {
-    use sno_actors::git::{work_tree_file, WorkTreeFile};
+    use sno_actors::confine::WorkTreeFile;
     let mut state = indexed.clone();
     for (path, rec) in indexed {
         let Some(lang) = rec.language else { continue };
-        match work_tree_file(root, path, rec.blob, rec.size) {
+        match work_tree.compare(path, rec.blob, rec.size) {
             Ok(WorkTreeFile::Same) => {}
             Ok(WorkTreeFile::Edited) => {
-                let bytes = std::fs::read(root.join(path))
-                    .map_err(|e| anyhow::anyhow!("could not read {path} in the work tree: {e}"))?;
+                let bytes = work_tree.read(path)?;
                 let facts = sno_extract::extract(lang, &bytes);
                 let new = sno_actors::record::parsed_record(
                     path,
