@@ -61,6 +61,10 @@ pub const DEFAULT_HISTORY: usize = 200;
 pub struct IndexConfig {
     pub max_file_size: u64,
     pub secret_patterns: Vec<String>,
+    /// Mask secret values found inside files (keys, tokens, passwords) in
+    /// everything stored, served and embedded (`[index] mask_secrets`,
+    /// default true).
+    pub mask_secrets: bool,
     /// First-parent commits before HEAD to journal; `None` means all.
     pub history: Option<usize>,
     /// Parser workers; defaults to the number of cores.
@@ -145,6 +149,7 @@ impl Default for IndexConfig {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+            mask_secrets: true,
             history: Some(DEFAULT_HISTORY),
             parser_workers: std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -169,6 +174,8 @@ struct IndexSection {
     secret_patterns: Option<Vec<String>>,
     /// Adds to the secret patterns.
     extra_secret_patterns: Option<Vec<String>>,
+    /// Mask secret values inside files (default true).
+    mask_secrets: Option<bool>,
     history: Option<usize>,
     parser_workers: Option<usize>,
     /// MiB of source kept parsed for reparsing while indexing history.
@@ -240,6 +247,9 @@ impl IndexConfig {
         }
         if let Some(v) = s.history {
             cfg.history = Some(v);
+        }
+        if let Some(v) = s.mask_secrets {
+            cfg.mask_secrets = v;
         }
         if let Some(v) = s.parser_workers {
             cfg.parser_workers = v.max(1);

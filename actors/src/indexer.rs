@@ -513,6 +513,7 @@ impl Run<'_> {
                         language: l,
                         bytes,
                         versions,
+                        mask_secrets: cfg.mask_secrets,
                     };
                     self.pool
                         .cast(PoolMsg::Parse(job, tx.into()))
@@ -654,10 +655,11 @@ impl PreparedCommit {
                     facts,
                     bytes,
                     reparsed: from_previous,
+                    masked_secrets,
                 }) => {
                     parsed += 1;
                     reparsed += usize::from(from_previous);
-                    parsed_record(&p.path, p.blob, p.size, &bytes, *facts)
+                    parsed_record(&p.path, p.blob, p.size, &bytes, *facts, masked_secrets)
                 }
                 Some(ParseOutcome::Failed { reason }) => {
                     run.failures.push((p.path.clone(), reason.clone()));

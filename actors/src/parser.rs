@@ -20,6 +20,8 @@ pub struct ParseJob {
     pub bytes: Vec<u8>,
     /// While indexing history: where earlier versions of files are kept.
     pub versions: Option<Versions>,
+    /// Mask secret values in what is stored of the file.
+    pub mask_secrets: bool,
 }
 
 /// A job's link to the kept versions of its run.
@@ -90,6 +92,8 @@ pub enum ParseOutcome {
         bytes: Vec<u8>,
         /// Parsed from the tree of the previous version.
         reparsed: bool,
+        /// Secret values found in the file (masked in `facts`).
+        masked_secrets: u32,
     },
     Failed {
         reason: String,
@@ -106,6 +110,7 @@ pub enum PoolMsg {
         facts: Box<FileFacts>,
         bytes: Vec<u8>,
         reparsed: bool,
+        masked_secrets: u32,
     },
     /// How many workers were replaced after a crash.
     Restarts(RpcReplyPort<u64>),
@@ -173,7 +178,7 @@ impl Actor for ParseWorker {
         if st.fault_panic_on.as_deref() == Some(job.path.as_str()) {
             panic!("injected parser fault on {}", job.path);
         }
-        let (facts, reparsed) = match job.versions {
+        let (mut facts, reparsed) = match job.versions {
             None => (sno_extract::extract(job.language, &job.bytes), false),
             Some(v) => {
                 let previous = v.kept.take(&job.path);
@@ -185,11 +190,18 @@ impl Actor for ParseWorker {
                 (facts, how == Parse::Incremental)
             }
         };
+        // On the worker, beside the parse: finding secrets reads the file.
+        let masked_secrets = if job.mask_secrets {
+            crate::record::mask_facts(&mut facts, &job.bytes)
+        } else {
+            0
+        };
         st.pool.cast(PoolMsg::Done {
             slot: st.slot,
             facts: Box::new(facts),
             bytes: job.bytes,
             reparsed,
+            masked_secrets,
         })?;
         Ok(())
     }
@@ -269,6 +281,7 @@ impl Actor for ParserPool {
                 facts,
                 bytes,
                 reparsed,
+                masked_secrets,
             } => {
                 if let Some((_, reply)) = st.slots.get_mut(slot).and_then(|s| s.busy.take()) {
                     // The requester may have gone away; that is its business.
@@ -276,6 +289,7 @@ impl Actor for ParserPool {
                         facts,
                         bytes,
                         reparsed,
+                        masked_secrets,
                     });
                 }
             }

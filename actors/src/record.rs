@@ -9,6 +9,39 @@ use sno_journal::model::{
     SymbolId,
 };
 
+/// Masks the secret values in what is stored of a file (signatures, docs,
+/// diagnostics' messages) and returns how many the whole file holds (what
+/// answers quoting it mask).
+pub fn mask_facts(facts: &mut FileFacts, source: &[u8]) -> u32 {
+    let text = String::from_utf8_lossy(source);
+    let findings = sno_redact::Redactor::global().find(&text);
+    // Every stored text is a piece of the file: none holds a secret the
+    // whole file does not. A piece may hold a secret cut short (a signature
+    // stops at 200 characters, an error message quotes 30), so what the
+    // whole file's secrets share with it is masked too.
+    if !findings.is_empty() {
+        let values: Vec<(&str, &'static str)> = findings
+            .iter()
+            .map(|f| (&text[f.range.clone()], f.rule))
+            .collect();
+        let mask = |t: &mut String| {
+            let (masked, n) = sno_redact::redact(t);
+            let (masked, m) = sno_redact::mask_pieces(&masked, &values);
+            if n + m > 0 {
+                *t = masked;
+            }
+        };
+        for s in &mut facts.symbols {
+            mask(&mut s.signature);
+            mask(&mut s.doc);
+        }
+        for d in &mut facts.diagnostics {
+            mask(&mut d.message);
+        }
+    }
+    findings.len() as u32
+}
+
 /// A record for a parsed file. Edges are left empty: resolution fills them.
 pub fn parsed_record(
     path: &str,
@@ -16,6 +49,7 @@ pub fn parsed_record(
     size: u64,
     source: &[u8],
     facts: FileFacts,
+    masked_secrets: u32,
 ) -> FileRecord {
     let mut ordinals: HashMap<(&str, u8), u32> = HashMap::new();
     let mut ids = Vec::with_capacity(facts.symbols.len());
@@ -89,7 +123,7 @@ pub fn parsed_record(
         lines: count_lines(source),
         state,
         diagnostics: facts.diagnostics,
-        masked_secrets: 0,
+        masked_secrets,
         symbols,
         edges: Vec::new(),
         refs,
@@ -131,4 +165,40 @@ pub fn count_lines(source: &[u8]) -> u32 {
     let n = source.iter().filter(|&&b| b == b'\n').count();
     let tail = usize::from(!source.is_empty() && !source.ends_with(b"\n"));
     (n + tail) as u32
+}
+
+#[cfg(test)]
+mod mask_tests {
+    use super::*;
+    use sno_journal::model::{Diagnostic, Language};
+
+    #[test]
+    fn stored_texts_lose_whole_and_cut_secrets_and_the_file_is_counted() {
+        let token = "ghp_R8sT1wY9kLmN2bV4cX6zQ0aS3dF5gH7jK1pQ";
+        let source = format!("TOKEN = '{token}'\nURL = 'https://u:Zk8pQ2vL9xW@h/'\n");
+        let mut facts = sno_extract::extract(Language::Python, source.as_bytes());
+        assert_eq!(facts.symbols.len(), 2);
+        // What extraction quotes of a broken line: cut at 30 characters.
+        facts.diagnostics.push(Diagnostic {
+            line: 1,
+            column: 1,
+            message: format!("syntax error near `TOKEN = '{}...`", &token[..19]),
+        });
+        let n = mask_facts(&mut facts, source.as_bytes());
+        assert_eq!(n, 2);
+        let stored = format!("{facts:?}");
+        assert!(!stored.contains(&token[..12]), "{stored}");
+        assert!(!stored.contains("Zk8pQ2vL9xW"), "{stored}");
+        assert!(facts.symbols[0]
+            .signature
+            .contains("«redacted:github-token»"));
+        assert!(
+            facts
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("«redacted:")),
+            "{:?}",
+            facts.diagnostics
+        );
+    }
 }

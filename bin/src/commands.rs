@@ -395,6 +395,7 @@ fn status(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
         journal.len()?,
         journal.commits_indexed()?,
         last.as_ref(),
+        paths.mask_secrets(),
     );
     if json {
         print_json(&report)?;
@@ -480,6 +481,7 @@ fn replay(path: &Path, to: &str, json: bool) -> anyhow::Result<ExitCode> {
         seq.0 + 1,
         0,
         None,
+        paths.mask_secrets(),
     );
     if json {
         print_json(&serde_json::json!({

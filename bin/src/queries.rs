@@ -219,7 +219,8 @@ pub fn show(name: &str, q: &QueryOpts) -> anyhow::Result<ExitCode> {
     let found = resolve_one(&a.state, name).map_err(lookup_contract)?;
     let rec = &a.state[found.path];
     let repo = GitRepo::open(&a.paths.root)?;
-    let source = sno_query::lookup::source_of(found.symbol, &repo.blob(rec.blob)?);
+    let file = sno_query::served::Served::new(&repo.blob(rec.blob)?, a.paths.mask_secrets());
+    let source = sno_query::lookup::source_of(found.symbol, &file);
     let info = found.info();
     if q.json {
         print_json(&serde_json::json!({ "as_of": a.as_of, "symbol": info, "source": source }))?;
@@ -289,8 +290,12 @@ pub fn grep(pattern: &str, limit: usize, q: &QueryOpts) -> anyhow::Result<ExitCo
     })?;
     let a = load(q)?;
     let repo = GitRepo::open(&a.paths.root)?;
-    let (hits, truncated) =
-        sno_query::text::grep(&a.state, &re, limit, |rec| repo.blob(rec.blob).ok());
+    let mask = a.paths.mask_secrets();
+    let (hits, truncated) = sno_query::text::grep(&a.state, &re, limit, |rec| {
+        repo.blob(rec.blob)
+            .ok()
+            .map(|b| sno_query::served::Served::new(&b, mask))
+    });
     if q.json {
         print_json(
             &serde_json::json!({ "as_of": a.as_of, "results": hits, "truncated": truncated, "limit": limit }),

@@ -77,6 +77,14 @@ impl RepoPaths {
         ))
     }
 
+    /// Whether served text has its secret values masked: the config's
+    /// `[index] mask_secrets`, and masked when the config cannot be read.
+    pub fn mask_secrets(&self) -> bool {
+        sno_actors::config::IndexConfig::load(&self.config())
+            .map(|c| c.mask_secrets)
+            .unwrap_or(true)
+    }
+
     /// Makes git ignore `.sno/` through `info/exclude`, leaving the user's
     /// `.gitignore` alone. Git reads `info/exclude` from the common
     /// directory only, so in a linked worktree (`git worktree add`) it goes

@@ -7,7 +7,7 @@ use sno_journal::delta::{digest, State};
 use sno_journal::model::{EdgeTarget, FileState};
 use sno_journal::IndexedHead;
 use sno_protocol::status::{
-    AsOf, EdgeCounts, Failure, FileCounts, LanguageCounts, LastRun, StatusReport,
+    AsOf, EdgeCounts, Failure, FileCounts, LanguageCounts, LastRun, SecretCounts, StatusReport,
 };
 
 /// Counts everything in a state.
@@ -18,6 +18,7 @@ pub fn status_report(
     journal_events: u64,
     commits_indexed: u64,
     last_audit: Option<&AuditRecord>,
+    masking: bool,
 ) -> StatusReport {
     let mut files = FileCounts::default();
     let mut languages: BTreeMap<String, LanguageCounts> = BTreeMap::new();
@@ -25,8 +26,14 @@ pub fn status_report(
     let mut edges_by_kind: BTreeMap<String, EdgeCounts> = BTreeMap::new();
     let mut failures = Vec::new();
     let (mut symbols_total, mut edges_total, mut diagnostics_total) = (0u64, 0u64, 0u64);
+    let mut secrets = SecretCounts {
+        masking,
+        ..Default::default()
+    };
     for rec in state.values() {
         files.total += 1;
+        secrets.masked += u64::from(rec.masked_secrets);
+        secrets.files += u64::from(rec.masked_secrets > 0);
         match &rec.state {
             FileState::Parsed => files.parsed += 1,
             FileState::ParsedWithErrors => files.parsed_with_errors += 1,
@@ -53,6 +60,7 @@ pub fn status_report(
                 c.unresolved += 1;
             } else {
                 c.resolved += 1;
+                c.heuristic += u64::from(!e.certainty.is_exact());
             }
         }
         let parsed = matches!(
@@ -95,6 +103,7 @@ pub fn status_report(
         edges_total,
         edges_by_kind,
         diagnostics_total,
+        secrets,
         failures,
         last_run,
         views_digest: format!("{:016x}", digest(state)),
@@ -169,14 +178,25 @@ pub fn print_status(r: &StatusReport) {
         .iter()
         .map(|(k, c)| {
             format!(
-                "{k} {} ({} unresolved)",
+                "{k} {} ({} unresolved, {} heuristic)",
                 c.resolved + c.unresolved,
-                c.unresolved
+                c.unresolved,
+                c.heuristic
             )
         })
         .collect();
     crate::out::outln!("edges       {} ({})", r.edges_total, edges.join(", "));
     crate::out::outln!("diagnostics {}", r.diagnostics_total);
+    crate::out::outln!(
+        "secrets     {} value(s) in {} file(s) {}",
+        r.secrets.masked,
+        r.secrets.files,
+        if r.secrets.masking {
+            "masked in everything stored and served"
+        } else {
+            "NOT masked ([index] mask_secrets = false)"
+        }
+    );
     if !r.failures.is_empty() {
         crate::out::outln!("\nfailures:");
         for f in &r.failures {

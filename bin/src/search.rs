@@ -153,7 +153,11 @@ pub fn package_from(
         semantic_off_reason: semantic_off,
         scope: a.scope,
         max_tokens: a.max_tokens,
-        read: &|rec| repo.blob(rec.blob).ok(),
+        read: &|rec| {
+            repo.blob(rec.blob)
+                .ok()
+                .map(|b| sno_query::served::Served::new(&b, config.mask_secrets))
+        },
         edited: at_head.then_some(&edited),
     });
     Ok(pkg)

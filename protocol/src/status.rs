@@ -28,6 +28,21 @@ pub struct LanguageCounts {
 pub struct EdgeCounts {
     pub resolved: u64,
     pub unresolved: u64,
+    /// Of the resolved ones, those found by a name alone (labelled
+    /// heuristic in answers).
+    #[serde(default)]
+    pub heuristic: u64,
+}
+
+/// Secret values found inside indexed files.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SecretCounts {
+    /// Whether values are masked (`[index] mask_secrets`).
+    pub masking: bool,
+    /// Values masked in everything sno stores, serves and embeds.
+    pub masked: u64,
+    /// Files holding at least one.
+    pub files: u64,
 }
 
 /// Files by how they fared.
@@ -74,6 +89,9 @@ pub struct StatusReport {
     pub edges_total: u64,
     pub edges_by_kind: BTreeMap<String, EdgeCounts>,
     pub diagnostics_total: u64,
+    /// Secret values inside files, masked in answers.
+    #[serde(default)]
+    pub secrets: SecretCounts,
     pub failures: Vec<Failure>,
     pub last_run: Option<LastRun>,
     /// Digest of the views: equal digests mean equal indexed states.

@@ -29,8 +29,8 @@ pub struct PackageInput<'a> {
     pub semantic_off_reason: Option<String>,
     pub scope: Option<&'a str>,
     pub max_tokens: usize,
-    /// A file's bytes at the indexed commit.
-    pub read: &'a dyn Fn(&FileRecord) -> Option<Vec<u8>>,
+    /// A file's text at the indexed commit, as served (secrets masked).
+    pub read: &'a dyn Fn(&FileRecord) -> Option<crate::served::Served>,
     /// Whether a file differs in the work tree from its indexed version;
     /// `None` when the answer is not about the work tree's commit.
     pub edited: Option<&'a EditedInWorkTree<'a>>,
@@ -49,9 +49,10 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     for h in input.hits {
         let l = input.retriever.docs[h.doc];
         let rec = &input.state[l.path];
-        let bytes = (input.read)(rec).unwrap_or_default();
         let sp = l.symbol.span;
-        let src = crate::lookup::source_of(l.symbol, &bytes);
+        let src = (input.read)(rec)
+            .map(|file| crate::lookup::source_of(l.symbol, &file))
+            .unwrap_or_default();
         candidates.push(Candidate {
             text: format!(
                 "\n### `{}` — {}:{} ({})\n```{}\n{}\n```\n",

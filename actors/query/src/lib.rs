@@ -14,6 +14,7 @@ pub mod outline;
 pub mod pack;
 pub mod search;
 pub mod semantic;
+pub mod served;
 pub mod text;
 pub mod words;
 

@@ -95,14 +95,9 @@ pub const MAX_FUZZY_LEN: usize = 256;
 
 /// The source text of `symbol` in its file's `bytes` (empty when the span
 /// does not fit them).
-pub fn source_of(symbol: &Symbol, bytes: &[u8]) -> String {
+pub fn source_of(symbol: &Symbol, file: &crate::served::Served) -> String {
     let sp = symbol.span;
-    String::from_utf8_lossy(
-        bytes
-            .get(sp.start_byte as usize..sp.end_byte as usize)
-            .unwrap_or_default(),
-    )
-    .into_owned()
+    file.slice(sp.start_byte as usize..sp.end_byte as usize)
 }
 
 /// Similarity of two strings in [0, 1] (Jaro-Winkler, case-insensitive).

@@ -9,15 +9,12 @@ use sno_protocol::query::GrepHit;
 /// Searches every text file of the state; `read` gives a file's bytes (from
 /// git objects, so the answer matches the indexed commit). Returns the hits
 /// (at most `limit`) and whether the limit cut the search short.
-pub fn grep<B>(
+pub fn grep(
     state: &State,
     pattern: &Regex,
     limit: usize,
-    mut read: impl FnMut(&FileRecord) -> Option<B>,
-) -> (Vec<GrepHit>, bool)
-where
-    B: AsRef<[u8]>,
-{
+    mut read: impl FnMut(&FileRecord) -> Option<crate::served::Served>,
+) -> (Vec<GrepHit>, bool) {
     let mut hits = Vec::new();
     // A whole-file check first (most files have no match); multi-line mode
     // so `^`/`$` mean what they mean per line.
@@ -29,8 +26,9 @@ where
         ) {
             continue;
         }
-        let Some(bytes) = read(rec) else { continue };
-        let text = String::from_utf8_lossy(bytes.as_ref());
+        let Some(file) = read(rec) else { continue };
+        // The masked text: a pattern cannot find what is not served.
+        let text = file.text();
         // One pass over the whole file first: most files have no match.
         if prefilter.as_ref().is_some_and(|p| !p.is_match(&text)) {
             continue;

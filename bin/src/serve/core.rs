@@ -60,6 +60,8 @@ pub struct Core {
     pub config: ServeConfig,
     /// The rule for every path an agent names and every work-tree read.
     pub work_tree: sno_actors::confine::WorkTree,
+    /// Mask secret values in what is served (`[index] mask_secrets`).
+    pub mask_secrets: bool,
     model_spec: String,
     embedder: OnceLock<Option<Arc<Embedder>>>,
     /// Why semantic search is off, when it is.
@@ -75,10 +77,11 @@ pub struct Core {
     blobs: Mutex<BlobCache>,
 }
 
-/// File contents by blob id, dropped wholesale past a byte budget.
+/// File texts as served (secrets masked) by blob id, dropped wholesale past
+/// a byte budget.
 #[derive(Default)]
 struct BlobCache {
-    map: std::collections::HashMap<sno_journal::model::BlobId, Arc<[u8]>>,
+    map: std::collections::HashMap<sno_journal::model::BlobId, sno_query::served::Served>,
     bytes: usize,
 }
 
@@ -124,6 +127,7 @@ impl Core {
             audit,
             config,
             work_tree,
+            mask_secrets: index_config.mask_secrets,
             model_spec,
             embedder: OnceLock::new(),
             semantic_off: OnceLock::new(),
@@ -426,9 +430,10 @@ impl Core {
         Ok(f(git.as_ref().expect("opened above")))
     }
 
-    /// A file's content at the indexed commit; `None` when git cannot give
-    /// it (logged: the repository lost an object the index names).
-    pub fn blob(&self, id: sno_journal::model::BlobId) -> Option<Arc<[u8]>> {
+    /// A file's text at the indexed commit, as served (secret values
+    /// masked); `None` when git cannot give it (logged: the repository lost
+    /// an object the index names).
+    pub fn blob(&self, id: sno_journal::model::BlobId) -> Option<sno_query::served::Served> {
         if let Some(b) = self
             .blobs
             .lock()
@@ -438,8 +443,8 @@ impl Core {
         {
             return Some(b.clone());
         }
-        let bytes: Arc<[u8]> = match self.with_git(|g| g.blob(id)) {
-            Ok(Ok(b)) => b.into(),
+        let served = match self.with_git(|g| g.blob(id)) {
+            Ok(Ok(b)) => sno_query::served::Served::new(&b, self.mask_secrets),
             Ok(Err(e)) => {
                 tracing::warn!(blob = %id.to_hex(), error = %e, "git could not read a blob");
                 return None;
@@ -450,13 +455,13 @@ impl Core {
             }
         };
         let mut cache = self.blobs.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.bytes + bytes.len() > BLOB_CACHE_BYTES {
+        if cache.bytes + served.len() > BLOB_CACHE_BYTES {
             cache.map.clear();
             cache.bytes = 0;
         }
-        cache.bytes += bytes.len();
-        cache.map.insert(id, bytes.clone());
-        Some(bytes)
+        cache.bytes += served.len();
+        cache.map.insert(id, served.clone());
+        Some(served)
     }
 
     /// The repository's HEAD now, when it is not the commit answers reflect.

@@ -191,6 +191,7 @@ impl SnoServer {
                     len,
                     j.commits_indexed()?,
                     last.as_ref(),
+                    self.core.mask_secrets,
                 );
                 Ok(serde_json::to_value(&r)?)
             })?;
@@ -246,7 +247,7 @@ impl SnoServer {
                 },
                 scope: a.scope.as_deref(),
                 max_tokens: a.max_tokens.unwrap_or(2000).max(50),
-                read: &|rec| self.core.blob(rec.blob).map(|b| b.to_vec()),
+                read: &|rec| self.core.blob(rec.blob),
                 edited: self.at_indexed_head(&snap)?.then_some(&edited),
             });
             audit = Some((
@@ -481,7 +482,7 @@ impl SnoServer {
             let old = self.snapshot(from)?;
             let (new_state, to) = if worktree {
                 (
-                    worktree_state(&self.core.work_tree, &old.state)?,
+                    worktree_state(&self.core.work_tree, &old.state, self.core.mask_secrets)?,
                     json!("worktree"),
                 )
             } else {
@@ -844,7 +845,11 @@ impl SnoServer {
                     .into())
                 }
             };
-            let facts = sno_extract::extract(lang, &source);
+            let mut facts = sno_extract::extract(lang, &source);
+            // Diagnostics quote the source.
+            if self.core.mask_secrets {
+                sno_actors::record::mask_facts(&mut facts, &source);
+            }
             Ok(json!({
                 "file": file,
                 "language": lang.name(),
@@ -1042,6 +1047,7 @@ fn language(name: &str) -> Result<sno_journal::model::Language, ErrorContract> {
 fn worktree_state(
     work_tree: &sno_actors::confine::WorkTree,
     indexed: &sno_journal::delta::State,
+    mask_secrets: bool,
 ) -> anyhow::Result<sno_journal::delta::State> {
     use sno_actors::confine::WorkTreeFile;
     let mut state = indexed.clone();
@@ -1052,12 +1058,19 @@ fn worktree_state(
             Ok(WorkTreeFile::Edited) => {
                 let bytes = work_tree.read(path)?;
                 let facts = sno_extract::extract(lang, &bytes);
+                let mut facts = facts;
+                let masked = if mask_secrets {
+                    sno_actors::record::mask_facts(&mut facts, &bytes)
+                } else {
+                    0
+                };
                 let new = sno_actors::record::parsed_record(
                     path,
                     rec.blob,
                     bytes.len() as u64,
                     &bytes,
                     facts,
+                    masked,
                 );
                 state.insert(path.clone(), new);
             }

@@ -1,0 +1,551 @@
+//! Secret values in text: cloud and service keys, tokens, private keys,
+//! passwords in URLs and high-entropy values assigned to secret-sounding
+//! names. sno masks what this finds wherever it stores, serves or embeds
+//! text, so an agent never receives a credential that happens to sit in
+//! source code.
+//!
+//! The token shapes follow published rule sets: ripsecrets'
+//! `predefined_secret_regexes` (MIT, github.com/sirwart/ripsecrets) and
+//! gitleaks' default configuration (MIT, github.com/gitleaks/gitleaks) for
+//! the AWS access key id, GitLab and Stripe rules. Neither ships as a
+//! library that finds ranges in a string (ripsecrets' matcher is private to
+//! its command line), so the shapes are compiled here. The generic rule
+//! (a value assigned to a `*_SECRET`, `*_TOKEN`, `*_PASSWORD`... name) is
+//! sno's own: it needs a quoted or line-final value of 8 characters or
+//! more, two character classes, Shannon entropy of at least 3 bits per
+//! character, and no placeholder look (`${VAR}`, `<token>`, `changeme`).
+//!
+//! Masking keeps every newline, so line numbers in answers stay those of
+//! the file: a private key's body becomes one marker followed by the lines
+//! it spanned.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+use regex::Regex;
+
+/// A secret value found in a text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// Byte range of the value (not of the name it is assigned to).
+    pub range: Range<usize>,
+    /// The rule that found it: `aws-key`, `github-token`, ...
+    pub rule: &'static str,
+}
+
+/// One shape of secret.
+struct Rule {
+    id: &'static str,
+    /// Literals of which at least one occurs wherever the rule matches:
+    /// texts without any are not searched with the rule's regex.
+    anchors: &'static [&'static str],
+    pattern: &'static str,
+    /// The capture group holding the secret (0: the whole match).
+    group: usize,
+    /// Whether a matched value really looks like a secret.
+    check: fn(&str) -> bool,
+}
+
+fn always(_: &str) -> bool {
+    true
+}
+
+const RULES: &[Rule] = &[
+    Rule {
+        id: "private-key",
+        anchors: &["PRIVATE KEY"],
+        pattern: r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----((?s:.*?))-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+        group: 1,
+        check: always,
+    },
+    Rule {
+        id: "aws-key",
+        anchors: &["AKIA", "ASIA", "ABIA", "ACCA", "A3T"],
+        pattern: r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        id: "aws-secret",
+        anchors: &["aws"],
+        pattern: r#"(?i)aws[_\-.]?(?:secret[_\-.]?(?:access[_\-.]?)?key|secret)["']?\s*(?::=|=>|[:=])\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+        group: 1,
+        check: always,
+    },
+    Rule {
+        id: "github-token",
+        anchors: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        pattern: r"\b(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        id: "gitlab-token",
+        anchors: &["glpat-"],
+        pattern: r"\bglpat-[0-9A-Za-z_\-]{20,}",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        id: "slack-token",
+        anchors: &["xox"],
+        pattern: r"\bxox[abposr]-[0-9A-Za-z\-]{10,}",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        id: "slack-webhook",
+        anchors: &["hooks.slack.com"],
+        pattern: r"https://hooks\.slack\.com/services/[A-Za-z0-9_/]+",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        id: "stripe-key",
+        anchors: &["k_live_", "k_test_"],
+        pattern: r"\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,247}\b",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        id: "google-api-key",
+        anchors: &["AIza"],
+        pattern: r"\bAIza[0-9A-Za-z_\-]{35}",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        id: "npm-token",
+        anchors: &["npm_"],
+        pattern: r"\bnpm_[0-9A-Za-z]{36}\b",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        id: "sendgrid-key",
+        anchors: &["SG."],
+        pattern: r"\bSG\.[0-9A-Za-z_\-]{22}\.[0-9A-Za-z_\-]{43}\b",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        id: "llm-api-key",
+        anchors: &["sk-"],
+        pattern: r"\bsk-(?:proj-|ant-(?:api\d\d-)?|svcacct-)?[A-Za-z0-9_\-]{32,}",
+        group: 0,
+        check: has_two_classes,
+    },
+    Rule {
+        id: "jwt",
+        anchors: &["eyJ"],
+        pattern: r"\beyJ[0-9A-Za-z_\-]{8,}\.eyJ[0-9A-Za-z_\-]{8,}\.[0-9A-Za-z_\-]{8,}",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        id: "azure-storage-key",
+        anchors: &["AccountKey="],
+        pattern: r"AccountKey=([A-Za-z0-9+/=]{86,88})",
+        group: 1,
+        check: always,
+    },
+    Rule {
+        id: "url-password",
+        anchors: &["://"],
+        pattern: r#"\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://[^\s/:@'"`]{1,128}:([^\s/@'"`]{1,128})@"#,
+        group: 1,
+        check: not_placeholder,
+    },
+    Rule {
+        id: "assigned-secret",
+        anchors: &[
+            "secret",
+            "token",
+            "passw",
+            "pwd",
+            "api_key",
+            "apikey",
+            "api-key",
+            "private_key",
+            "access_key",
+            "auth_key",
+            "credential",
+        ],
+        pattern: r#"(?i)\b[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|pwd|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[A-Za-z0-9_.\-]*["']?\s*(?::=|=>|[:=])\s*[bru]?["'`]([^"'`\s]{8,256})["'`]"#,
+        group: 1,
+        check: high_entropy,
+    },
+    Rule {
+        id: "assigned-secret",
+        anchors: &["secret", "token", "passw", "api_key", "apikey", "api-key"],
+        // `password: hunter2x` in YAML, `API_KEY=...` in an env-style file.
+        pattern: r#"(?im)^[ \t]*[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|api[_\-]?key)[A-Za-z0-9_.\-]*[ \t]*[:=][ \t]*([^\s"'`#]{8,256})[ \t]*$"#,
+        group: 1,
+        check: high_entropy,
+    },
+];
+
+/// Whether a value is a template, a variable or a stand-in rather than a
+/// secret: `${DB_PASSWORD}`, `<token>`, `%s`, `changeme`, `xxxxxxxx`.
+fn is_placeholder(v: &str) -> bool {
+    if v.contains(['$', '{', '}', '<', '>', '%', '*', '(', ')', '[', ']']) {
+        return true;
+    }
+    let lower = v.to_ascii_lowercase();
+    const WORDS: &[&str] = &[
+        "password",
+        "passwd",
+        "secret",
+        "changeme",
+        "example",
+        "placeholder",
+        "your",
+        "dummy",
+        "redacted",
+        "xxxx",
+        "token",
+        "test",
+        "sample",
+        "fake",
+        "none",
+        "null",
+    ];
+    if WORDS.iter().any(|w| lower.contains(w)) {
+        return true;
+    }
+    let first = lower.chars().next();
+    lower.chars().all(|c| Some(c) == first)
+}
+
+fn not_placeholder(v: &str) -> bool {
+    !is_placeholder(v)
+}
+
+/// Lowercase, uppercase, digits, other symbols (`_ - .` count as none: they
+/// join words in identifiers).
+fn classes(v: &str) -> usize {
+    let has = |f: fn(char) -> bool| usize::from(v.chars().any(f));
+    has(|c| c.is_ascii_lowercase())
+        + has(|c| c.is_ascii_uppercase())
+        + has(|c| c.is_ascii_digit())
+        + has(|c| !c.is_ascii_alphanumeric() && !matches!(c, '_' | '-' | '.'))
+}
+
+fn has_two_classes(v: &str) -> bool {
+    classes(v) >= 2
+}
+
+/// Shannon entropy in bits per character.
+fn entropy(v: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    let mut n = 0u32;
+    for b in v.bytes() {
+        counts[b as usize] += 1;
+        n += 1;
+    }
+    if n == 0 {
+        return 0.0;
+    }
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n as f64;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+fn high_entropy(v: &str) -> bool {
+    v.len() >= 8
+        && classes(v) >= 2
+        && entropy(v) >= 3.0
+        && !is_placeholder(v)
+        // A path or an address, not a credential.
+        && !v.contains("://")
+        && !(v.contains('/') && v.contains('.'))
+}
+
+/// The compiled rules.
+pub struct Redactor {
+    anchors: AhoCorasick,
+    /// For each anchor pattern, the rules it belongs to.
+    anchor_rules: Vec<Vec<usize>>,
+    regexes: Vec<Regex>,
+}
+
+impl Redactor {
+    /// The rules, compiled once per process.
+    pub fn global() -> &'static Redactor {
+        static R: OnceLock<Redactor> = OnceLock::new();
+        R.get_or_init(Redactor::new)
+    }
+
+    fn new() -> Redactor {
+        let mut patterns: Vec<&str> = Vec::new();
+        let mut anchor_rules: Vec<Vec<usize>> = Vec::new();
+        for (i, r) in RULES.iter().enumerate() {
+            for a in r.anchors {
+                match patterns.iter().position(|p| p.eq_ignore_ascii_case(a)) {
+                    Some(k) => anchor_rules[k].push(i),
+                    None => {
+                        patterns.push(a);
+                        anchor_rules.push(vec![i]);
+                    }
+                }
+            }
+        }
+        let anchors = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&patterns)
+            .expect("the anchors are plain literals");
+        let regexes = RULES
+            .iter()
+            .map(|r| Regex::new(r.pattern).expect("the rules are valid regexes"))
+            .collect();
+        Redactor {
+            anchors,
+            anchor_rules,
+            regexes,
+        }
+    }
+
+    /// Every secret value in `text`, in order, not overlapping.
+    pub fn find(&self, text: &str) -> Vec<Finding> {
+        let mut wanted = vec![false; RULES.len()];
+        for m in self.anchors.find_overlapping_iter(text) {
+            for &r in &self.anchor_rules[m.pattern().as_usize()] {
+                wanted[r] = true;
+            }
+        }
+        let mut found: Vec<Finding> = Vec::new();
+        for (i, rule) in RULES.iter().enumerate().filter(|(i, _)| wanted[*i]) {
+            for caps in self.regexes[i].captures_iter(text) {
+                let Some(m) = caps.get(rule.group) else {
+                    continue;
+                };
+                if m.is_empty() || !(rule.check)(m.as_str()) {
+                    continue;
+                }
+                found.push(Finding {
+                    range: m.range(),
+                    rule: rule.id,
+                });
+            }
+        }
+        // The earliest, then the longest, wins an overlap.
+        found.sort_by_key(|f| (f.range.start, std::cmp::Reverse(f.range.end)));
+        let mut out: Vec<Finding> = Vec::with_capacity(found.len());
+        for f in found {
+            if out.last().is_none_or(|l| f.range.start >= l.range.end) {
+                out.push(f);
+            }
+        }
+        out
+    }
+}
+
+/// What replaces a secret value: `«redacted:aws-key»`.
+pub fn marker(rule: &str) -> String {
+    format!("«redacted:{rule}»")
+}
+
+/// `text[range]` with every finding that overlaps it masked (findings are
+/// ranges of the whole `text`, so a slice cut inside a secret is masked
+/// too). Newlines inside a masked value are kept.
+pub fn mask_range(text: &str, range: Range<usize>, findings: &[Finding]) -> String {
+    let range = range.start.min(text.len())..range.end.min(text.len());
+    let mut out = String::with_capacity(range.len());
+    let mut at = range.start;
+    let first = findings.partition_point(|f| f.range.end <= range.start);
+    for f in &findings[first..] {
+        if f.range.start >= range.end {
+            break;
+        }
+        let start = f.range.start.max(range.start);
+        let end = f.range.end.min(range.end);
+        out.push_str(lossy_slice(text, at, start));
+        out.push_str(&marker(f.rule));
+        let newlines = text.as_bytes()[start..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        out.extend(std::iter::repeat_n('\n', newlines));
+        at = end;
+    }
+    out.push_str(lossy_slice(text, at, range.end));
+    out
+}
+
+/// `text[a..b]`, widened to character boundaries.
+fn lossy_slice(text: &str, mut a: usize, mut b: usize) -> &str {
+    while a > 0 && !text.is_char_boundary(a) {
+        a -= 1;
+    }
+    while b < text.len() && !text.is_char_boundary(b) {
+        b += 1;
+    }
+    &text[a..b.max(a)]
+}
+
+/// Pieces shorter than this are not taken for a piece of a secret.
+const MIN_PIECE: usize = 8;
+
+/// `text` with every stretch of at least 8 bytes that also occurs in one of
+/// `secrets` masked, and how many stretches were. For texts cut from a file
+/// whose secrets are known (a signature cut at 200 characters, an error
+/// message quoting 30), where a cut secret no longer has its full shape.
+pub fn mask_pieces(text: &str, secrets: &[(&str, &'static str)]) -> (String, usize) {
+    let t = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut copied, mut n) = (0, 0, 0);
+    while i < t.len() {
+        // The longest stretch from `i` that occurs in a secret.
+        let mut best: Option<(usize, &'static str)> = None;
+        for (v, rule) in secrets {
+            let v = v.as_bytes();
+            for j in 0..v.len() {
+                let l = t[i..]
+                    .iter()
+                    .zip(&v[j..])
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                if l >= MIN_PIECE && best.is_none_or(|(b, _)| l > b) {
+                    best = Some((l, rule));
+                }
+            }
+        }
+        match best {
+            Some((l, rule)) => {
+                out.push_str(lossy_slice(text, copied, i));
+                out.push_str(&marker(rule));
+                n += 1;
+                copied = i + l;
+                while copied < t.len() && !text.is_char_boundary(copied) {
+                    copied += 1;
+                }
+                i = copied;
+            }
+            None => i += 1,
+        }
+    }
+    out.push_str(lossy_slice(text, copied, t.len()));
+    (out, n)
+}
+
+/// `text` with every secret value masked, and how many were.
+pub fn redact(text: &str) -> (String, usize) {
+    let findings = Redactor::global().find(text);
+    if findings.is_empty() {
+        return (text.to_string(), 0);
+    }
+    (mask_range(text, 0..text.len(), &findings), findings.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules_of(text: &str) -> Vec<&'static str> {
+        Redactor::global()
+            .find(text)
+            .into_iter()
+            .map(|f| f.rule)
+            .collect()
+    }
+
+    #[test]
+    fn well_known_shapes_are_found() {
+        let cases = [
+            ("key = 'AKIAIOSFODNN7EXAMPLE'", "aws-key"),
+            (
+                "aws_secret_access_key = \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\"",
+                "aws-secret",
+            ),
+            (
+                "GITHUB = 'ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789'",
+                "github-token",
+            ),
+            (
+                "t = 'github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRS'",
+                "github-token",
+            ),
+            ("glpat-abcdefghij0123456789", "gitlab-token"),
+            ("slack_token: xoxb-123456789012-abcdefGHIJ", "slack-token"),
+            (
+                "url = 'https://hooks.slack.com/services/T000/B000/XXXXabcd'",
+                "slack-webhook",
+            ),
+            ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe-key"),
+            ("AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q", "google-api-key"),
+            (
+                "DATABASE_URL = 'postgres://admin:Pa55w0rdZ@db.internal:5432/app'",
+                "url-password",
+            ),
+            ("JWT_SECRET = \"f9Kx2LpQ7mZ4vR8sT1wY\"", "assigned-secret"),
+            ("password: S3cretPassw0rdZ", "assigned-secret"),
+            (
+                "tok = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'",
+                "jwt",
+            ),
+        ];
+        for (text, rule) in cases {
+            assert_eq!(rules_of(text), vec![rule], "{text}");
+        }
+    }
+
+    #[test]
+    fn ordinary_code_and_placeholders_are_left_alone() {
+        for text in [
+            "def get_token(self):\n    return self._token",
+            "TOKEN_TYPE = \"bearer_token\"",
+            "password = os.environ[\"DB_PASSWORD\"]",
+            "DATABASE_URL = 'postgres://user:${DB_PASSWORD}@localhost/app'",
+            "URL = 'https://user:password@example.com/'",
+            "SECRET_KEY = 'changeme-in-production'",
+            "api_key: <your-api-key>",
+            "TOKEN_URL = \"https://example.com/oauth/token\"",
+            "const secretName = \"aws-credentials\";",
+            "password_field = 'password_confirmation'",
+        ] {
+            assert_eq!(rules_of(text), Vec::<&str>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn pieces_of_a_known_secret_are_masked_where_its_shape_was_cut() {
+        let token = "ghp_R8sT1wY9kLmN2bV4cX6zQ0aS3dF5gH7jK1pQ";
+        let cut = format!("syntax error near `T = '{}...`", &token[..22]);
+        assert!(redact(&cut).1 == 0, "the cut token has no full shape");
+        let (masked, n) = mask_pieces(&cut, &[(token, "github-token")]);
+        assert_eq!(n, 1);
+        assert!(!masked.contains(&token[..12]), "{masked}");
+        assert!(
+            masked.starts_with("syntax error near `T = '«redacted:github-token»"),
+            "{masked}"
+        );
+        // Short coincidences are not pieces.
+        assert_eq!(mask_pieces("x = 'ghp_R8'", &[(token, "github-token")]).1, 0);
+    }
+
+    #[test]
+    fn masking_keeps_lines_and_covers_slices_cut_inside_a_secret() {
+        let text = "KEY = \"\"\"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nq8Xx2/abc\n-----END RSA PRIVATE KEY-----\"\"\"\nx = 'AKIAIOSFODNN7EXAMPLE'\n";
+        let (masked, n) = redact(text);
+        assert_eq!(n, 2);
+        assert_eq!(masked.lines().count(), text.lines().count());
+        assert!(!masked.contains("MIIEpAIBAAKCAQEA") && !masked.contains("AKIAIOSFODNN7EXAMPLE"));
+        assert!(masked.contains("«redacted:private-key»") && masked.contains("«redacted:aws-key»"));
+        assert!(
+            masked.contains("-----BEGIN RSA PRIVATE KEY-----"),
+            "the shape stays"
+        );
+        // A slice that starts inside the key's body.
+        let findings = Redactor::global().find(text);
+        let inside = text.find("q8Xx").unwrap();
+        let part = mask_range(text, inside..text.len(), &findings);
+        assert!(!part.contains("q8Xx"), "{part}");
+        assert!(part.starts_with("«redacted:private-key»"), "{part}");
+    }
+}

@@ -1,0 +1,253 @@
+//! Secret values inside ordinary source files are masked in everything sno
+//! stores, serves and embeds: a seeded corpus, every read tool of the MCP
+//! server and every read command of the CLI, zero leaks; search still finds
+//! the code around them; `status` counts them; a switch turns it off.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::*;
+
+/// (distinctive part of the secret, rule that masks it)
+const SECRETS: &[(&str, &str)] = &[
+    ("AKIAQ3EGUIDEXAMPL3ZZ", "aws-key"),
+    ("ghp_R8sT1wY9kLmN2bV4cX6zQ0aS3dF5gH7jK1pQ", "github-token"),
+    ("Zk8pQ2vL9xW", "url-password"),
+    ("MIIEowIBAAKCAQEAs3cr3tK3yMat3r1alXYZ", "private-key"),
+    ("xoxb-2048-9921-Zq8LmN3pR7sT", "slack-token"),
+    ("q9T4mZ2xL7pR1vB8", "assigned-secret"),
+];
+
+fn seeded() -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "app/settings.py",
+        r#"AWS_ACCESS_KEY_ID = "AKIAQ3EGUIDEXAMPL3ZZ"
+GITHUB_TOKEN = "ghp_R8sT1wY9kLmN2bV4cX6zQ0aS3dF5gH7jK1pQ"
+DATABASE_URL = "postgres://admin:Zk8pQ2vL9xW@db.internal:5432/app"
+PRIVATE_KEY = """-----BEGIN RSA PRIVATE KEY-----
+MIIEowIBAAKCAQEAs3cr3tK3yMat3r1alXYZ
+c2VjcmV0IGtleSBtYXRlcmlhbCBoZXJl
+-----END RSA PRIVATE KEY-----"""
+
+
+def load_settings(env):
+    """Read the service settings: database address and the GitHub token."""
+    return {"db": DATABASE_URL, "token": GITHUB_TOKEN, "key": PRIVATE_KEY}
+
+
+def connect_database():
+    """Open a connection to the configured database."""
+    return load_settings({})["db"]
+"#,
+    );
+    repo.write(
+        "app/client.go",
+        "package app\n\nconst apiSecret = \"q9T4mZ2xL7pR1vB8\"\n\n// Sign adds the shared secret to a request.\nfunc Sign(req string) string { return req + apiSecret }\n",
+    );
+    repo.write(
+        "config/slack.yaml",
+        "notify:\n  channel: builds\n  slack_token: xoxb-2048-9921-Zq8LmN3pR7sT\n",
+    );
+    repo.commit("settings with secrets in them");
+    repo
+}
+
+fn assert_no_leak(what: &str, text: &str) {
+    for (s, _) in SECRETS {
+        assert!(!text.contains(s), "{what} leaked {s}:\n{text}");
+    }
+}
+
+fn body(r: &Value) -> Value {
+    support::body(r)
+}
+
+#[test]
+fn no_read_tool_serves_a_secret_and_search_still_finds_the_code() {
+    let repo = seeded();
+    let out = repo.sno(&["init", "--history", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // Nothing stored holds them: the database, the caches.
+    for entry in walk(&repo.path().join(".sno")) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        assert_no_leak(&format!("stored file {}", entry.display()), &text);
+    }
+
+    let status = repo.status();
+    assert_eq!(status["secrets"]["masking"], true, "{status}");
+    assert_eq!(
+        status["secrets"]["masked"], 5,
+        "parsed files' values: {status}"
+    );
+    assert_eq!(status["secrets"]["files"], 2, "{status}");
+
+    let mut s = Server::init(&repo, "2025-06-18").0;
+    let mut calls: Vec<(&str, Value)> = vec![
+        ("search_symbols", json!({"name": "GITHUB"})),
+        ("search_symbols", json!({"name": "apiSecret"})),
+        ("file_outline", json!({"file": "app/settings.py"})),
+        ("file_outline", json!({"file": "app/client.go"})),
+        (
+            "context_for_edit",
+            json!({"file": "app/settings.py", "line": 2}),
+        ),
+        ("repo_map", json!({})),
+        ("changes", json!({"to": "worktree"})),
+        ("status", json!({})),
+    ];
+    for name in [
+        "GITHUB_TOKEN",
+        "PRIVATE_KEY",
+        "DATABASE_URL",
+        "AWS_ACCESS_KEY_ID",
+        "load_settings",
+        "apiSecret",
+        "app/settings.py:4",
+    ] {
+        calls.push(("get_symbol", json!({"name": name})));
+    }
+    for pattern in [
+        "ghp_",
+        "AKIA",
+        "xox",
+        "BEGIN",
+        "postgres",
+        "Zk8",
+        ".*",
+        "[A-Za-z0-9]{16}",
+    ] {
+        calls.push(("search_text", json!({"pattern": pattern, "limit": 1000})));
+    }
+    for q in [
+        "github token",
+        "database url password",
+        "private key",
+        "slack token",
+        "aws access key",
+        "api secret",
+        "load settings",
+    ] {
+        calls.push(("search", json!({"query": q, "max_tokens": 4000})));
+    }
+    for (tool, args) in &calls {
+        let r = s.call(tool, args.clone());
+        assert_ne!(r["result"]["isError"], true, "{tool} {args}: {r}");
+        assert_no_leak(&format!("{tool} {args}"), &r.to_string());
+    }
+    // Search finds the code around a secret and shows where it was masked.
+    let r = s.call(
+        "search",
+        json!({"query": "github token", "max_tokens": 4000}),
+    );
+    let pkg = body(&r);
+    let names: Vec<&str> = pkg["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["qualified_name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"GITHUB_TOKEN"), "{names:?}");
+    let text = pkg["package"].as_str().unwrap();
+    assert!(text.contains("«redacted:github-token»"), "{text}");
+    // A pattern search cannot probe a secret: it runs over masked text.
+    let r = s.call("search_text", json!({"pattern": "ghp_R8"}));
+    assert_eq!(body(&r)["results"], json!([]), "{r}");
+    let r = s.call("search_text", json!({"pattern": "redacted:slack-token"}));
+    assert_eq!(body(&r)["results"][0]["path"], "config/slack.yaml", "{r}");
+    // A syntax check's diagnostics quote the source: masked too.
+    let broken = "def f(:\n    TOKEN = 'ghp_R8sT1wY9kLmN2bV4cX6zQ0aS3dF5gH7jK1pQ' +\n";
+    let r = s.call(
+        "validate_syntax",
+        json!({"code": broken, "language": "python"}),
+    );
+    assert_eq!(body(&r)["ok"], false, "{r}");
+    assert_no_leak("validate_syntax", &r.to_string());
+    // Masking keeps the lines where they are.
+    let r = s.call("get_symbol", json!({"name": "PRIVATE_KEY"}));
+    let src = body(&r)["source"].as_str().unwrap().to_string();
+    assert_eq!(src.lines().count(), 4, "{src}");
+    assert!(src.contains("-----END RSA PRIVATE KEY-----"), "{src}");
+    // An uncommitted edit adding a secret: the work-tree diff masks it too.
+    repo.write(
+        "app/settings.py",
+        format!(
+            "{}\nSTRIPE_KEY = \"sk_live_4eC39HqLyjWDarjtT1zdp7dc\"\n",
+            std::fs::read_to_string(repo.path().join("app/settings.py")).unwrap()
+        ),
+    );
+    let r = s.call("changes", json!({"to": "worktree"}));
+    assert!(!r.to_string().contains("4eC39HqLyjWDarjtT1zdp7dc"), "{r}");
+    assert!(r.to_string().contains("STRIPE_KEY"), "{r}");
+    s.finish();
+
+    // The command line.
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["search", "github token"],
+        vec!["search", "database url", "--json"],
+        vec!["show", "GITHUB_TOKEN"],
+        vec!["show", "PRIVATE_KEY", "--json"],
+        vec!["show", "apiSecret"],
+        vec!["outline", "app/settings.py"],
+        vec!["outline", "app/client.go", "--json"],
+        vec!["symbol", "GITHUB"],
+        vec!["symbol", "DATABASE_URL", "--json"],
+        vec!["grep", "."],
+        vec!["grep", "ghp_|AKIA|xox|Zk8", "--json"],
+        vec!["map"],
+        vec!["refs", "load_settings", "--callers"],
+        vec!["status"],
+    ];
+    for args in &commands {
+        let out = repo.sno(args);
+        assert!(out.status.success(), "sno {args:?}: {}", stderr(&out));
+        assert_no_leak(
+            &format!("sno {args:?}"),
+            &format!("{}{}", stdout(&out), stderr(&out)),
+        );
+    }
+    let out = repo.sno(&["grep", "ghp_R8"]);
+    assert_eq!(stdout(&out), "", "grep finds nothing it may not show");
+}
+
+#[test]
+fn masking_can_be_switched_off_for_a_repository() {
+    let repo = seeded();
+    repo.write(".sno/config.toml", "[index]\nmask_secrets = false\n");
+    let out = repo.sno(&["init", "--history", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let status = repo.status();
+    assert_eq!(status["secrets"]["masking"], false, "{status}");
+    assert_eq!(status["secrets"]["masked"], 0, "{status}");
+    let out = repo.sno(&["show", "GITHUB_TOKEN"]);
+    assert!(
+        stdout(&out).contains("ghp_R8sT1wY9kLmN2bV4cX6zQ0aS3dF5gH7jK1pQ"),
+        "{}",
+        stdout(&out)
+    );
+    let out = repo.sno(&["grep", "xoxb"]);
+    assert!(
+        stdout(&out).contains("xoxb-2048-9921-Zq8LmN3pR7sT"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.is_file() {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
