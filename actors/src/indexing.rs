@@ -150,6 +150,10 @@ fn uniqueness_may_change(before: usize, after: usize) -> bool {
     (before != after && before.min(after) <= 1) || (before == 1 && after == 1)
 }
 
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
 /// Whether a file's current import edges point at any of `paths` (or their
 /// package directories).
 fn imports_any(rec: &FileRecord, paths: &BTreeSet<String>) -> bool {
@@ -192,6 +196,9 @@ pub fn advance(
     let mut affected_names: FxHashMap<String, BTreeSet<String>> = FxHashMap::default();
     let mut paths_changed = false;
     let mut counts_before: FxHashMap<String, NameCounts> = FxHashMap::default();
+    // Names of members (methods) that appeared or vanished: `x.name()` and
+    // `self.name()` anywhere may now find another one.
+    let mut members_moved: FxHashSet<String> = FxHashSet::default();
     let initial = state.is_empty();
     // A first index resolves every file, so it needs no reference index;
     // every later commit does, and keeps it in step below.
@@ -219,7 +226,28 @@ pub fn advance(
                 .iter()
                 .flat_map(|r| &r.symbols)
                 .filter(|s| !old_ids.contains(&s.id));
+            // A type whose bases changed changes what `self.x()` finds in
+            // it and in its subtypes: like a name that moved.
+            let bases = |r: &Option<FileRecord>| -> BTreeSet<(SymbolId, String)> {
+                r.iter()
+                    .flat_map(|r| &r.refs.inherits)
+                    .map(|i| (i.symbol, i.base.clone()))
+                    .collect()
+            };
+            let (bases_old, bases_new) = (bases(&old), bases(&new));
+            let rebased: FxHashSet<SymbolId> = bases_old
+                .symmetric_difference(&bases_new)
+                .map(|(id, _)| *id)
+                .collect();
+            let rebased = old
+                .iter()
+                .chain(new.iter())
+                .flat_map(|r| &r.symbols)
+                .filter(|s| rebased.contains(&s.id));
             for s in vanished.chain(appeared) {
+                if s.parent.is_some() {
+                    members_moved.insert(s.name.clone());
+                }
                 affected_names
                     .entry(s.name.clone())
                     .or_default()
@@ -228,6 +256,12 @@ pub fn advance(
                 counts_before
                     .entry(s.name.clone())
                     .or_insert_with(|| name_counts(&index.symbols, &s.name));
+            }
+            for s in rebased {
+                affected_names
+                    .entry(s.name.clone())
+                    .or_default()
+                    .insert(path.clone());
             }
         }
         if let Some(old) = &old {
@@ -275,12 +309,20 @@ pub fn advance(
         // of the changed files can see the change.
         let (cb, tb) = counts_before.get(name).cloned().unwrap_or_default();
         let (ca, ta) = name_counts(&index.symbols, name);
-        if any_family_may_change(&cb, &ca) || any_family_may_change(&tb, &ta) {
+        if any_family_may_change(&cb, &ca)
+            || any_family_may_change(&tb, &ta)
+            || members_moved.contains(name)
+        {
             to_resolve.extend(users.iter().cloned());
             continue;
         }
+        // Otherwise only files that can see the changed files: those that
+        // import them, and those of the same package (Go, Java).
+        let dirs: BTreeSet<&str> = defined_in.iter().map(|p| dir_of(p)).collect();
         for user in users {
-            if !to_resolve.contains(user) && imports_any(&state[user], defined_in) {
+            if !to_resolve.contains(user)
+                && (imports_any(&state[user], defined_in) || dirs.contains(dir_of(user)))
+            {
                 to_resolve.insert(user.clone());
             }
         }

@@ -16,8 +16,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use sno_journal::delta::State;
 use sno_journal::model::{
-    Certainty, Edge, EdgeKind, EdgeTarget, FileRecord, Language, RawImport, Symbol, SymbolId,
-    SymbolKind,
+    Certainty, Edge, EdgeKind, EdgeTarget, FileRecord, Guess, Language, RawCall, RawImport, Symbol,
+    SymbolId, SymbolKind,
 };
 
 /// Facts derived from the set of paths alone; rebuilt only when files appear
@@ -334,6 +334,9 @@ struct NameEntry {
     id: SymbolId,
     kind: SymbolKind,
     top_level: bool,
+    /// The enclosing symbol, for members: its id, name, and whether it is
+    /// an impl block (whose methods belong to the type it names).
+    parent: Option<(SymbolId, std::sync::Arc<str>, bool)>,
     /// Language family: a name is only unique among files that can call
     /// each other.
     family: u8,
@@ -359,6 +362,10 @@ fn family(lang: Option<Language>) -> u8 {
 #[derive(Debug, Default)]
 pub struct SymbolIndex {
     by_name: HashMap<String, Vec<NameEntry>>,
+    /// Types by id: name and file (what members and bases are found by).
+    types: HashMap<SymbolId, (std::sync::Arc<str>, std::sync::Arc<str>)>,
+    /// The bases each type names, as written.
+    bases: HashMap<SymbolId, Vec<String>>,
 }
 
 impl SymbolIndex {
@@ -374,18 +381,34 @@ impl SymbolIndex {
     /// Adds a file's symbols.
     pub fn add(&mut self, rec: &FileRecord) {
         let path: std::sync::Arc<str> = rec.path.as_str().into();
+        let by_id: HashMap<SymbolId, &Symbol> = rec.symbols.iter().map(|s| (s.id, s)).collect();
         for (order, sym) in rec.symbols.iter().enumerate() {
             let v = self.by_name.entry(sym.name.clone()).or_default();
+            let parent = sym.parent.and_then(|p| by_id.get(&p)).map(|p| {
+                (
+                    p.id,
+                    std::sync::Arc::<str>::from(p.name.as_str()),
+                    p.kind == SymbolKind::Impl,
+                )
+            });
             let e = NameEntry {
                 path: path.clone(),
                 order: order as u32,
                 id: sym.id,
                 kind: sym.kind,
                 top_level: sym.parent.is_none(),
+                parent,
                 family: family(rec.language),
             };
             let at = v.partition_point(|x| (&*x.path, x.order) < (&*e.path, e.order));
             v.insert(at, e);
+            if sym.kind.is_type() {
+                self.types
+                    .insert(sym.id, (sym.name.as_str().into(), path.clone()));
+            }
+        }
+        for i in &rec.refs.inherits {
+            self.bases.entry(i.symbol).or_default().push(i.base.clone());
         }
     }
 
@@ -418,7 +441,46 @@ impl SymbolIndex {
                     self.by_name.remove(&sym.name);
                 }
             }
+            self.types.remove(&sym.id);
+            self.bases.remove(&sym.id);
         }
+    }
+
+    /// A type's name, by id.
+    fn name_of(&self, ty: SymbolId) -> Option<String> {
+        self.types.get(&ty).map(|(n, _)| n.to_string())
+    }
+
+    /// The bases a type names, as written.
+    fn bases_of(&self, ty: SymbolId) -> impl Iterator<Item = &str> {
+        self.bases
+            .get(&ty)
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+    }
+
+    /// Members named `name` of type `ty`: defined inside it, or in an impl
+    /// block for a type of its name in the type's own directory (Rust keeps
+    /// a type's impl blocks beside it).
+    fn members<'s>(
+        &'s self,
+        name: &str,
+        ty: SymbolId,
+        ty_name: Option<&'s str>,
+    ) -> impl Iterator<Item = &'s NameEntry> + 's {
+        let ty_dir = self.types.get(&ty).map(|(_, p)| dir_of(p).to_string());
+        self.by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(move |e| match &e.parent {
+                Some((p, _, _)) if *p == ty => true,
+                Some((_, pname, true)) => {
+                    Some(&**pname) == ty_name && ty_dir.as_deref() == Some(dir_of(&e.path))
+                }
+                _ => false,
+            })
     }
 }
 
@@ -428,7 +490,298 @@ pub struct Resolver<'a> {
     symbols: &'a SymbolIndex,
 }
 
+/// Receivers that name the enclosing object or class.
 const SELF_RECEIVERS: &[&str] = &["self", "this", "cls", "Self", "@"];
+
+/// Languages in which a bare call inside a method may call a method of the
+/// enclosing class (an implicit `this`): Java, C++, Ruby. In Python, Rust,
+/// JavaScript and Go a bare name is never a method of `self`.
+fn implicit_receiver(lang: Language) -> bool {
+    matches!(lang, Language::Java | Language::Cpp | Language::Ruby)
+}
+
+/// Languages whose files of one directory share a namespace without any
+/// import: Go packages (functions and types), Java packages (types).
+fn package_scope(lang: Language) -> bool {
+    matches!(lang, Language::Go | Language::Java)
+}
+
+/// Whether a kind defines members (a method's container).
+fn is_container(kind: SymbolKind) -> bool {
+    kind.is_type() || kind == SymbolKind::Impl
+}
+
+/// Base classes are followed this many levels up for `self.method()`.
+const BASE_DEPTH: usize = 4;
+
+/// A resolved target and how sure it is.
+type Resolved = (SymbolId, Certainty);
+
+/// What one file can see: its own symbols and its imports.
+struct FileScope<'r, 'a> {
+    resolver: &'r Resolver<'a>,
+    rec: &'r FileRecord,
+    lang: Language,
+    local: HashMap<SymbolId, &'r Symbol>,
+    local_by_name: HashMap<&'r str, Vec<&'r Symbol>>,
+    imports: Vec<(&'r RawImport, Option<EdgeTarget>)>,
+}
+
+impl<'r, 'a> FileScope<'r, 'a> {
+    fn family(&self) -> u8 {
+        family(Some(self.lang))
+    }
+
+    /// The innermost enclosing type (or impl block) of a symbol.
+    fn enclosing_type(&self, mut id: Option<SymbolId>) -> Option<&'r Symbol> {
+        while let Some(i) = id {
+            let s = self.local.get(&i)?;
+            if is_container(s.kind) {
+                return Some(s);
+            }
+            id = s.parent;
+        }
+        None
+    }
+
+    /// A name the file imports (by name, or through a glob import of a
+    /// module that defines it).
+    fn imported(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
+        self.imports.iter().find_map(|(imp, t)| {
+            let t = t.as_ref()?;
+            let named = imp.names.iter().any(|n| n == name || n == "*");
+            let whole = imp.names.is_empty() && self.lang == Language::Java && {
+                // `import a.b.Config;` names the class itself.
+                let last = imp.module.rsplit('.').next().unwrap_or(&imp.module);
+                last == name
+            };
+            (named || whole)
+                .then(|| self.resolver.in_target(name, t, want, true))
+                .flatten()
+        })
+    }
+
+    /// The module `from <imp.module> import <name>` names, when `name` is a
+    /// module of that package (Python).
+    fn submodule(&self, imp: &RawImport, name: &str) -> Option<EdgeTarget> {
+        if self.lang != Language::Python || !imp.names.iter().any(|n| n == name) {
+            return None;
+        }
+        let module = if imp.module.ends_with('.') {
+            format!("{}{name}", imp.module)
+        } else {
+            format!("{}.{name}", imp.module)
+        };
+        let sub = RawImport {
+            module,
+            names: Vec::new(),
+            alias: None,
+            is_relative: imp.is_relative,
+            line: imp.line,
+        };
+        self.resolver
+            .paths
+            .resolve_import(&self.rec.path, self.lang, &sub)
+    }
+
+    /// A symbol of the same package (another file of this directory).
+    fn same_package(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
+        if !package_scope(self.lang) {
+            return None;
+        }
+        let dir = EdgeTarget::Module(dir_of(&self.rec.path).to_string());
+        self.resolver.in_target(name, &dir, want, true)
+    }
+
+    /// A type the file can name: its own, an imported one, one of its
+    /// package.
+    fn type_in_scope(&self, name: &str) -> Option<SymbolId> {
+        self.local_by_name
+            .get(name)
+            .and_then(|v| v.iter().find(|s| s.kind.is_type()))
+            .map(|s| s.id)
+            .or_else(|| self.imported(name, SymbolKind::is_type))
+            .or_else(|| self.same_package(name, SymbolKind::is_type))
+    }
+
+    /// The method `name` of type `ty` (its own, or its impl blocks').
+    fn member(&self, ty: SymbolId, name: &str) -> Option<SymbolId> {
+        let ty_name = self
+            .local
+            .get(&ty)
+            .map(|s| s.name.clone())
+            .or_else(|| self.resolver.symbols.name_of(ty));
+        let found = self
+            .resolver
+            .symbols
+            .members(name, ty, ty_name.as_deref())
+            .find(|e| e.kind.is_callable())
+            .map(|e| e.id);
+        found
+    }
+
+    /// A method of the class enclosing `caller`, or of one of its bases:
+    /// exact when every base on the way was resolved by scope.
+    fn own_method(&self, caller: Option<SymbolId>, name: &str) -> Option<Resolved> {
+        self.method_from(caller, name, false)
+    }
+
+    /// [`FileScope::own_method`], from the bases only with `bases_only`
+    /// (`super().name()`).
+    fn method_from(
+        &self,
+        caller: Option<SymbolId>,
+        name: &str,
+        bases_only: bool,
+    ) -> Option<Resolved> {
+        let owner = self.enclosing_type(caller)?;
+        // This file's methods of the owner, also in other blocks of the same
+        // name (Rust impl blocks, reopened Ruby classes).
+        let local = self.local_by_name.get(name).and_then(|v| {
+            v.iter().copied().find(|s| {
+                s.kind.is_callable()
+                    && s.parent.is_some()
+                    && s.parent.and_then(|p| self.local.get(&p)).is_some_and(|p| {
+                        p.id == owner.id || (is_container(p.kind) && p.name == owner.name)
+                    })
+            })
+        });
+        if !bases_only {
+            if let Some(s) = local {
+                return Some((s.id, Certainty::Exact));
+            }
+            if let Some(id) = self.member(owner.id, name) {
+                return Some((id, Certainty::Exact));
+            }
+        }
+        // Up the bases: the owner's as written in this file, then theirs.
+        let mut level: Vec<Resolved> = self
+            .rec
+            .refs
+            .inherits
+            .iter()
+            .filter(|i| i.symbol == owner.id)
+            .filter_map(|i| self.base(&i.base))
+            .collect();
+        for _ in 0..BASE_DEPTH {
+            let mut next = Vec::new();
+            for (base, how) in level {
+                if let Some(id) = self.member(base, name) {
+                    return Some((id, how));
+                }
+                for b in self.resolver.symbols.bases_of(base) {
+                    // A base's own bases are known by name only.
+                    if let Some(id) = self.resolver.unique(b, SymbolKind::is_type, self.family()) {
+                        next.push((id, Certainty::Heuristic(Guess::UniqueName)));
+                    }
+                }
+            }
+            level = next;
+        }
+        None
+    }
+
+    /// A base type named in this file.
+    fn base(&self, name: &str) -> Option<Resolved> {
+        if let Some(id) = self.type_in_scope(name) {
+            return Some((id, Certainty::Exact));
+        }
+        self.resolver
+            .unique(name, SymbolKind::is_type, self.family())
+            .map(|id| (id, Certainty::Heuristic(Guess::UniqueName)))
+    }
+
+    /// A callable in this file's own scope, not a member of a type: a
+    /// top-level function, or one nested in a function.
+    fn free_function(&self, name: &str) -> Option<SymbolId> {
+        let cands: Vec<&Symbol> = self
+            .local_by_name
+            .get(name)?
+            .iter()
+            .copied()
+            .filter(|s| {
+                s.kind.is_callable()
+                    && !s
+                        .parent
+                        .and_then(|p| self.local.get(&p))
+                        .is_some_and(|p| is_container(p.kind))
+            })
+            .collect();
+        cands
+            .iter()
+            .find(|s| s.parent.is_none())
+            .or(cands.first())
+            .map(|s| s.id)
+    }
+
+    /// Where a call lands, by the language's scoping rules first, then by a
+    /// repository-unique name (a guess, labelled so).
+    fn call(&self, call: &RawCall) -> Option<Resolved> {
+        let callee = call.callee.as_str();
+        let exact = |id: SymbolId| (id, Certainty::Exact);
+        let by_name = |guess: Guess| {
+            self.resolver
+                .unique(callee, SymbolKind::is_callable, self.family())
+                .map(|id| (id, Certainty::Heuristic(guess)))
+        };
+        match call.receiver.as_deref() {
+            None => {
+                if implicit_receiver(self.lang) {
+                    if let Some(r) = self.own_method(call.caller, callee) {
+                        return Some(r);
+                    }
+                }
+                // A constructor call by the type's name.
+                self.free_function(callee)
+                    .or_else(|| self.imported(callee, SymbolKind::is_callable))
+                    .or_else(|| self.same_package(callee, SymbolKind::is_callable))
+                    .map(exact)
+                    .or_else(|| by_name(Guess::UniqueName))
+            }
+            Some(r) if SELF_RECEIVERS.contains(&r) => self
+                .own_method(call.caller, callee)
+                .or_else(|| by_name(Guess::UnknownReceiver)),
+            Some("super") => self
+                .method_from(call.caller, callee, true)
+                .or_else(|| by_name(Guess::UnknownReceiver)),
+            Some(r) => {
+                // `module.func()` through an import of the module.
+                let through_import = self.imports.iter().find_map(|(imp, t)| {
+                    let t = t.as_ref()?;
+                    let last = imp
+                        .module
+                        .rsplit(['.', '/', ':'])
+                        .next()
+                        .unwrap_or(&imp.module);
+                    let names_it = imp.alias.as_deref() == Some(r)
+                        || imp.module == r
+                        || (imp.alias.is_none() && last == r);
+                    if names_it {
+                        return self
+                            .resolver
+                            .in_target(callee, t, SymbolKind::is_callable, true);
+                    }
+                    // `from pkg import mod` then `mod.func()`.
+                    let sub = self.submodule(imp, r)?;
+                    self.resolver
+                        .in_target(callee, &sub, SymbolKind::is_callable, true)
+                });
+                if let Some(id) = through_import {
+                    return Some(exact(id));
+                }
+                // `Type.method()` / `Type::method()` on a type in scope.
+                let head = r.rsplit(['.', ':']).next().unwrap_or(r);
+                if let Some(id) = self
+                    .type_in_scope(head)
+                    .and_then(|ty| self.member(ty, callee))
+                {
+                    return Some(exact(id));
+                }
+                by_name(Guess::UnknownReceiver)
+            }
+        }
+    }
+}
 
 impl<'a> Resolver<'a> {
     /// A resolver over indexes that reflect the state being resolved.
@@ -436,17 +789,21 @@ impl<'a> Resolver<'a> {
         Resolver { paths, symbols }
     }
 
+    /// A symbol named `name` defined in `target` (a file, or a package
+    /// directory); `top_only` keeps members of types out.
     fn in_target(
         &self,
         name: &str,
         target: &EdgeTarget,
         want: fn(SymbolKind) -> bool,
+        top_only: bool,
     ) -> Option<SymbolId> {
         let cands = self.symbols.by_name.get(name)?;
         let all: Vec<&NameEntry> = cands
             .iter()
             .filter(|l| {
                 want(l.kind)
+                    && (!top_only || l.top_level)
                     && match target {
                         EdgeTarget::File(p) => *l.path == **p,
                         EdgeTarget::Module(d) => dir_of(&l.path) == d,
@@ -454,11 +811,7 @@ impl<'a> Resolver<'a> {
                     }
             })
             .collect();
-        // Prefer a top-level definition over a same-named member.
-        all.iter()
-            .find(|l| l.top_level)
-            .or(all.first())
-            .map(|l| l.id)
+        all.first().map(|l| l.id)
     }
 
     fn unique(&self, name: &str, want: fn(SymbolKind) -> bool, fam: u8) -> Option<SymbolId> {
@@ -504,11 +857,9 @@ impl<'a> Resolver<'a> {
     /// All edges of one file at this state.
     pub fn edges_for(&self, rec: &FileRecord) -> Vec<Edge> {
         let mut edges = Vec::new();
-        let lang = match rec.language {
-            Some(l) => l,
-            None => return edges,
+        let Some(lang) = rec.language else {
+            return edges;
         };
-        let local: HashMap<SymbolId, &Symbol> = rec.symbols.iter().map(|s| (s.id, s)).collect();
         let mut local_by_name: HashMap<&str, Vec<&Symbol>> = HashMap::default();
         for s in &rec.symbols {
             local_by_name.entry(s.name.as_str()).or_default().push(s);
@@ -521,13 +872,20 @@ impl<'a> Resolver<'a> {
                 certainty: Certainty::Exact,
             });
         }
-        let imports: Vec<(&RawImport, Option<EdgeTarget>)> = rec
-            .refs
-            .imports
-            .iter()
-            .map(|imp| (imp, self.paths.resolve_import(&rec.path, lang, imp)))
-            .collect();
-        for (imp, target) in &imports {
+        let scope = FileScope {
+            resolver: self,
+            rec,
+            lang,
+            local: rec.symbols.iter().map(|s| (s.id, s)).collect(),
+            local_by_name,
+            imports: rec
+                .refs
+                .imports
+                .iter()
+                .map(|imp| (imp, self.paths.resolve_import(&rec.path, lang, imp)))
+                .collect(),
+        };
+        for (imp, target) in &scope.imports {
             edges.push(Edge {
                 kind: EdgeKind::Imports,
                 from: None,
@@ -539,121 +897,44 @@ impl<'a> Resolver<'a> {
                 certainty: Certainty::Exact,
             });
         }
-        // The innermost enclosing type of a symbol, for `self.x()` calls.
-        let enclosing_type = |mut id: Option<SymbolId>| -> Option<SymbolId> {
-            while let Some(i) = id {
-                let s = local.get(&i)?;
-                if s.kind.is_type() || s.kind == SymbolKind::Impl {
-                    return Some(i);
-                }
-                id = s.parent;
-            }
-            None
-        };
-        let imported_name = |name: &str, want: fn(SymbolKind) -> bool| -> Option<SymbolId> {
-            imports.iter().find_map(|(imp, t)| {
-                let t = t.as_ref()?;
-                imp.names
-                    .iter()
-                    .any(|n| n == name)
-                    .then(|| self.in_target(name, t, want))
-                    .flatten()
-            })
-        };
         for call in &rec.refs.calls {
-            let callee = call.callee.as_str();
-            let recv = call.receiver.as_deref();
-            let is_self = recv.is_some_and(|r| SELF_RECEIVERS.contains(&r));
-            let mut target = None;
-            if recv.is_none() || is_self {
-                let cands: Vec<&Symbol> = local_by_name
-                    .get(callee)
-                    .map(|v| v.iter().copied().filter(|s| s.kind.is_callable()).collect())
-                    .unwrap_or_default();
-                let owner = enclosing_type(call.caller);
-                let owner_name = owner.and_then(|o| local.get(&o)).map(|s| s.name.as_str());
-                let same_owner = |s: &&Symbol| -> bool {
-                    s.parent.is_some()
-                        && (s.parent == owner
-                            || s.parent
-                                .and_then(|p| local.get(&p))
-                                .map(|p| p.name.as_str())
-                                == owner_name)
-                };
-                let preferred = cands.iter().find(|s| same_owner(s));
-                target = if is_self {
-                    preferred.or(cands.first())
-                } else {
-                    preferred
-                        .or(cands.iter().find(|s| s.parent.is_none()))
-                        .or(cands.first())
-                }
-                .map(|s| s.id);
-            } else if let Some(r) = recv {
-                // `module.func()` through an import, or `Class.method()` of this file.
-                target = imports.iter().find_map(|(imp, t)| {
-                    let t = t.as_ref()?;
-                    let last = imp
-                        .module
-                        .rsplit(['.', '/', ':'])
-                        .next()
-                        .unwrap_or(&imp.module);
-                    let names_it = imp.alias.as_deref() == Some(r)
-                        || imp.module == r
-                        || (imp.alias.is_none() && last == r)
-                        || imp.names.iter().any(|n| n == r);
-                    names_it
-                        .then(|| self.in_target(callee, t, SymbolKind::is_callable))
-                        .flatten()
-                });
-                if target.is_none() {
-                    let head = r.rsplit('.').next().unwrap_or(r);
-                    let class = local_by_name
-                        .get(head)
-                        .and_then(|v| v.iter().find(|s| s.kind.is_type()));
-                    if let Some(class) = class {
-                        target = local_by_name
-                            .get(callee)
-                            .and_then(|v| v.iter().find(|s| s.parent == Some(class.id)))
-                            .map(|s| s.id);
-                    }
-                }
-            }
-            let target = target
-                .or_else(|| imported_name(callee, SymbolKind::is_callable))
-                .or_else(|| self.unique(callee, SymbolKind::is_callable, family(Some(lang))));
+            let (to, certainty) = match scope.call(call) {
+                Some((id, c)) => (EdgeTarget::Symbol(id), c),
+                None => (
+                    EdgeTarget::Unresolved(match &call.receiver {
+                        Some(r) => format!("{r}.{}", call.callee),
+                        None => call.callee.clone(),
+                    }),
+                    Certainty::Exact,
+                ),
+            };
             edges.push(Edge {
                 kind: EdgeKind::Calls,
                 from: call.caller,
-                to: match target {
-                    Some(id) => EdgeTarget::Symbol(id),
-                    None => EdgeTarget::Unresolved(match recv {
-                        Some(r) => format!("{r}.{callee}"),
-                        None => callee.to_string(),
-                    }),
-                },
-                name: callee.to_string(),
+                to,
+                name: call.callee.clone(),
                 line: call.line,
-                certainty: Certainty::Exact,
+                certainty,
             });
         }
         for inh in &rec.refs.inherits {
             let base = inh.base.as_str();
-            let target = local_by_name
+            let local = scope
+                .local_by_name
                 .get(base)
                 .and_then(|v| v.iter().find(|s| s.kind.is_type() && s.id != inh.symbol))
-                .map(|s| s.id)
-                .or_else(|| imported_name(base, SymbolKind::is_type))
-                .or_else(|| self.unique(base, SymbolKind::is_type, family(Some(lang))));
+                .map(|s| (s.id, Certainty::Exact));
+            let (to, certainty) = match local.or_else(|| scope.base(base)) {
+                Some((id, c)) => (EdgeTarget::Symbol(id), c),
+                None => (EdgeTarget::Unresolved(base.to_string()), Certainty::Exact),
+            };
             edges.push(Edge {
                 kind: EdgeKind::Inherits,
                 from: Some(inh.symbol),
-                to: target
-                    .map(EdgeTarget::Symbol)
-                    .unwrap_or_else(|| EdgeTarget::Unresolved(base.to_string())),
+                to,
                 name: base.to_string(),
                 line: inh.line,
-                certainty: Certainty::Exact,
+                certainty,
             });
         }
         edges.sort();

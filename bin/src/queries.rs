@@ -265,10 +265,10 @@ pub fn refs(
                 r.kind,
                 r.from.as_deref().unwrap_or("<top level>"),
                 r.to,
-                if r.heuristic {
-                    "  (heuristic: unresolved name)"
-                } else {
-                    ""
+                match (&r.reason, r.heuristic) {
+                    (Some(why), _) => format!("  (heuristic: {why})"),
+                    (None, true) => "  (heuristic)".to_string(),
+                    (None, false) => String::new(),
                 }
             );
         }

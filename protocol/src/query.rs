@@ -70,9 +70,12 @@ pub struct Reference {
     pub to: String,
     /// Hops from the queried symbol (1 = direct).
     pub depth: u32,
-    /// True when the graph cannot be sure: an unresolved name matched by
-    /// spelling only.
+    /// True when the graph cannot be sure: the target was found by a name
+    /// alone, not by the language's scoping rules.
     pub heuristic: bool,
+    /// Why it is heuristic, when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A text hit with its enclosing symbol.

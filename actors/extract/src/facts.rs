@@ -26,6 +26,10 @@ pub struct ExtractedSymbol {
     pub content_hash: u64,
 }
 
+/// The receiver of a call made on an expression that is not a name or a
+/// chain of names.
+pub const EXPRESSION_RECEIVER: &str = "(expr)";
+
 /// An import, include, use or require.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Import {
@@ -53,7 +57,9 @@ pub struct CallSite {
     /// The called name, last segment only: `load` for `Config.load(...)`.
     pub callee: String,
     /// What it was called on, as written, if anything: `self`, `this`, `os.path`,
-    /// `Config`, `fmt`.
+    /// `Config`, `fmt`; [`EXPRESSION_RECEIVER`] when it is an expression
+    /// rather than a name (`items[0].run()`, `make().run()`), so such a call
+    /// is never mistaken for a bare `run()`.
     pub receiver: Option<String>,
     pub line: u32,
     pub column: u32,

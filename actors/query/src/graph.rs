@@ -4,10 +4,13 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use sno_journal::delta::State;
-use sno_journal::model::{Edge, EdgeKind, EdgeTarget, Symbol, SymbolId};
+use sno_journal::model::{Edge, EdgeKind, EdgeTarget, Symbol, SymbolId, SymbolKind};
 use sno_protocol::query::Reference;
 
 use crate::lookup::Located;
+
+/// Why an unresolved call listed by its name is heuristic.
+const UNRESOLVED: &str = "unresolved call; only its name matches";
 
 /// Lookups over a whole state's symbols and edges.
 pub struct Graph<'a> {
@@ -48,6 +51,23 @@ impl<'a> Graph<'a> {
         }
     }
 
+    /// Unresolved calls spelled like `target`, as written: a method is
+    /// matched by calls on a receiver (`x.run()`), a function by bare calls
+    /// and calls through a module (`run()`, `m.run()`).
+    fn unresolved_named(&self, target: &Symbol) -> impl Iterator<Item = &(&'a str, &'a Edge)> {
+        let member = target
+            .parent
+            .and_then(|p| self.symbols.get(&p))
+            .is_some_and(|p| p.symbol.kind.is_type() || p.symbol.kind == SymbolKind::Impl);
+        self.unresolved_calls
+            .get(target.name.as_str())
+            .into_iter()
+            .flatten()
+            .filter(move |(_, e)| {
+                !member || matches!(&e.to, EdgeTarget::Unresolved(n) if n.contains('.'))
+            })
+    }
+
     /// A symbol by id.
     pub fn symbol(&self, id: SymbolId) -> Option<Located<'a>> {
         self.symbols.get(&id).copied()
@@ -58,14 +78,14 @@ impl<'a> Graph<'a> {
             .map(|l| l.symbol.qualified_name.clone())
     }
 
-    fn reference(
-        &self,
-        path: &str,
-        e: &Edge,
-        to: String,
-        depth: u32,
-        heuristic: bool,
-    ) -> Reference {
+    /// A reference along edge `e`; `by_name` when the edge is an
+    /// unresolved call matched to its target by spelling alone.
+    fn reference(&self, path: &str, e: &Edge, to: String, depth: u32, by_name: bool) -> Reference {
+        let reason = if by_name {
+            Some(UNRESOLVED.to_string())
+        } else {
+            e.certainty.reason().map(str::to_string)
+        };
         Reference {
             kind: e.kind.name().to_string(),
             path: path.to_string(),
@@ -73,7 +93,8 @@ impl<'a> Graph<'a> {
             from: self.name_of(e.from),
             to,
             depth,
-            heuristic,
+            heuristic: reason.is_some(),
+            reason,
         }
     }
 
@@ -87,12 +108,7 @@ impl<'a> Graph<'a> {
             .flatten()
             .map(|(p, e)| self.reference(p, e, target.qualified_name.clone(), 1, false))
             .collect();
-        for (p, e) in self
-            .unresolved_calls
-            .get(target.name.as_str())
-            .into_iter()
-            .flatten()
-        {
+        for (p, e) in self.unresolved_named(target) {
             out.push(self.reference(p, e, target.qualified_name.clone(), 1, true));
         }
         out.sort_by(|a, b| (a.heuristic, &a.path, a.line).cmp(&(b.heuristic, &b.path, b.line)));
@@ -120,12 +136,7 @@ impl<'a> Graph<'a> {
                 }
             }
             if d == 1 {
-                for (p, e) in self
-                    .unresolved_calls
-                    .get(callee.symbol.name.as_str())
-                    .into_iter()
-                    .flatten()
-                {
+                for (p, e) in self.unresolved_named(callee.symbol) {
                     out.push(self.reference(p, e, callee.symbol.qualified_name.clone(), d, true));
                 }
             }
@@ -160,7 +171,9 @@ impl<'a> Graph<'a> {
                         }
                     }
                     EdgeTarget::Unresolved(name) => {
-                        out.push(self.reference(caller.path, e, name.clone(), d, true));
+                        let mut r = self.reference(caller.path, e, name.clone(), d, true);
+                        r.reason = Some("unresolved: not a symbol of the repository".into());
+                        out.push(r);
                     }
                     _ => {}
                 }

@@ -165,16 +165,38 @@ pub fn resolve_one<'a>(state: &'a State, query: &str) -> Result<Located<'a>, Loo
             }
         }
     }
-    let by_qualified: Vec<Located> = all_symbols(state)
-        .filter(|l| l.symbol.qualified_name == query)
-        .collect();
-    let cands = if by_qualified.is_empty() {
+    // A qualified name (`Config.load`) picks its symbol even when others
+    // share the last segment; a bare name that several symbols have is
+    // ambiguous, never silently one of them.
+    let qualified = query.contains(['.', ':']);
+    let by_qualified: Vec<Located> = if qualified {
+        all_symbols(state)
+            .filter(|l| l.symbol.qualified_name == query)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut cands: Vec<Located> = if by_qualified.is_empty() {
         all_symbols(state)
             .filter(|l| matches_exactly(l.symbol, query))
             .collect()
     } else {
         by_qualified
     };
+    // What merely repeats another candidate's name is not another meaning:
+    // a constructor named like its class, an impl block named like its type.
+    if cands.len() > 1 {
+        let ids: std::collections::HashSet<_> = cands.iter().map(|l| l.symbol.id).collect();
+        let has_definition = cands
+            .iter()
+            .any(|l| l.symbol.kind != sno_journal::model::SymbolKind::Impl);
+        cands.retain(|l| {
+            let repeats_parent = l.symbol.parent.is_some_and(|p| ids.contains(&p));
+            let impl_of_it =
+                has_definition && l.symbol.kind == sno_journal::model::SymbolKind::Impl;
+            !(repeats_parent || impl_of_it)
+        });
+    }
     match cands.as_slice() {
         [one] => Ok(*one),
         [] => Err(LookupError::NotFound {

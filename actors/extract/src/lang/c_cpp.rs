@@ -19,6 +19,7 @@ use sno_journal::model::{Language, SymbolKind};
 use tree_sitter::{Node, Tree};
 
 use crate::facts::FileFacts;
+use crate::facts::EXPRESSION_RECEIVER;
 use crate::source_text;
 use crate::walker::{self, node_kinds, DocStyle, Grammar, Rules, Walk};
 
@@ -384,9 +385,10 @@ impl CFamily {
                 let Some(field) = func.child_by_field_id(f.field) else {
                     return;
                 };
-                let receiver = func
-                    .child_by_field_id(f.argument)
-                    .and_then(|a| self.receiver(w, a));
+                let receiver = func.child_by_field_id(f.argument).map(|a| {
+                    self.receiver(w, a)
+                        .unwrap_or_else(|| EXPRESSION_RECEIVER.into())
+                });
                 let (_, callee) = split_qualified(&w.text(field));
                 w.call(&callee, receiver, at);
             }

@@ -10,6 +10,7 @@ use sno_journal::model::{Language, SymbolKind};
 use tree_sitter::{Node, Tree};
 
 use crate::facts::FileFacts;
+use crate::facts::EXPRESSION_RECEIVER;
 use crate::source_text;
 use crate::walker::{self, node_kinds, DocStyle, Grammar, Rules, Walk};
 
@@ -244,9 +245,10 @@ impl Go {
                 let Some(field) = func.child_by_field_id(f.field) else {
                     return;
                 };
-                let receiver = func
-                    .child_by_field_id(f.operand)
-                    .and_then(|o| self.receiver(w, o));
+                let receiver = func.child_by_field_id(f.operand).map(|o| {
+                    self.receiver(w, o)
+                        .unwrap_or_else(|| EXPRESSION_RECEIVER.into())
+                });
                 let callee = w.text(field);
                 w.call(&callee, receiver, call);
             }

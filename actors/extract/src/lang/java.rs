@@ -13,6 +13,7 @@ use sno_journal::model::{Language, SymbolKind};
 use tree_sitter::{Node, Tree};
 
 use crate::facts::FileFacts;
+use crate::facts::EXPRESSION_RECEIVER;
 use crate::source_text;
 use crate::walker::{self, node_kinds, DocStyle, Grammar, Rules, Walk};
 
@@ -142,9 +143,10 @@ impl<'t> Rules<'t> for Java {
             }
             K::MethodInvocation => {
                 if let Some(name) = node.child_by_field_id(f.name) {
-                    let receiver = node
-                        .child_by_field_id(f.object)
-                        .and_then(|o| self.receiver(w, o));
+                    let receiver = node.child_by_field_id(f.object).map(|o| {
+                        self.receiver(w, o)
+                            .unwrap_or_else(|| EXPRESSION_RECEIVER.into())
+                    });
                     let callee = w.text(name);
                     w.call(&callee, receiver, node);
                 }

@@ -15,6 +15,7 @@ use sno_journal::model::{Language, SymbolKind};
 use tree_sitter::{Node, Tree};
 
 use crate::facts::FileFacts;
+use crate::facts::EXPRESSION_RECEIVER;
 use crate::walker::{self, node_kinds, DocStyle, Grammar, Rules, Walk};
 
 node_kinds! {
@@ -374,9 +375,10 @@ impl Script {
                 let Some(prop) = target.child_by_field_id(f.property) else {
                     return;
                 };
-                let receiver = target
-                    .child_by_field_id(f.object)
-                    .and_then(|o| self.receiver(w, o));
+                let receiver = target.child_by_field_id(f.object).map(|o| {
+                    self.receiver(w, o)
+                        .unwrap_or_else(|| EXPRESSION_RECEIVER.into())
+                });
                 let callee = w.text(prop);
                 w.call(&callee, receiver, call);
             }
@@ -798,7 +800,7 @@ module.exports = { Row };
         assert_eq!(
             calls(&f),
             [
-                "SettingsPage.componentDidMount -> then @13",
+                "SettingsPage.componentDidMount -> (expr).then @13",
                 "SettingsPage.componentDidMount -> this.props.api.fetchSettings @13",
                 "SettingsPage.onLoad -> this.setState @17",
                 "SettingsPage.render -> this.renderRows @21",

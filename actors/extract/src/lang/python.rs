@@ -12,6 +12,7 @@ use sno_journal::model::{Language, SymbolKind};
 use tree_sitter::{Node, Tree};
 
 use crate::facts::FileFacts;
+use crate::facts::EXPRESSION_RECEIVER;
 use crate::source_text;
 use crate::walker::{self, node_kinds, Grammar, Rules, Walk};
 
@@ -136,9 +137,10 @@ impl<'t> Rules<'t> for Python {
                         }
                         K::Attribute => {
                             if let Some(attr) = func.child_by_field_id(f.attribute) {
-                                let receiver = func
-                                    .child_by_field_id(f.object)
-                                    .and_then(|o| self.receiver(w, o));
+                                let receiver = func.child_by_field_id(f.object).map(|o| {
+                                    self.receiver(w, o)
+                                        .unwrap_or_else(|| EXPRESSION_RECEIVER.into())
+                                });
                                 let callee = w.text(attr);
                                 w.call(&callee, receiver, node);
                             }
@@ -180,8 +182,16 @@ impl Python {
         }
     }
 
-    /// The text of an identifier or attribute chain (`self`, `os.path`).
+    /// The text of an identifier or attribute chain (`self`, `os.path`);
+    /// `super()` is `super`.
     fn receiver(&self, w: &Walk<'_>, node: Node<'_>) -> Option<String> {
+        if self.g.kind(node) == K::Call
+            && node
+                .child_by_field_id(self.g.f.function)
+                .is_some_and(|f| self.g.kind(f) == K::Identifier && w.text(f) == "super")
+        {
+            return Some("super".into());
+        }
         let mut cur = node;
         loop {
             match self.g.kind(cur) {
@@ -399,7 +409,7 @@ def main(argv):
         assert_eq!(
             calls(&f),
             [
-                "Config.__init__ -> __init__ @20",
+                "Config.__init__ -> super.__init__ @20",
                 "Config.__init__ -> super @20",
                 "Config.__init__ -> osp.expanduser @21",
                 "Config.load -> cls @27",

@@ -11,6 +11,7 @@ use sno_journal::model::{Language, SymbolKind};
 use tree_sitter::{Node, Tree};
 
 use crate::facts::FileFacts;
+use crate::facts::EXPRESSION_RECEIVER;
 use crate::walker::{self, node_kinds, DocStyle, Grammar, Rules, Walk};
 
 node_kinds! {
@@ -171,7 +172,10 @@ impl Ruby {
                 _ => {}
             }
         }
-        let receiver = receiver.and_then(|r| self.receiver(w, r));
+        let receiver = receiver.map(|r| {
+            self.receiver(w, r)
+                .unwrap_or_else(|| EXPRESSION_RECEIVER.into())
+        });
         w.call(&name, receiver, node);
     }
 
@@ -298,7 +302,7 @@ end
         assert_eq!(
             calls(&f),
             [
-                "App.DEFAULT_PATH -> freeze @6",
+                "App.DEFAULT_PATH -> (expr).freeze @6",
                 "App.ConfigLoader -> attr_reader @14",
                 "App.ConfigLoader.initialize -> File.expand_path @18",
                 "App.ConfigLoader.load -> parse @24",

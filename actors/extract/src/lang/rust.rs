@@ -24,6 +24,7 @@ use sno_journal::model::{Language, SymbolKind};
 use tree_sitter::{Node, Tree};
 
 use crate::facts::FileFacts;
+use crate::facts::EXPRESSION_RECEIVER;
 use crate::source_text;
 use crate::walker::{self, node_kinds, DocStyle, Grammar, Rules, Walk};
 
@@ -276,9 +277,10 @@ impl RustRules {
                 let Some(field) = target.child_by_field_id(f.field) else {
                     return;
                 };
-                let receiver = target
-                    .child_by_field_id(f.value)
-                    .and_then(|v| self.receiver(w, v));
+                let receiver = target.child_by_field_id(f.value).map(|v| {
+                    self.receiver(w, v)
+                        .unwrap_or_else(|| EXPRESSION_RECEIVER.into())
+                });
                 let callee = w.text(field);
                 w.call(&callee, receiver, at);
             }
@@ -574,7 +576,7 @@ mod tests {
                 "Config.parse -> cfg.validate @32",
                 "Config.parse -> Ok @33",
                 "Config.validate -> assert @38",
-                "Config.validate -> for_each @39",
+                "Config.validate -> (expr).for_each @39",
                 "Config.validate -> self.values.keys @39",
                 "Config.validate -> check @39",
                 "Config.fmt -> write @45",

@@ -1,0 +1,222 @@
+//! "Exact" means exact: a call is labelled exact only when the language's
+//! own scoping rules find its target (the enclosing scope, an import, the
+//! receiver's type, the same package). A name matched across the repository
+//! is a guess and says so, with its reason. Ambiguous names get the same
+//! answer from the CLI as from MCP.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::*;
+
+/// `sno refs NAME --callers --json` as (path:line, heuristic) pairs.
+fn callers(repo: &Repo, name: &str) -> Vec<(String, bool)> {
+    let r = repo.sno_json(&["refs", name, "--callers", "--json"]);
+    let mut v: Vec<(String, bool)> = r["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|x| {
+            (
+                format!("{}:{}", x["path"].as_str().unwrap(), x["line"]),
+                x["heuristic"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn exact(v: &[(String, bool)]) -> Vec<&str> {
+    v.iter()
+        .filter(|(_, h)| !h)
+        .map(|(s, _)| s.as_str())
+        .collect()
+}
+
+fn guessed(v: &[(String, bool)]) -> Vec<&str> {
+    v.iter()
+        .filter(|(_, h)| *h)
+        .map(|(s, _)| s.as_str())
+        .collect()
+}
+
+#[test]
+fn a_bare_call_inside_a_method_is_not_a_self_call_in_python_and_rust() {
+    let repo = Repo::new();
+    repo.write(
+        "app/views.py",
+        "def render(x):\n    return x\n\n\nclass View:\n    def render(self, x):\n        return render(x)\n\n    def show(self):\n        return self.render(1)\n",
+    );
+    repo.write(
+        "src/search.rs",
+        "pub fn search_path(p: &str) -> usize {\n    p.len()\n}\n\npub struct SearchWorker;\n\nimpl SearchWorker {\n    pub fn search_path(&self, p: &str) -> usize {\n        search_path(p)\n    }\n\n    pub fn run(&self) -> usize {\n        self.search_path(\"x\")\n    }\n}\n",
+    );
+    repo.commit("shadowing");
+    repo.sno_json(&["init", "--json"]);
+
+    // Python: View.render calls the module's render; only View.show calls
+    // View.render.
+    assert_eq!(
+        callers(&repo, "View.render"),
+        [("app/views.py:10".into(), false)]
+    );
+    assert_eq!(
+        callers(&repo, "app/views.py:1"),
+        [("app/views.py:7".into(), false)]
+    );
+    // Rust: the method calls the free function; `self.search_path` in run
+    // calls the method.
+    assert_eq!(
+        callers(&repo, "SearchWorker.search_path"),
+        [("src/search.rs:13".into(), false)]
+    );
+    assert_eq!(
+        callers(&repo, "src/search.rs:1"),
+        [("src/search.rs:9".into(), false)]
+    );
+}
+
+#[test]
+fn methods_are_exact_through_the_receivers_type_and_guesses_otherwise() {
+    let repo = Repo::new();
+    repo.write(
+        "app/core.py",
+        "class Flask:\n    def run(self):\n        return 1\n\n    def serve(self):\n        return self.run()\n",
+    );
+    repo.write(
+        "app/main.py",
+        "from app.core import Flask\n\n\ndef start():\n    Flask.run(None)\n\n\nclass Dev(Flask):\n    def go(self):\n        return self.run()\n",
+    );
+    repo.write(
+        "app/tasks.py",
+        "from celery import Task\n\n\nclass Job(Task):\n    def go(self):\n        return self.run()\n\n\ndef spawn(greenlets):\n    greenlets[0].run()\n",
+    );
+    repo.commit("methods");
+    repo.sno_json(&["init", "--json"]);
+    let c = callers(&repo, "Flask.run");
+    // Through the receiver's type: self in Flask, the class named, self in a
+    // subclass whose base is imported.
+    assert_eq!(
+        exact(&c),
+        ["app/core.py:6", "app/main.py:10", "app/main.py:5"],
+        "{c:?}"
+    );
+    // self.run() in a class whose base lives outside the repository, and a
+    // call on an unknown receiver: guesses, labelled.
+    assert_eq!(guessed(&c), ["app/tasks.py:10", "app/tasks.py:6"], "{c:?}");
+    let r = repo.sno_json(&["refs", "Flask.run", "--callers", "--json"]);
+    for x in r["results"].as_array().unwrap() {
+        if x["heuristic"] == true {
+            assert!(
+                x["reason"].as_str().unwrap_or("").contains("receiver"),
+                "{x}"
+            );
+        }
+    }
+}
+
+#[test]
+fn scoping_rules_of_each_language_are_exact() {
+    let repo = Repo::new();
+    // Java: a bare call inside a method is a call on `this`.
+    repo.write(
+        "src/Box.java",
+        "class Box {\n  int size() { return 1; }\n  int twice() { return size() * 2; }\n}\n",
+    );
+    // Go: functions of another file of the same package need no import.
+    repo.write(
+        "pkg/a.go",
+        "package pkg\n\nfunc helper() int { return 1 }\n",
+    );
+    repo.write(
+        "pkg/b.go",
+        "package pkg\n\nfunc Use() int { return helper() }\n",
+    );
+    // Python: a module imported from its package, and a glob import.
+    repo.write(
+        "lib/util.py",
+        "def clean(x):\n    return x\n\n\ndef strip(x):\n    return x\n",
+    );
+    repo.write(
+        "lib/use.py",
+        "from lib import util\nfrom lib.util import *\n\n\ndef go(x):\n    return util.clean(strip(x))\n",
+    );
+    repo.commit("scopes");
+    repo.sno_json(&["init", "--json"]);
+    assert_eq!(
+        callers(&repo, "Box.size"),
+        [("src/Box.java:3".into(), false)]
+    );
+    assert_eq!(callers(&repo, "helper"), [("pkg/b.go:3".into(), false)]);
+    assert_eq!(callers(&repo, "clean"), [("lib/use.py:6".into(), false)]);
+    assert_eq!(callers(&repo, "strip"), [("lib/use.py:6".into(), false)]);
+}
+
+#[test]
+fn incremental_resolution_follows_a_base_class_change() {
+    let repo = Repo::new();
+    repo.write(
+        "app/base.py",
+        "class Base:\n    def hook(self):\n        return 1\n\n\nclass Other:\n    def hook(self):\n        return 2\n",
+    );
+    repo.write(
+        "app/child.py",
+        "from app.base import Base, Other\n\n\nclass Child(Base):\n    def go(self):\n        return self.hook()\n",
+    );
+    repo.commit("one");
+    repo.sno_json(&["init", "--json"]);
+    assert_eq!(
+        callers(&repo, "Base.hook"),
+        [("app/child.py:6".into(), false)]
+    );
+    // Only the base changes (in child.py): the call now lands on Other.hook.
+    repo.write(
+        "app/child.py",
+        "from app.base import Base, Other\n\n\nclass Child(Other):\n    def go(self):\n        return self.hook()\n",
+    );
+    repo.commit("rebase Child");
+    repo.sno_json(&["init", "--json"]);
+    assert_eq!(
+        callers(&repo, "Other.hook"),
+        [("app/child.py:6".into(), false)]
+    );
+    assert!(exact(&callers(&repo, "Base.hook")).is_empty());
+    // The incremental state equals a fresh index of the same commit.
+    let incremental = repo.status()["views_digest"].clone();
+    std::fs::remove_dir_all(repo.path().join(".sno")).unwrap();
+    repo.sno_json(&["init", "--history", "0", "--json"]);
+    assert_eq!(repo.status()["views_digest"], incremental);
+}
+
+#[test]
+fn an_ambiguous_name_gets_the_same_answer_from_the_cli_and_mcp() {
+    let repo = Repo::new();
+    repo.write(
+        "src/main.rs",
+        "fn search_path() {}\n\nstruct A;\nimpl A {\n    fn search_path(&self) {}\n}\n\nstruct B;\nimpl B {\n    fn search_path(&self) {}\n}\n",
+    );
+    repo.commit("three");
+    repo.sno_json(&["init", "--json"]);
+    let out = repo.sno(&["refs", "search_path", "--json"]);
+    assert_error_code(&out, "SNO-AMBIGUOUS-SYMBOL");
+    let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut s = Server::init(&repo, "2025-06-18").0;
+    let r = s.call("references", json!({"name": "search_path"}));
+    let mcp = body(&r);
+    s.finish();
+    assert_eq!(mcp["error"]["code"], "SNO-AMBIGUOUS-SYMBOL", "{mcp}");
+    assert_eq!(cli["error"]["did_you_mean"], mcp["error"]["did_you_mean"]);
+    assert_eq!(
+        cli["error"]["did_you_mean"].as_array().unwrap().len(),
+        3,
+        "{cli}"
+    );
+    // A qualified name picks one.
+    assert_eq!(
+        callers(&repo, "A.search_path"),
+        Vec::<(String, bool)>::new()
+    );
+    let r = repo.sno_json(&["show", "B.search_path", "--json"]);
+    assert_eq!(r["symbol"]["line"], 10, "{r}");
+}
