@@ -591,6 +591,12 @@ fn journal_log(path: &Path, tail: usize, json: bool) -> anyhow::Result<ExitCode>
     let len = journal.len()?;
     let from = Seq(len.saturating_sub(tail as u64));
     let events = journal.events(from, None)?;
+    if from.0 > 0 {
+        crate::out::errln!(
+            "sno: showing the last {} of {len} events (--tail N for more)",
+            len - from.0
+        );
+    }
     let rows: Vec<serde_json::Value> = events
         .iter()
         .map(|(seq, env)| {
@@ -639,6 +645,15 @@ fn journal_log(path: &Path, tail: usize, json: bool) -> anyhow::Result<ExitCode>
                     )
                     .into();
                 }
+            }
+            // What people and agents wrote may be long: a line each here.
+            if let Some(text) = row["summary"].as_str() {
+                let limit = if json {
+                    sno_journal::memory::limits::SHORT
+                } else {
+                    200
+                };
+                row["summary"] = sno_journal::memory::cut(text, limit).into_owned().into();
             }
             row
         })

@@ -94,6 +94,12 @@ fn journal_contract(e: &JournalError) -> ErrorContract {
             c.did_you_mean = near.into_iter().take(3).map(|(_, k)| k.clone()).collect();
             c
         }
+        JournalError::TooLarge { field, size, limit } => ErrorContract::new(
+            "SNO-TOO-LARGE",
+            format!("`{field}` is too large ({size}; the limit is {limit})"),
+            format!("Shorten `{field}` to at most {limit} (bytes, or entries for `files`) and call again; keep details in the files themselves or a checkpoint's summary. Nothing was written."),
+            Fixability::Trivial,
+        ),
         other => ErrorContract::new(
             "SNO-JOURNAL",
             other.to_string(),

@@ -24,6 +24,13 @@ pub enum JournalError {
     /// A memory event names a lesson, checkpoint or decision that does not exist.
     #[error("no lesson, checkpoint or decision `{id}` in the journal")]
     UnknownMemory { id: String, known: Vec<String> },
+    /// A memory event with a field over its size limit: nothing was written.
+    #[error("`{field}` is too large ({size}; memory events take at most {limit}, in bytes, or entries for `files`)")]
+    TooLarge {
+        field: &'static str,
+        size: usize,
+        limit: usize,
+    },
     /// A storage-level failure.
     #[error("storage error: {0}")]
     Storage(String),

@@ -11,6 +11,133 @@ use serde::{Deserialize, Serialize};
 use crate::event::Event;
 use crate::model::{CommitId, Seq};
 
+/// Size limits of what agents and people write into memory events, in
+/// bytes. Memory travels with every answer an agent gets about the files it
+/// touches, so one oversized event would slow and flood them all: larger
+/// values are refused before anything is written, and events journaled
+/// before these limits existed are shown cut to them.
+pub mod limits {
+    /// A checkpoint's name, a decision's title, a lesson's rule, a review's
+    /// note, a file path.
+    pub const SHORT: usize = 4 * 1024;
+    /// A checkpoint's summary, a decision's rationale.
+    pub const TEXT: usize = 16 * 1024;
+    /// A lesson's analysis.
+    pub const ANALYSIS: usize = 64 * 1024;
+    /// Files one event may name.
+    pub const FILES: usize = 200;
+}
+
+/// A field of a memory event over its limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Oversized {
+    /// The field, as the tools name it: `title`, `rationale`, `files`, ...
+    pub field: &'static str,
+    /// Its size (bytes, or entries for `files`).
+    pub size: usize,
+    pub limit: usize,
+}
+
+/// The first field of a memory event over its limit, if any.
+pub fn oversized(ev: &Event) -> Option<Oversized> {
+    use limits::*;
+    let check = |field: &'static str, text: &str, limit: usize| {
+        (text.len() > limit).then_some(Oversized {
+            field,
+            size: text.len(),
+            limit,
+        })
+    };
+    let files = |files: &[String]| {
+        if files.len() > FILES {
+            return Some(Oversized {
+                field: "files",
+                size: files.len(),
+                limit: FILES,
+            });
+        }
+        files.iter().find_map(|f| check("files", f, SHORT))
+    };
+    match ev {
+        Event::CheckpointCreated(c) => check("name", &c.name, SHORT)
+            .or_else(|| check("summary", &c.summary, TEXT))
+            .or_else(|| files(&c.files)),
+        Event::DecisionLogged(d) => check("title", &d.title, SHORT)
+            .or_else(|| check("rationale", &d.rationale, TEXT))
+            .or_else(|| files(&d.files)),
+        Event::LessonAnalysisSubmitted(a) => {
+            check("analysis", &a.analysis, ANALYSIS).or_else(|| check("rule", &a.rule, SHORT))
+        }
+        Event::LessonReviewed(r) => {
+            check("note", &r.note, SHORT).or_else(|| check("reviewer", &r.reviewer, SHORT))
+        }
+        Event::LessonProposed(l) => check("summary", &l.summary, SHORT).or_else(|| files(&l.files)),
+        _ => None,
+    }
+}
+
+/// `text` cut to at most `limit` bytes on a character boundary, saying how
+/// much was left out.
+pub fn cut(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= limit {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!(
+        "{}… [{} more bytes not shown]",
+        &text[..end],
+        text.len() - end
+    ))
+}
+
+/// An event as shown: every field cut to its limit (for events journaled
+/// before the limits, or by another tool).
+fn shown(ev: &Event) -> Event {
+    use limits::*;
+    let c = |t: &str, l: usize| cut(t, l).into_owned();
+    let files = |f: &[String]| {
+        f.iter()
+            .take(FILES)
+            .map(|p| c(p, SHORT))
+            .collect::<Vec<_>>()
+    };
+    match ev {
+        Event::CheckpointCreated(x) => Event::CheckpointCreated(CheckpointCreated {
+            name: c(&x.name, SHORT),
+            summary: c(&x.summary, TEXT),
+            files: files(&x.files),
+            ..x.clone()
+        }),
+        Event::DecisionLogged(x) => Event::DecisionLogged(DecisionLogged {
+            title: c(&x.title, SHORT),
+            rationale: c(&x.rationale, TEXT),
+            files: files(&x.files),
+            ..x.clone()
+        }),
+        Event::LessonAnalysisSubmitted(x) => {
+            Event::LessonAnalysisSubmitted(LessonAnalysisSubmitted {
+                analysis: c(&x.analysis, ANALYSIS),
+                rule: c(&x.rule, SHORT),
+                ..x.clone()
+            })
+        }
+        Event::LessonReviewed(x) => Event::LessonReviewed(LessonReviewed {
+            note: c(&x.note, SHORT),
+            reviewer: c(&x.reviewer, SHORT),
+            ..x.clone()
+        }),
+        Event::LessonProposed(x) => Event::LessonProposed(LessonProposed {
+            summary: c(&x.summary, SHORT),
+            files: files(&x.files),
+            ..x.clone()
+        }),
+        other => other.clone(),
+    }
+}
+
 /// The id of a checkpoint, decision or lesson: a kind prefix and a ULID
 /// (`ckpt_01J…`, `dec_01J…`), or for lessons drawn from a revert, the
 /// revert commit (`lsn_<12 hex>`), so re-indexing finds the same lesson.
@@ -172,11 +299,16 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// Folds memory events (others are ignored) in journal order.
+    /// Folds memory events (others are ignored) in journal order, each as
+    /// shown: fields cut to their limits.
     pub fn fold<'a>(events: impl IntoIterator<Item = (Seq, u64, &'a Event)>) -> Memory {
         let mut m = Memory::default();
         for (seq, written_ms, ev) in events {
-            m.push(seq, written_ms, ev);
+            if oversized(ev).is_some() {
+                m.push(seq, written_ms, &shown(ev));
+            } else {
+                m.push(seq, written_ms, ev);
+            }
         }
         m
     }
@@ -355,5 +487,71 @@ mod tests {
         assert_eq!(revert_of(&msg), Some(CommitId::from_hex(sha)));
         assert_eq!(revert_of("Revert \"x\""), Some(None));
         assert_eq!(revert_of("Add a revert button"), None);
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+    use crate::Journal;
+
+    fn decision(title: String, rationale: String, files: Vec<String>) -> Event {
+        Event::DecisionLogged(DecisionLogged {
+            id: MemoryId::generate("dec"),
+            bound: Binding::default(),
+            title,
+            rationale,
+            files,
+        })
+    }
+
+    #[test]
+    fn oversized_fields_are_refused_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        let ok = "t".repeat(limits::SHORT);
+        j.append_memory(decision(ok, "r".into(), vec![])).unwrap();
+        let before = j.len().unwrap();
+        for (ev, field) in [
+            (decision("x".repeat(10 << 20), "r".into(), vec![]), "title"),
+            (
+                decision("t".into(), "r".repeat(limits::TEXT + 1), vec![]),
+                "rationale",
+            ),
+            (
+                decision(
+                    "t".into(),
+                    "r".into(),
+                    vec!["a.py".into(); limits::FILES + 1],
+                ),
+                "files",
+            ),
+            (
+                Event::LessonAnalysisSubmitted(LessonAnalysisSubmitted {
+                    lesson: MemoryId("lsn_x".into()),
+                    bound: Binding::default(),
+                    analysis: "a".repeat(limits::ANALYSIS + 1),
+                    rule: "r".into(),
+                }),
+                "analysis",
+            ),
+        ] {
+            match j.append_memory(ev) {
+                Err(crate::JournalError::TooLarge { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+        assert_eq!(j.len().unwrap(), before, "nothing written");
+    }
+
+    #[test]
+    fn an_oversized_event_already_journaled_is_shown_cut() {
+        let big = decision("x".repeat(100_000), "why".into(), vec![]);
+        let m = Memory::fold([(Seq(0), 0, &big)]);
+        let title = &m.decisions[0].logged.title;
+        assert!(title.len() < limits::SHORT + 64, "{}", title.len());
+        assert!(title.ends_with("more bytes not shown]"), "{title}");
+        assert_eq!(m.decisions[0].logged.rationale, "why");
+        assert_eq!(cut("héllo", 2), "h… [5 more bytes not shown]");
     }
 }

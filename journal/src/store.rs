@@ -354,6 +354,13 @@ impl Journal {
     /// is refused and nothing is written.
     pub fn append_memory(&self, ev: Event) -> Result<Seq, JournalError> {
         assert!(ev.is_memory(), "append_memory takes memory events");
+        if let Some(o) = crate::memory::oversized(&ev) {
+            return Err(JournalError::TooLarge {
+                field: o.field,
+                size: o.size,
+                limit: o.limit,
+            });
+        }
         let tx = self.db.begin_write()?;
         let seq;
         {

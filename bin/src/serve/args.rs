@@ -170,8 +170,21 @@ pub struct DecisionArgs {
 pub struct ListArgs {
     /// Only what concerns this file (repository-relative).
     pub file: Option<String>,
-    /// At most this many (newest). Default 50.
+    /// At most this many. Default 50, at most 200.
     pub limit: Option<usize>,
+    /// Skip this many of the newest first (from a previous answer's
+    /// `next_offset`).
+    pub offset: Option<usize>,
+}
+
+/// `get_pending_memory`.
+#[derive(Deserialize, schemars::JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PageArgs {
+    /// At most this many. Default 50, at most 200.
+    pub limit: Option<usize>,
+    /// Skip this many (from a previous answer's `next_offset`).
+    pub offset: Option<usize>,
 }
 
 /// `submit_lesson_analysis`.

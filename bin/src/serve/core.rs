@@ -75,6 +75,9 @@ pub struct Core {
     /// inflating blobs per call is what made text search slow.
     git: Mutex<Option<sno_actors::git::GitRepo>>,
     blobs: Mutex<BlobCache>,
+    /// Memory folded from the journal, by the journal length it reflects:
+    /// every search reads the approved lessons' files.
+    memory: Mutex<Option<(u64, Arc<sno_journal::memory::Memory>)>>,
 }
 
 /// File texts as served (secrets masked) by blob id, dropped wholesale past
@@ -137,6 +140,7 @@ impl Core {
             status: Mutex::new(None),
             git: Mutex::new(None),
             blobs: Mutex::new(BlobCache::default()),
+            memory: Mutex::new(None),
         }))
     }
 
@@ -472,9 +476,23 @@ impl Core {
             .filter(|h| *h != as_of.commit)
     }
 
+    /// Checkpoints, decisions and lessons, folded once per journal length.
+    pub fn memory(&self) -> anyhow::Result<Arc<sno_journal::memory::Memory>> {
+        let len = self.journal.len()?;
+        let mut cache = self.memory.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, m)) = cache.as_ref() {
+            if *at == len {
+                return Ok(m.clone());
+            }
+        }
+        let m = Arc::new(self.journal.memory()?);
+        *cache = Some((len, m.clone()));
+        Ok(m)
+    }
+
     /// Files approved lessons touch (the memory signal of search).
     pub fn lesson_paths(&self) -> HashSet<String> {
-        match self.journal.memory() {
+        match self.memory() {
             Ok(m) => m.approved_lesson_files(),
             Err(e) => {
                 // Search still answers, without the memory signal.

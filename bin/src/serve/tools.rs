@@ -438,7 +438,7 @@ impl SnoServer {
                 ),
                 None => (None, Vec::new(), Vec::new(), Vec::new()),
             };
-            let memory = self.core.journal.memory()?;
+            let memory = self.core.memory()?;
             let (decisions, lessons) = memory.touching(&rel);
             Ok(json!({
                 "as_of": snap.as_of,
@@ -597,7 +597,7 @@ impl SnoServer {
     )]
     fn restore_checkpoint(&self, Parameters(a): Parameters<IdArgs>) -> Answer {
         answer(|| {
-            let memory = self.core.journal.memory()?;
+            let memory = self.core.memory()?;
             let id = MemoryId(a.id.clone());
             let c = memory.checkpoint(&id).ok_or_else(|| {
                 unknown_memory(
@@ -645,30 +645,28 @@ impl SnoServer {
     )]
     fn list_decisions(&self, Parameters(a): Parameters<ListArgs>) -> Answer {
         answer(|| {
-            let memory = self.core.journal.memory()?;
+            let memory = self.core.memory()?;
             let file = a
                 .file
                 .as_deref()
                 .map(|f| self.core.work_tree.relative(f))
                 .transpose()?;
-            let mut out: Vec<_> = memory
+            let all: Vec<_> = memory
                 .decisions
                 .iter()
                 .filter(|d| file.as_ref().is_none_or(|f| d.logged.files.contains(f)))
                 .collect();
-            let limit = a.limit.unwrap_or(50).max(1);
-            let skip = out.len().saturating_sub(limit);
-            out.drain(..skip);
-            Ok(json!({ "decisions": out }))
+            let (decisions, page) = newest_page(all, a.limit, a.offset);
+            Ok(json!({ "decisions": decisions, "page": page }))
         })
     }
 
     #[tool(
-        description = "What agents must follow: lessons humans approved (each with its rule and the files it concerns) and logged decisions. `file` keeps what touches one file."
+        description = "What agents must follow: lessons humans approved (each with its rule and the files it concerns) and logged decisions, newest last, in pages (`limit`, `offset`). `file` keeps what touches one file."
     )]
     fn get_approved_memory(&self, Parameters(a): Parameters<ListArgs>) -> Answer {
         answer(|| {
-            let memory = self.core.journal.memory()?;
+            let memory = self.core.memory()?;
             let file = a
                 .file
                 .as_deref()
@@ -686,16 +684,32 @@ impl SnoServer {
                 .iter()
                 .filter(|d| touches(&d.logged.files))
                 .collect();
-            Ok(json!({ "lessons": lessons, "decisions": decisions }))
+            // One page over both lists: lessons first (they are rules).
+            let all: Vec<(bool, usize)> = (0..lessons.len())
+                .map(|i| (true, i))
+                .chain((0..decisions.len()).map(|i| (false, i)))
+                .collect();
+            let (shown, page) = newest_page(all, a.limit, a.offset);
+            let lessons: Vec<_> = shown
+                .iter()
+                .filter(|(l, _)| *l)
+                .map(|(_, i)| &lessons[*i])
+                .collect();
+            let decisions: Vec<_> = shown
+                .iter()
+                .filter(|(l, _)| !*l)
+                .map(|(_, i)| decisions[*i])
+                .collect();
+            Ok(json!({ "lessons": lessons, "decisions": decisions, "page": page }))
         })
     }
 
     #[tool(
-        description = "Lessons waiting for review: reverts sno found in the history, with any analysis submitted. Analyse one with submit_lesson_analysis; a human approves it with `sno lessons approve`."
+        description = "Lessons waiting for review: reverts sno found in the history, with any analysis submitted, in pages (`limit`, `offset`). Analyse one with submit_lesson_analysis; a human approves it with `sno lessons approve`."
     )]
-    fn get_pending_memory(&self) -> Answer {
+    fn get_pending_memory(&self, Parameters(a): Parameters<PageArgs>) -> Answer {
         answer(|| {
-            let memory = self.core.journal.memory()?;
+            let memory = self.core.memory()?;
             let pending: Vec<_> = memory
                 .lessons
                 .iter()
@@ -707,7 +721,8 @@ impl SnoServer {
                     )
                 })
                 .collect();
-            Ok(json!({ "lessons": pending }))
+            let (lessons, page) = newest_page(pending, a.limit, a.offset);
+            Ok(json!({ "lessons": lessons, "page": page }))
         })
     }
 
@@ -726,7 +741,7 @@ impl SnoServer {
                 .core
                 .journal
                 .append_memory(Event::LessonAnalysisSubmitted(ev))?;
-            let memory = self.core.journal.memory()?;
+            let memory = self.core.memory()?;
             Ok(json!({ "lesson": memory.lesson(&MemoryId(a.lesson_id.clone())), "seq": seq.0 }))
         })
     }
@@ -1004,6 +1019,28 @@ fn cut(s: &str, n: usize) -> String {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
     }
+}
+
+/// The page of `items` (in journal order, newest last) that ends `offset`
+/// items before the newest, at most `limit` (default 50, at most 200) long,
+/// kept in journal order; and where it is.
+fn newest_page<T>(
+    mut items: Vec<T>,
+    limit: Option<usize>,
+    offset: Option<usize>,
+) -> (Vec<T>, Value) {
+    let total = items.len();
+    let limit = limit.unwrap_or(50).clamp(1, 200);
+    let offset = offset.unwrap_or(0).min(total);
+    let end = total - offset;
+    let start = end.saturating_sub(limit);
+    items.truncate(end);
+    items.drain(..start);
+    let next = (start > 0).then_some(total - start);
+    (
+        items,
+        json!({ "total": total, "offset": offset, "returned": end - start, "next_offset": next }),
+    )
 }
 
 fn unknown_memory(id: &str, known: impl IntoIterator<Item = String>) -> ErrorContract {
