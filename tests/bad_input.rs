@@ -184,3 +184,69 @@ fn corrupt_database_is_reported_and_left_intact() {
         );
     }
 }
+
+/// Removes the loose object `id` from the repository's object store.
+fn lose_object(repo: &Repo, id: &str) {
+    let p = repo
+        .path()
+        .join(".git/objects")
+        .join(&id[..2])
+        .join(&id[2..]);
+    std::fs::remove_file(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+}
+
+#[test]
+fn a_commit_of_the_history_whose_objects_are_gone_is_skipped_not_fatal() {
+    let repo = Repo::new();
+    repo.write("a.py", "def first():\n    return 1\n");
+    repo.write("old.py", "def legacy():\n    return 'v1'\n");
+    let damaged = repo.commit("one");
+    let lost = repo.git(&["rev-parse", "HEAD:old.py"]);
+    repo.write("old.py", "def legacy():\n    return 'v2'\n");
+    repo.commit("two");
+    repo.write(
+        "a.py",
+        "def first():\n    return 3\n\n\ndef latest():\n    return 3\n",
+    );
+    let head = repo.commit("three");
+    lose_object(&repo, &lost);
+
+    let out = repo.sno(&["init"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let status = repo.status();
+    assert_eq!(status["as_of"]["commit"], head.as_str(), "{status}");
+    let skipped = status["skipped_commits"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{status}");
+    assert_eq!(skipped[0]["commit"], damaged.as_str());
+    assert!(!skipped[0]["reason"].as_str().unwrap().is_empty());
+    assert_eq!(status["commits_indexed"], 2, "the two readable commits");
+    // HEAD's facts are all there.
+    for name in ["latest", "legacy"] {
+        let out = repo.sno(&["symbol", name, "--json"]);
+        assert!(out.status.success(), "{name}: {}", stderr(&out));
+    }
+    let out = repo.sno(&["doctor"]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(&format!("skipped     commit {}", &damaged[..12])),
+        "{}",
+        stdout(&out)
+    );
+    let out = repo.sno(&["status"]);
+    assert!(stdout(&out).contains("skipped commits"), "{}", stdout(&out));
+}
+
+#[test]
+fn an_unreadable_head_is_an_error_that_writes_nothing() {
+    let repo = Repo::new();
+    repo.write("a.py", "def first():\n    return 1\n");
+    repo.commit("one");
+    let lost = repo.git(&["rev-parse", "HEAD:a.py"]);
+    lose_object(&repo, &lost);
+    let out = repo.sno(&["init", "--history", "0"]);
+    assert_error_code(&out, "SNO-GIT");
+    assert!(stderr(&out).contains("git fsck --full"), "{}", stderr(&out));
+    let out = repo.sno(&["status", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert!(v["as_of"].is_null(), "nothing indexed: {v}");
+}

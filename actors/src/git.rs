@@ -170,8 +170,16 @@ impl GitRepo {
         let limit = history.map(|h| h.saturating_add(1)).unwrap_or(usize::MAX);
         let mut out = Vec::new();
         for info in walk.take(limit) {
-            let info = info.map_err(git_err)?;
-            out.push(to_commit_id(&info.id));
+            match info {
+                Ok(info) => out.push(to_commit_id(&info.id)),
+                // A commit object that cannot be read ends the history
+                // there: what is newer is still indexed.
+                Err(e) if !out.is_empty() => {
+                    tracing::warn!(error = %e, "history ends at an unreadable commit");
+                    break;
+                }
+                Err(e) => return Err(git_err(e)),
+            }
         }
         out.reverse();
         Ok(out)

@@ -290,7 +290,13 @@ impl Run<'_> {
         // Two-stage pipeline: while commit k is resolved and written, the files
         // of commit k+1 are already being read and parsed.
         let reuse = if todo.len() > 1 {
-            off_the_runtime(|| Reuse::plan(&repo, &todo, cfg.reparse_budget_bytes))?
+            // A damaged old commit only costs the reuse of parsed versions.
+            off_the_runtime(|| Reuse::plan(&repo, &todo, cfg.reparse_budget_bytes)).unwrap_or_else(
+                |e| {
+                    tracing::warn!(error = %e, "not reusing parsed versions");
+                    None
+                },
+            )
         } else {
             None
         };
@@ -300,30 +306,55 @@ impl Run<'_> {
             ignores: None,
             reuse,
         };
-        let mut next = Some(off_the_runtime(|| {
-            self.prepare(&mut repo, &mut ctx, 0, prev_tree, Some(&state), run)
-        })?);
-        for (i, &commit) in todo.iter().enumerate() {
+        // The tree of the last commit journaled: what the next is diffed from.
+        let mut last_tree = prev_tree;
+        let mut next = off_the_runtime(|| {
+            self.prepare_skipping(&mut repo, &mut ctx, 0, last_tree, Some(&state), run)
+        })?;
+        while let Some((i, prepared)) = next.take() {
+            let commit = todo[i];
             let t0 = std::time::Instant::now();
-            let cur = match next.take().expect("prepared above") {
+            let cur = match prepared {
                 Prepared::Ready(p) => p,
                 // Its .gitignore changed: judge it against the state it follows.
                 Prepared::NeedsFull(info) => {
+                    debug_assert_eq!(info.id, commit);
                     match off_the_runtime(|| {
-                        debug_assert_eq!(info.id, commit);
                         self.prepare(&mut repo, &mut ctx, i, None, Some(&state), run)
-                    })? {
-                        Prepared::Ready(p) => p,
-                        Prepared::NeedsFull(_) => {
+                    }) {
+                        Ok(Prepared::Ready(p)) => p,
+                        Ok(Prepared::NeedsFull(_)) => {
                             unreachable!("a full listing never needs another")
                         }
+                        Err(IndexError::Git(e)) if i + 1 < todo.len() => {
+                            self.skip_commit(commit, &e)?;
+                            next = off_the_runtime(|| {
+                                self.prepare_skipping(
+                                    &mut repo,
+                                    &mut ctx,
+                                    i + 1,
+                                    last_tree,
+                                    Some(&state),
+                                    run,
+                                )
+                            })?;
+                            continue;
+                        }
+                        Err(e) => return Err(e),
                     }
                 }
             };
             if i + 1 < todo.len() {
-                next = Some(off_the_runtime(|| {
-                    self.prepare(&mut repo, &mut ctx, i + 1, Some(cur.info.tree), None, run)
-                })?);
+                next = off_the_runtime(|| {
+                    self.prepare_skipping(
+                        &mut repo,
+                        &mut ctx,
+                        i + 1,
+                        Some(cur.info.tree),
+                        None,
+                        run,
+                    )
+                })?;
             }
             let info = cur.info.clone();
             let (updates, parsed, reparsed) = cur.finish(&state, run).await;
@@ -389,6 +420,7 @@ impl Run<'_> {
                 tokio::time::sleep(Duration::from_millis(cfg.commit_delay_ms)).await;
             }
             base = Some(commit);
+            last_tree = Some(info.tree);
         }
         if let Some(r) = &ctx.reuse {
             tracing::debug!(kept_bytes = r.kept.bytes(), "versions kept at the end");
@@ -397,6 +429,43 @@ impl Run<'_> {
         // the files the run held: the last advance moved added ones out).
         sno_journal::teardown::drop_large((state, index, ctx), files_held);
         Ok((false, branch, shallow))
+    }
+
+    /// [`Run::prepare`] from the run's `at`-th commit on: a commit of the
+    /// history whose objects cannot be read is journaled as skipped, with
+    /// why, and the next one is prepared from the same tree instead. The
+    /// run's last commit (the target) cannot be skipped: its error stands.
+    fn prepare_skipping(
+        &self,
+        repo: &mut GitRepo,
+        ctx: &mut PrepareCtx,
+        mut at: usize,
+        prev: Option<gix::ObjectId>,
+        state: Option<&State>,
+        run: &mut IndexRun,
+    ) -> Result<Option<(usize, Prepared)>, IndexError> {
+        loop {
+            match self.prepare(repo, ctx, at, prev, state, run) {
+                Ok(p) => return Ok(Some((at, p))),
+                Err(IndexError::Git(e)) if at + 1 < ctx.todo.len() => {
+                    self.skip_commit(ctx.todo[at], &e)?;
+                    at += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Journals that `commit` could not be indexed.
+    fn skip_commit(&self, commit: CommitId, e: &GitError) -> Result<(), IndexError> {
+        tracing::warn!(commit = %commit.short(), error = %e, "skipping a commit whose objects cannot be read");
+        self.st
+            .journal
+            .append(Event::CommitSkipped(sno_journal::event::CommitSkipped {
+                commit,
+                reason: e.to_string(),
+            }))?;
+        Ok(())
     }
 
     /// Works out what changed in the run's `at`-th commit and starts parsing

@@ -397,12 +397,28 @@ fn status(path: &Path, json: bool) -> anyhow::Result<ExitCode> {
         last.as_ref(),
         paths.mask_secrets(),
     );
+    let mut report = report;
+    report.skipped_commits = skipped_commits(&journal)?;
     if json {
         print_json(&report)?;
     } else {
         print_status(&report);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The commits of the history that could not be indexed, for reports.
+pub fn skipped_commits(
+    journal: &sno_journal::Journal,
+) -> anyhow::Result<Vec<sno_protocol::status::SkippedCommit>> {
+    Ok(journal
+        .skipped_commits()?
+        .into_iter()
+        .map(|(c, reason)| sno_protocol::status::SkippedCommit {
+            commit: c.to_hex(),
+            reason,
+        })
+        .collect())
 }
 
 fn doctor(path: &Path, repair: bool, json: bool) -> anyhow::Result<ExitCode> {
@@ -423,9 +439,14 @@ fn doctor(path: &Path, repair: bool, json: bool) -> anyhow::Result<ExitCode> {
         repaired = true;
         report = verify(&journal);
     }
+    let skipped: Vec<serde_json::Value> = journal
+        .skipped_commits()?
+        .into_iter()
+        .map(|(c, reason)| serde_json::json!({ "commit": c.to_hex(), "reason": reason }))
+        .collect();
     if json {
         print_json(
-            &serde_json::json!({ "ok": report.problems.is_empty(), "repaired": repaired, "report": report }),
+            &serde_json::json!({ "ok": report.problems.is_empty(), "repaired": repaired, "report": report, "skipped_commits": skipped }),
         )?;
     } else {
         crate::out::outln!("database    {}", paths.db().display());
@@ -446,6 +467,13 @@ fn doctor(path: &Path, repair: bool, json: bool) -> anyhow::Result<ExitCode> {
         }
         if report.problems.is_empty() {
             crate::out::outln!("ok          the views equal a replay of the journal");
+        }
+        for c in &skipped {
+            crate::out::outln!(
+                "skipped     commit {} of the history could not be read ({}); `git fsck --full` lists the missing objects",
+                &c["commit"].as_str().unwrap_or("")[..12],
+                c["reason"].as_str().unwrap_or("")
+            );
         }
         for p in &report.problems {
             crate::out::outln!(
@@ -632,6 +660,10 @@ fn journal_log(path: &Path, tail: usize, json: bool) -> anyhow::Result<ExitCode>
                 Event::LessonReviewed(r) => {
                     row["id"] = r.lesson.0.clone().into();
                     row["summary"] = (if r.approved { "approved" } else { "rejected" }).into();
+                }
+                Event::CommitSkipped(c) => {
+                    row["commit"] = c.commit.to_hex().into();
+                    row["summary"] = format!("skipped: {}", c.reason).into();
                 }
                 Event::RolledBack(r) => {
                     row["commit"] = r.to.to_hex().into();

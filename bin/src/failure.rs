@@ -46,7 +46,7 @@ fn git_contract(e: &GitError) -> ErrorContract {
         GitError::Git(m) => ErrorContract::new(
             "SNO-GIT",
             format!("reading git failed: {m}"),
-            "Check the repository with `git fsck`; sno only reads git objects.",
+            "The repository's objects are damaged or missing. Commits of the history that cannot be read are skipped on their own; this one is the commit to index (HEAD or --rev), so it cannot be. `git fsck --full` lists what is missing; fetch or restore it (e.g. `git fetch`), or index another commit with `sno init --rev <commit>`.",
             Fixability::Medium,
         ),
     }

@@ -105,6 +105,7 @@ pub fn status_report(
         diagnostics_total,
         secrets,
         failures,
+        skipped_commits: Vec::new(),
         last_run,
         views_digest: format!("{:016x}", digest(state)),
     }
@@ -201,6 +202,14 @@ pub fn print_status(r: &StatusReport) {
         crate::out::outln!("\nfailures:");
         for f in &r.failures {
             crate::out::outln!("  {}: {}", f.path, f.reason);
+        }
+    }
+    if !r.skipped_commits.is_empty() {
+        crate::out::outln!(
+            "\nskipped commits (their objects cannot be read; `git fsck --full` lists them):"
+        );
+        for c in &r.skipped_commits {
+            crate::out::outln!("  {}: {}", &c.commit[..12.min(c.commit.len())], c.reason);
         }
     }
     if let Some(run) = &r.last_run {

@@ -60,9 +60,20 @@ pub enum Event {
     /// A human approved or rejected a lesson.
     LessonReviewed(LessonReviewed),
     /// The index was moved back to an earlier journaled commit's state
-    /// (`sno rollback`). Last in the enum: bincode tags variants by position,
-    /// so older records keep their meaning.
+    /// (`sno rollback`). Bincode tags variants by position, so new events go
+    /// last and older records keep their meaning.
     RolledBack(RolledBack),
+    /// A commit of the history could not be indexed (its objects cannot be
+    /// read); the run went on without it.
+    CommitSkipped(CommitSkipped),
+}
+
+/// See [`Event::CommitSkipped`].
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, Debug)]
+pub struct CommitSkipped {
+    pub commit: CommitId,
+    /// Why, as git said it.
+    pub reason: String,
 }
 
 impl Event {
@@ -77,6 +88,7 @@ impl Event {
             Event::LessonAnalysisSubmitted(_) => "LessonAnalysisSubmitted",
             Event::LessonReviewed(_) => "LessonReviewed",
             Event::RolledBack(_) => "RolledBack",
+            Event::CommitSkipped(_) => "CommitSkipped",
         }
     }
 
@@ -93,7 +105,10 @@ impl Event {
     pub fn is_memory(&self) -> bool {
         !matches!(
             self,
-            Event::CommitIndexed(_) | Event::BranchMoved(_) | Event::RolledBack(_)
+            Event::CommitIndexed(_)
+                | Event::BranchMoved(_)
+                | Event::RolledBack(_)
+                | Event::CommitSkipped(_)
         )
     }
 

@@ -357,7 +357,10 @@ impl Memory {
                     l.review = Some(r.clone());
                 }
             }
-            Event::CommitIndexed(_) | Event::BranchMoved(_) | Event::RolledBack(_) => {}
+            Event::CommitIndexed(_)
+            | Event::BranchMoved(_)
+            | Event::RolledBack(_)
+            | Event::CommitSkipped(_) => {}
         }
     }
 

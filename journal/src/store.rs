@@ -33,6 +33,9 @@ const VECTORS: TableDefinition<u64, &[u8]> = TableDefinition::new("vectors");
 /// Index of memory events: the sequence numbers of checkpoints, decisions
 /// and lesson events, so memory is read without decoding every commit.
 const MEMORY: TableDefinition<u64, ()> = TableDefinition::new("memory");
+/// Commits of the history that could not be indexed: commit -> reason
+/// (an index of `CommitSkipped` events, written with them).
+const SKIPPED: TableDefinition<&[u8], &str> = TableDefinition::new("skipped");
 /// MCP sessions by id (not replayed state, like audit).
 const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions");
 
@@ -145,6 +148,7 @@ impl Journal {
             tx.open_table(VECTORS)?;
             tx.open_table(MEMORY)?;
             tx.open_table(SESSIONS)?;
+            tx.open_table(SKIPPED)?;
         }
         tx.commit()?;
         Ok(())
@@ -429,9 +433,27 @@ impl Journal {
             "events with deltas go through append_commit"
         );
         let tx = self.db.begin_write()?;
+        if let Event::CommitSkipped(s) = &ev {
+            tx.open_table(SKIPPED)?
+                .insert(s.commit.0.as_slice(), s.reason.as_str())?;
+        }
         let seq = append_event(&tx, ev)?;
         tx.commit()?;
         Ok(seq)
+    }
+
+    /// Commits of the history that could not be indexed, with why.
+    pub fn skipped_commits(&self) -> Result<Vec<(CommitId, String)>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(SKIPPED)?;
+        let mut out = Vec::new();
+        for row in t.iter()? {
+            let (k, v) = row?;
+            if let Ok(id) = <[u8; 20]>::try_from(k.value()) {
+                out.push((CommitId(id), v.value().to_string()));
+            }
+        }
+        Ok(out)
     }
 
     /// Reads events with `from <= seq < to`, in order, as stored.

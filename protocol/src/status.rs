@@ -63,6 +63,13 @@ pub struct Failure {
     pub reason: String,
 }
 
+/// A commit of the history that could not be indexed.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SkippedCommit {
+    pub commit: String,
+    pub reason: String,
+}
+
 /// What the last indexing run did.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LastRun {
@@ -93,6 +100,10 @@ pub struct StatusReport {
     #[serde(default)]
     pub secrets: SecretCounts,
     pub failures: Vec<Failure>,
+    /// Commits of the history whose objects could not be read: indexing
+    /// went on without them.
+    #[serde(default)]
+    pub skipped_commits: Vec<SkippedCommit>,
     pub last_run: Option<LastRun>,
     /// Digest of the views: equal digests mean equal indexed states.
     pub views_digest: String,

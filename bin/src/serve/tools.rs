@@ -193,6 +193,8 @@ impl SnoServer {
                     last.as_ref(),
                     self.core.mask_secrets,
                 );
+                let mut r = r;
+                r.skipped_commits = crate::commands::skipped_commits(j)?;
                 Ok(serde_json::to_value(&r)?)
             })?;
             Ok((*v).clone())

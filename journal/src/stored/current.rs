@@ -10,7 +10,8 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::event::{
-    BranchMoved, CommitIndexed, Envelope, Event, FileChange, FileDelta, FileMeta, RolledBack,
+    BranchMoved, CommitIndexed, CommitSkipped, Envelope, Event, FileChange, FileDelta, FileMeta,
+    RolledBack,
 };
 use crate::memory::{
     Binding, CheckpointCreated, DecisionLogged, LessonAnalysisSubmitted, LessonProposed,
@@ -346,6 +347,14 @@ pub(crate) enum EventDef {
     LessonAnalysisSubmitted(#[serde(with = "LessonAnalysisSubmittedDef")] LessonAnalysisSubmitted),
     LessonReviewed(#[serde(with = "LessonReviewedDef")] LessonReviewed),
     RolledBack(#[serde(with = "RolledBackDef")] RolledBack),
+    CommitSkipped(#[serde(with = "CommitSkippedDef")] CommitSkipped),
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "CommitSkipped")]
+pub(crate) struct CommitSkippedDef {
+    commit: crate::model::CommitId,
+    reason: String,
 }
 
 #[derive(Serialize, Deserialize)]
