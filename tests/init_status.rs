@@ -146,3 +146,23 @@ fn gitignore_of_the_commit_is_respected_even_for_force_added_files() {
     assert!(String::from_utf8_lossy(&bytes).contains("generated/schema.py"));
     assert_eq!(repo.sno_json(&["doctor", "--json"])["ok"], true);
 }
+
+#[test]
+fn init_says_its_skip_counts_are_over_the_run_and_status_counts_head() {
+    let repo = Repo::new();
+    for i in 0..3 {
+        repo.write("notes.txt", format!("version {i}\n"));
+        repo.write("a.py", format!("A = {i}\n"));
+        repo.commit(&format!("c{i}"));
+    }
+    let out = repo.sno(&["init"]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(text.contains("3 without a grammar"), "{text}");
+    assert!(text.contains("across the 3 commits"), "{text}");
+    let status = repo.status();
+    assert_eq!(
+        status["files"]["skipped"]["unsupported_language"], 1,
+        "{status}"
+    );
+}

@@ -164,3 +164,51 @@ fn write_merges_into_existing_config_files_and_refuses_what_it_cannot_merge() {
     assert_error_code(&o, "SNO-CONFIG-UNMERGEABLE");
     assert_eq!(std::fs::read_to_string(&zed).unwrap(), original);
 }
+
+/// The `env` table of the `sno` entry, if any.
+fn env_of(client: &str, text: &str) -> Value {
+    if client == "codex" {
+        let t: toml::Value = toml::from_str(text).unwrap();
+        serde_json::to_value(&t["mcp_servers"]["sno"]).unwrap()["env"].clone()
+    } else {
+        let v: Value = serde_json::from_str(text).unwrap();
+        let key = if client == "zed" {
+            "context_servers"
+        } else {
+            "mcpServers"
+        };
+        v[key]["sno"]["env"].clone()
+    }
+}
+
+#[test]
+fn the_block_carries_the_model_or_says_search_would_have_none() {
+    let repo = Repo::new();
+    repo.write("a.py", "def f():\n    pass\n");
+    repo.commit("seed");
+    let model = tempfile::tempdir().unwrap();
+    std::fs::write(model.path().join("model.safetensors"), b"").unwrap();
+    let model_dir = model.path().canonicalize().unwrap().display().to_string();
+    for client in CLIENTS {
+        let o = sno_in(
+            repo.path(),
+            &["mcp", "config", "--client", client],
+            &[("SNO_MODEL", &model_dir)],
+        );
+        assert!(o.status.success(), "{client}: {}", stderr(&o));
+        assert_eq!(
+            env_of(client, &stdout(&o))["SNO_MODEL"],
+            model_dir.as_str(),
+            "{client}"
+        );
+    }
+    // No model anywhere, none in the cache: the user is told, once.
+    let mut c = sno_command();
+    c.env_remove("SNO_MODEL")
+        .args(["mcp", "config", "--client", "cursor"])
+        .current_dir(repo.path());
+    let o = c.output().unwrap();
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("lexical search"), "{}", stderr(&o));
+    assert!(env_of("cursor", &stdout(&o)).is_null(), "{}", stdout(&o));
+}

@@ -55,7 +55,10 @@ fn symbol_exact_then_prefix_then_fuzzy_with_locations() {
     assert_eq!(r["results"][0]["qualified_name"], "read_text");
     assert_eq!(r["results"][0]["match_kind"], "prefix");
 
-    let r = repo.sno_json(&["symbol", "raed_text", "--json"]);
+    // Only names close in spelling: exit 1, as for no match.
+    let out = repo.sno(&["symbol", "raed_text", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["results"][0]["qualified_name"], "read_text");
     assert_eq!(r["results"][0]["match_kind"], "fuzzy");
 
@@ -323,4 +326,24 @@ fn a_reader_that_stops_early_is_not_an_error() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{:?}", out.status);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panic"));
+}
+
+#[test]
+fn a_fuzzy_only_symbol_match_says_so_and_exits_non_zero() {
+    let (repo, _) = indexed();
+    let exact = repo.sno(&["symbol", "Config"]);
+    assert!(exact.status.success());
+    assert!(!stdout(&exact).contains("(fuzzy)"));
+    let out = repo.sno(&["symbol", "Confg"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("(fuzzy)"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("no symbol named `Confg`"),
+        "{}",
+        stderr(&out)
+    );
+    let out = repo.sno(&["symbol", "Confg", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["results"][0]["match_kind"], "fuzzy", "{v}");
 }

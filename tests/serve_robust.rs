@@ -42,7 +42,21 @@ fn hostile_input_gets_protocol_answers_and_the_journal_survives() {
 
     // Unknown method: a JSON-RPC error, and the server goes on.
     let r = s.request("no/such/method", json!({}));
-    assert!(r["error"]["code"].is_i64(), "{r}");
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    assert_eq!(
+        r["error"]["data"]["error"]["code"], "SNO-UNKNOWN-METHOD",
+        "{r}"
+    );
+    // A known method with params that do not fit it: invalid params.
+    for params in [
+        json!({"name": 5}),
+        json!({"name": "status", "arguments": "x"}),
+        json!({}),
+    ] {
+        let r = s.request("tools/call", params.clone());
+        assert_eq!(r["error"]["code"], -32602, "{params}: {r}");
+        assert_eq!(r["error"]["data"]["error"]["code"], "SNO-BAD-ARGS", "{r}");
+    }
     // Unknown tool: an error carrying the contract with near names.
     let r = s.call("file_outlin", json!({"file": "x"}));
     assert_eq!(
@@ -580,4 +594,55 @@ fn answers_name_files_edited_since_the_indexed_commit() {
     assert_eq!(edit(&mut s, None)["edited_in_work_tree"], false);
     assert!(s.finish().success());
     wait_for_daemon_exit(&repo);
+}
+
+#[test]
+fn the_audit_prints_times_and_escapes_what_agents_sent() {
+    let repo = indexed();
+    let mut s = Server::init(&repo, "2025-06-18").0;
+    let r = s.call("status\u{1b}[31mred", json!({}));
+    assert!(r["error"].is_object(), "{r}");
+    s.call("status", json!({}));
+    s.finish();
+    wait_for_daemon_exit(&repo);
+    let out = repo.sno(&["audit"]);
+    let text = stdout(&out);
+    assert!(
+        !text.contains('\u{1b}'),
+        "a raw escape reached the terminal: {text:?}"
+    );
+    assert!(text.contains("\\u{1b}[31mred"), "{text}");
+    // RFC 3339 times, not epoch milliseconds.
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("20") && first.contains('T') && first.contains('Z'),
+        "{first}"
+    );
+}
+
+#[test]
+fn a_daemon_whose_repository_is_deleted_leaves() {
+    let repo = indexed();
+    let mut s = Server::start_with(&repo, &[("SNO_SERVE_IDLE_SECS", "3600")]);
+    let r = s.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    assert!(r["result"].is_object());
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let pid = server_pid(&mut s);
+    std::fs::remove_dir_all(repo.path()).unwrap();
+    let t = Instant::now();
+    while std::path::Path::new(&format!("/proc/{pid}")).exists()
+        && std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|st| !st.contains(") Z "))
+            .unwrap_or(false)
+    {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the daemon stayed after its repository was deleted"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(s);
 }

@@ -274,6 +274,9 @@ pub fn init_json(
             "files_parsed": r.files_parsed,
             "files_reparsed": s.files_reparsed,
             "failures": r.failures.iter().map(|(p, why)| serde_json::json!({"path": p, "reason": why})).collect::<Vec<_>>(),
+            // File versions seen over the run's commits, not the files of
+            // the indexed state (which `status` counts).
+            "skipped_scope": "file versions across the commits of this run",
             "skipped": {
                 "binary": r.skipped_binary,
                 "too_large": r.skipped_too_large,
@@ -320,8 +323,18 @@ pub fn report_init(
     let skipped =
         r.skipped_binary + r.skipped_too_large + r.skipped_unsupported + r.skipped_ignored;
     if skipped + r.excluded_secrets > 0 {
+        // Counted over the run: a file that changed in five commits counts
+        // five times. `status` counts the indexed state.
+        let scope = if r.commits_indexed > 1 {
+            format!(
+                " (file versions seen across the {} commits; `sno status` counts HEAD's files)",
+                r.commits_indexed
+            )
+        } else {
+            String::new()
+        };
         crate::out::outln!(
-            "     skipped {} binary, {} over the size limit, {} without a grammar, {} ignored; {} secret file(s) never admitted",
+            "     skipped {} binary, {} over the size limit, {} without a grammar, {} ignored; {} secret file(s) never admitted{scope}",
             r.skipped_binary, r.skipped_too_large, r.skipped_unsupported, r.skipped_ignored, r.excluded_secrets
         );
     }

@@ -24,6 +24,20 @@ pub enum Client {
 pub struct Launch {
     pub command: String,
     pub args: Vec<String>,
+    /// Environment the server needs (the embedding model), which a client
+    /// started from a desktop does not inherit from the user's shell.
+    pub env: Vec<(String, String)>,
+}
+
+impl Launch {
+    fn env_json(&self) -> Value {
+        Value::Object(
+            self.env
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect(),
+        )
+    }
 }
 
 impl Client {
@@ -50,22 +64,27 @@ impl Client {
     }
 
     fn json_entry(self, l: &Launch) -> (&'static str, Value) {
+        let env = l.env_json();
         match self {
             Client::ClaudeCode => (
                 "mcpServers",
-                json!({ "type": "stdio", "command": l.command, "args": l.args, "env": {} }),
+                json!({ "type": "stdio", "command": l.command, "args": l.args, "env": env }),
             ),
             Client::Zed => (
                 "context_servers",
-                json!({ "command": l.command, "args": l.args, "env": {} }),
+                json!({ "command": l.command, "args": l.args, "env": env }),
             ),
             Client::Cline => (
                 "mcpServers",
-                json!({ "command": l.command, "args": l.args, "disabled": false, "autoApprove": [] }),
+                json!({ "command": l.command, "args": l.args, "env": env, "disabled": false, "autoApprove": [] }),
+            ),
+            _ if l.env.is_empty() => (
+                "mcpServers",
+                json!({ "command": l.command, "args": l.args }),
             ),
             _ => (
                 "mcpServers",
-                json!({ "command": l.command, "args": l.args }),
+                json!({ "command": l.command, "args": l.args, "env": env }),
             ),
         }
     }
@@ -135,6 +154,13 @@ fn insert_toml(doc: &mut toml_edit::DocumentMut, name: &str, l: &Launch) {
         args.push(a.as_str());
     }
     server.insert("args", value(args));
+    if !l.env.is_empty() {
+        let mut env = toml_edit::InlineTable::new();
+        for (k, v) in &l.env {
+            env.insert(k, v.as_str().into());
+        }
+        server.insert("env", value(env));
+    }
     if let Some(t) = doc["mcp_servers"].as_table_mut() {
         t.insert(name, Item::Table(server));
     }
@@ -149,6 +175,33 @@ fn unreadable(why: String) -> ErrorContract {
     )
 }
 
+/// The model setting a server started by a client needs, and a note on
+/// stderr when search would have no model: a client started from a desktop
+/// does not see the shell's `SNO_MODEL`, and an offline machine cannot
+/// download the default, so its agent would silently get lexical search.
+fn model_env(config: &sno_actors::config::IndexConfig) -> Vec<(String, String)> {
+    if let Some(m) = std::env::var("SNO_MODEL").ok().filter(|m| !m.is_empty()) {
+        let m = sno_query::semantic::source_name(&m);
+        if !sno_query::semantic::available_offline(&m) {
+            crate::out::errln!(
+                "sno: note: SNO_MODEL names {m}, which is not a model directory here"
+            );
+        }
+        return vec![("SNO_MODEL".into(), m)];
+    }
+    if config.model.is_some() {
+        // .sno/config.toml names it; the server reads that itself.
+        return Vec::new();
+    }
+    let default = crate::search::DEFAULT_MODEL;
+    if !sno_query::semantic::available_offline(default) {
+        crate::out::errln!(
+            "sno: note: no embedding model is set and {default} is not in the Hugging Face cache: the server downloads it on first use if it can reach huggingface.co, and answers with lexical search otherwise (each answer's header says which). Set SNO_MODEL to a model2vec directory before running this command to put it in the block, or `[search] model` in .sno/config.toml."
+        );
+    }
+    Vec::new()
+}
+
 /// `sno mcp config`.
 pub fn run(
     client: Client,
@@ -158,9 +211,11 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     let paths = crate::repo::RepoPaths::discover(path)?;
     let exe = std::env::current_exe()?;
+    let config = sno_actors::config::IndexConfig::load(&paths.config()).unwrap_or_default();
     let launch = Launch {
         command: exe.display().to_string(),
         args: vec!["serve".into(), paths.root.display().to_string()],
+        env: model_env(&config),
     };
     let name = "sno";
     if !write {
@@ -194,6 +249,7 @@ mod tests {
         Launch {
             command: "/usr/bin/sno".into(),
             args: vec!["serve".into(), "/r".into()],
+            env: Vec::new(),
         }
     }
 

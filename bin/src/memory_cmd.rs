@@ -55,12 +55,35 @@ pub fn audit(path: &Path, tail: usize, json: bool) -> anyhow::Result<ExitCode> {
                 c.error.as_deref().unwrap_or("ok")
             ),
         };
-        outln!("{}  {line}", r.time_ms);
+        outln!("{}  {}", utc(r.time_ms), printable(&line));
     }
     if records.is_empty() {
         outln!("sno: the audit trail is empty");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A time in milliseconds since the epoch, as RFC 3339 UTC.
+pub fn utc(ms: u64) -> String {
+    jiff::Timestamp::from_millisecond(ms as i64)
+        .map(|t| t.round(jiff::Unit::Millisecond).unwrap_or(t).to_string())
+        .unwrap_or_else(|_| format!("{ms} ms"))
+}
+
+/// Text from agents (tool names, queries) as it may be printed on a
+/// terminal: control characters escaped, so none can move the cursor or
+/// recolour the screen.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
 }
 
 /// `sno lessons list`.

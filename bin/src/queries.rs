@@ -124,18 +124,34 @@ pub fn symbol(name: &str, q: &QueryOpts, limit: usize) -> anyhow::Result<ExitCod
         })
         .into());
     }
+    // Only names close in spelling: say so, and exit 1 as for no match, so
+    // a script (or an agent reading the exit status) is not told it found it.
+    let fuzzy = hits
+        .iter()
+        .all(|h| h.match_kind == sno_protocol::query::MatchKind::Fuzzy);
+    if fuzzy {
+        crate::out::errln!(
+            "sno: no symbol named `{name}`; these are close in spelling (fuzzy matches)"
+        );
+    }
     emit(&a, q.json, &hits, || {
         for h in &hits {
             let s = &h.symbol;
             crate::out::outln!(
-                "{}:{}  {} {}  {}",
+                "{}:{}  {} {}  {}{}",
                 s.path,
                 s.line,
                 s.kind,
                 s.qualified_name,
-                s.signature
+                s.signature,
+                if fuzzy { "  (fuzzy)" } else { "" }
             );
         }
+    })?;
+    Ok(if fuzzy {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 

@@ -105,6 +105,16 @@ fn hub_cache_dir(id: &str) -> Option<std::path::PathBuf> {
         .map(|e| e.path())
 }
 
+/// Whether the model `spec` names can be loaded without the network: a
+/// model directory, or a Hugging Face id already in the cache.
+pub fn available_offline(spec: &str) -> bool {
+    let p = Path::new(spec);
+    if p.is_dir() {
+        return p.join("model.safetensors").exists() || p.join("0_StaticEmbedding").is_dir();
+    }
+    hub_cache_dir(spec).is_some()
+}
+
 /// The name vectors made by the model `spec` names are stored under: one
 /// directory named two ways (`a/../b`, a symlink) is one model.
 pub fn source_name(spec: &str) -> String {

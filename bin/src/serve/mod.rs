@@ -232,6 +232,7 @@ async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> any
     });
     let follower = follow(&paths, &journal, &activity).await;
     let mut served_any = false;
+    let mut ticks: u64 = 0;
     let mut tick = tokio::time::interval(Duration::from_millis(20));
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let terminated = loop {
@@ -243,6 +244,13 @@ async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> any
                 }
             }
             _ = tick.tick() => {
+                ticks += 1;
+                // Once a second: a repository deleted under the daemon has
+                // nobody left to serve (its database is gone with it).
+                if ticks.is_multiple_of(50) && !paths.db().exists() {
+                    tracing::info!(repository = %paths.root.display(), "the repository is gone: the sno daemon exits");
+                    break true;
+                }
                 if activity.active.load(Ordering::SeqCst) > 0 {
                     continue;
                 }

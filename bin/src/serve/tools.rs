@@ -16,8 +16,8 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
-    Implementation, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
@@ -1180,6 +1180,54 @@ impl ServerHandler for SnoServer {
                  `log_decision`; follow `get_approved_memory`."
                     .to_string(),
             )
+    }
+
+    /// rmcp hands over as "custom" every request whose params do not fit
+    /// its method: a known method with such params is an invalid-params
+    /// error (-32602), not an unknown method.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let method = request.method.clone();
+        const KNOWN: &[&str] = &[
+            "initialize",
+            "ping",
+            "tools/call",
+            "tools/list",
+            "resources/list",
+            "resources/read",
+            "resources/templates/list",
+            "prompts/list",
+            "prompts/get",
+            "completion/complete",
+            "logging/setLevel",
+        ];
+        if KNOWN.contains(&method.as_str()) {
+            let c = ErrorContract::new(
+                "SNO-BAD-ARGS",
+                format!("invalid params for `{method}`"),
+                "tools/call takes {\"name\": <tool name>, \"arguments\": {...}}; tools/list shows each tool's arguments.",
+                Fixability::Trivial,
+            );
+            return Err(ErrorData::new(
+                ErrorCode::INVALID_PARAMS,
+                c.message.clone(),
+                Some(json!({ "error": c })),
+            ));
+        }
+        let c = ErrorContract::new(
+            "SNO-UNKNOWN-METHOD",
+            format!("sno does not answer `{}`", cut(&method, 100)),
+            "Use the MCP methods initialize, tools/list and tools/call.",
+            Fixability::Trivial,
+        );
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            c.message.clone(),
+            Some(json!({ "error": c })),
+        ))
     }
 
     async fn call_tool(
