@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use ractor::Actor;
-use sno_actors::config::IndexConfig;
-use sno_actors::embedder::{EmbedSummary, EmbedderMsg};
-use sno_actors::indexer::{IndexRequest, IndexSummary, IndexerMsg};
-use sno_actors::supervisor::{Supervisor, SupervisorArgs, SupervisorMsg};
+use sno_engine::config::IndexConfig;
+use sno_engine::embedder::{EmbedSummary, EmbedderMsg};
+use sno_engine::indexer::{IndexRequest, IndexSummary, IndexerMsg};
+use sno_engine::supervisor::{Supervisor, SupervisorArgs, SupervisorMsg};
 use sno_journal::event::Event;
 use sno_journal::lock::WriterLock;
 use sno_journal::model::{CommitId, Seq};
@@ -556,7 +556,7 @@ fn rollback(path: &Path, to: &str, json: bool) -> anyhow::Result<ExitCode> {
     let journal = open_existing(&paths)?;
     let commit = resolve_journaled(&paths, &journal, to)?;
     // A watcher leaves the rollback alone while HEAD stays here.
-    let git_head = sno_actors::git::GitRepo::open(&paths.root)
+    let git_head = sno_index::git::GitRepo::open(&paths.root)
         .ok()
         .and_then(|r| r.head().ok());
     let outcome = rollback_to(&journal, &commit, git_head)?;
@@ -608,7 +608,7 @@ pub fn resolve_journaled(
     if let Some(id) = CommitId::from_hex(spec) {
         return Ok(id);
     }
-    let repo = sno_actors::git::GitRepo::open(&paths.root)?;
+    let repo = sno_index::git::GitRepo::open(&paths.root)?;
     match repo.resolve(spec) {
         Ok(id) => Ok(id),
         Err(_) => {
@@ -621,7 +621,7 @@ pub fn resolve_journaled(
                     }
                 }
             }
-            found.ok_or_else(|| sno_actors::git::GitError::UnknownRevision(spec.to_string()).into())
+            found.ok_or_else(|| sno_index::git::GitError::UnknownRevision(spec.to_string()).into())
         }
     }
 }

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard};
 
-use sno_actors::agent::{
+use sno_agent::{
     lesson_prompt, parse_draft, AgentError, Completion, Draft, Provider, RevertFacts, LESSON_SYSTEM,
 };
 use sno_journal::audit::{AuditEntry, AuditRecord, LlmCall};
@@ -42,7 +42,7 @@ fn revert_facts(
     journal: &Journal,
     p: &LessonProposed,
 ) -> anyhow::Result<RevertFacts> {
-    let repo = sno_actors::git::GitRepo::open(&paths.root).ok();
+    let repo = sno_index::git::GitRepo::open(&paths.root).ok();
     Ok(RevertFacts {
         summary: p.summary.clone(),
         reverted_message: p
@@ -179,7 +179,7 @@ fn stops_the_run(e: &AgentError) -> bool {
 /// run itself succeeded.
 pub fn draft_after_index(paths: &RepoPaths, since: Seq) {
     static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    let Ok(config) = sno_actors::config::IndexConfig::load(&paths.config()) else {
+    let Ok(config) = sno_engine::config::IndexConfig::load(&paths.config()) else {
         return;
     };
     if !config.agent.draft_on_index {

@@ -1,8 +1,8 @@
 //! From internal errors to the error contract users and agents see.
 
-use sno_actors::config::ConfigError;
-use sno_actors::git::GitError;
-use sno_actors::indexer::IndexError;
+use sno_engine::config::ConfigError;
+use sno_engine::indexer::IndexError;
+use sno_index::git::GitError;
 use sno_journal::replay::ReplayError;
 use sno_journal::JournalError;
 use sno_protocol::{ErrorContract, Fixability};
@@ -110,8 +110,8 @@ fn journal_contract(e: &JournalError) -> ErrorContract {
 }
 
 /// The contract for a path the confinement rule refuses.
-pub fn refused_contract(e: &sno_actors::confine::Refused) -> ErrorContract {
-    use sno_actors::confine::Refused;
+pub fn refused_contract(e: &sno_index::confine::Refused) -> ErrorContract {
+    use sno_index::confine::Refused;
     match e {
         Refused::Unreadable { path, reason } => ErrorContract::new(
             "SNO-UNKNOWN-FILE",
@@ -137,7 +137,7 @@ pub fn refused_contract(e: &sno_actors::confine::Refused) -> ErrorContract {
 /// The contract for any error that reaches the command line.
 pub fn contract_of(err: &anyhow::Error) -> ErrorContract {
     for cause in err.chain() {
-        if let Some(e) = cause.downcast_ref::<sno_actors::confine::Refused>() {
+        if let Some(e) = cause.downcast_ref::<sno_index::confine::Refused>() {
             return refused_contract(e);
         }
         if let Some(e) = cause.downcast_ref::<ErrorContract>() {
@@ -184,7 +184,7 @@ pub fn contract_of(err: &anyhow::Error) -> ErrorContract {
                 ReplayError::Journal(j) => journal_contract(j),
             };
         }
-        if let Some(e) = cause.downcast_ref::<sno_actors::agent::AgentError>() {
+        if let Some(e) = cause.downcast_ref::<sno_agent::AgentError>() {
             return agent_contract(e);
         }
         if let Some(e) = cause.downcast_ref::<ConfigError>() {
@@ -220,8 +220,8 @@ pub fn contract_of(err: &anyhow::Error) -> ErrorContract {
     )
 }
 
-pub fn agent_contract(e: &sno_actors::agent::AgentError) -> ErrorContract {
-    use sno_actors::agent::AgentError;
+pub fn agent_contract(e: &sno_agent::AgentError) -> ErrorContract {
+    use sno_agent::AgentError;
     let (code, hint, fix) = match e {
         AgentError::NotConfigured => (
             "SNO-AGENT-OFF",

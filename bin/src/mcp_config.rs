@@ -179,7 +179,7 @@ fn unreadable(why: String) -> ErrorContract {
 /// stderr when search would have no model: a client started from a desktop
 /// does not see the shell's `SNO_MODEL`, and an offline machine cannot
 /// download the default, so its agent would silently get lexical search.
-fn model_env(config: &sno_actors::config::IndexConfig) -> Vec<(String, String)> {
+fn model_env(config: &sno_engine::config::IndexConfig) -> Vec<(String, String)> {
     if let Some(m) = std::env::var("SNO_MODEL").ok().filter(|m| !m.is_empty()) {
         let m = sno_query::semantic::source_name(&m);
         if !sno_query::semantic::available_offline(&m) {
@@ -211,7 +211,7 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     let paths = crate::repo::RepoPaths::discover(path)?;
     let exe = std::env::current_exe()?;
-    let config = sno_actors::config::IndexConfig::load(&paths.config()).unwrap_or_default();
+    let config = sno_engine::config::IndexConfig::load(&paths.config()).unwrap_or_default();
     let launch = Launch {
         command: exe.display().to_string(),
         args: vec!["serve".into(), paths.root.display().to_string()],

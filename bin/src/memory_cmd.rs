@@ -295,10 +295,10 @@ fn sno_step(args: &[&str]) -> Result<String, ExitCode> {
 /// Each draft is journaled as soon as it is made; the first failure stops
 /// the run and is reported (drafts already made stay).
 pub fn lessons_draft(path: &Path, id: Option<&str>, json: bool) -> anyhow::Result<ExitCode> {
-    use sno_actors::agent::Provider;
+    use sno_agent::Provider;
     use sno_journal::memory::LessonStatus;
     let paths = RepoPaths::discover(path)?;
-    let config = sno_actors::config::IndexConfig::load(&paths.config())?;
+    let config = sno_engine::config::IndexConfig::load(&paths.config())?;
     let provider = Provider::from_config_with(&config.agent, crate::serve::forward::env_var)?;
     let journal = open_existing(&paths)?;
     // One drafting at a time in this process (the daemon's follower drafts too).

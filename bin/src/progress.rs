@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use sno_actors::indexer::Progress;
+use sno_engine::indexer::Progress;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Renders progress events until the sender goes away.

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use sno_actors::git::GitRepo;
+use sno_index::git::GitRepo;
 use sno_journal::delta::State;
 use sno_journal::replay::replay_to_commit;
 use sno_protocol::query::AsOfCommit;
@@ -157,7 +157,7 @@ pub fn symbol(name: &str, q: &QueryOpts, limit: usize) -> anyhow::Result<ExitCod
 
 /// A repository-relative path for a file the user named on the command
 /// line (relative to the current directory, or absolute), under the one
-/// confinement rule (`sno_actors::confine`).
+/// confinement rule (`sno_index::confine`).
 fn repo_relative(paths: &RepoPaths, file: &str) -> anyhow::Result<String> {
     let p = Path::new(file);
     let absolute = if p.is_absolute() {

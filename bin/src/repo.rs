@@ -4,9 +4,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use sno_actors::admission::SecretFilter;
-use sno_actors::confine::WorkTree;
-use sno_actors::git::GitRepo;
+use sno_index::admission::SecretFilter;
+use sno_index::confine::WorkTree;
+use sno_index::git::GitRepo;
 
 /// A repository and where sno keeps its files for it.
 #[derive(Clone, Debug)]
@@ -54,18 +54,18 @@ impl RepoPaths {
     /// The work tree and the rule for reading it (secret patterns from
     /// `.sno/config.toml`, else the defaults).
     pub fn work_tree(&self) -> anyhow::Result<WorkTree> {
-        let config = sno_actors::config::IndexConfig::load(&self.config())?;
+        let config = sno_engine::config::IndexConfig::load(&self.config())?;
         self.work_tree_with(&config)
     }
 
     /// [`RepoPaths::work_tree`] with the configuration at hand.
     pub fn work_tree_with(
         &self,
-        config: &sno_actors::config::IndexConfig,
+        config: &sno_engine::config::IndexConfig,
     ) -> anyhow::Result<WorkTree> {
         // A pattern that does not compile must not mean "nothing is secret".
         let secrets = SecretFilter::new(&config.secret_patterns).map_err(|e| {
-            sno_actors::config::ConfigError {
+            sno_engine::config::ConfigError {
                 path: self.config().display().to_string(),
                 message: e,
             }
@@ -80,7 +80,7 @@ impl RepoPaths {
     /// Whether served text has its secret values masked: the config's
     /// `[index] mask_secrets`, and masked when the config cannot be read.
     pub fn mask_secrets(&self) -> bool {
-        sno_actors::config::IndexConfig::load(&self.config())
+        sno_engine::config::IndexConfig::load(&self.config())
             .map(|c| c.mask_secrets)
             .unwrap_or(true)
     }

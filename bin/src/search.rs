@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::process::ExitCode;
 
-use sno_actors::git::GitRepo;
+use sno_index::git::GitRepo;
 use sno_journal::model::Seq;
 use sno_protocol::query::AsOfCommit;
 use sno_query::context::{build_package, PackageInput};
@@ -20,7 +20,7 @@ pub const DEFAULT_MODEL: &str = "minishlab/potion-base-8M";
 
 /// The model to use: `--model`, then `SNO_MODEL`, then `[search] model` of
 /// `.sno/config.toml`, then the default.
-pub fn model_spec(flag: Option<&str>, config: &sno_actors::config::IndexConfig) -> String {
+pub fn model_spec(flag: Option<&str>, config: &sno_engine::config::IndexConfig) -> String {
     flag.map(str::to_string)
         .or_else(|| std::env::var("SNO_MODEL").ok().filter(|m| !m.is_empty()))
         .or_else(|| config.model.clone())
@@ -96,7 +96,7 @@ pub fn package_from(
     let head_now = repo.head().ok().map(|c| c.to_hex());
     let head_differs = head_now.filter(|h| *h != as_of.commit);
 
-    let config = sno_actors::config::IndexConfig::load(&paths.config())?;
+    let config = sno_engine::config::IndexConfig::load(&paths.config())?;
     let model_spec = model_spec(a.model, &config);
     let (embedder, semantic_off) = if a.lexical_only {
         (None, Some("--lexical-only".to_string()))
@@ -166,12 +166,12 @@ pub fn package_from(
 /// Whether `path` differs in the work tree from its indexed version (an
 /// unreadable file counts as changed: its indexed text cannot be vouched for).
 pub fn edited_in_work_tree(
-    work_tree: &sno_actors::confine::WorkTree,
+    work_tree: &sno_index::confine::WorkTree,
     path: &str,
     rec: &sno_journal::model::FileRecord,
 ) -> bool {
     match work_tree.compare(path, rec.blob, rec.size) {
-        Ok(f) => f != sno_actors::confine::WorkTreeFile::Same,
+        Ok(f) => f != sno_index::confine::WorkTreeFile::Same,
         Err(e) => {
             tracing::warn!(path, error = %e, "could not compare a file with the work tree");
             true

@@ -1,7 +1,7 @@
 //! Following the repository: `sno watch`, and the same follower inside the
 //! daemon behind `sno serve`.
 //!
-//! The watcher actor (`sno_actors::watcher`) says when HEAD leaves the
+//! The watcher actor (`sno_engine::watcher`) says when HEAD leaves the
 //! indexed commit; a [`Follower`] indexes each such change, one run at a
 //! time, as `sno init` would. Changes that arrive during a run are folded
 //! into the next one: only where HEAD is then matters.
@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use ractor::{Actor, ActorRef};
-use sno_actors::config::{IndexConfig, WatchConfig};
-use sno_actors::watcher::{IndexedHead, RepoChanged, Watcher, WatcherArgs, WatcherMsg};
+use sno_engine::config::{IndexConfig, WatchConfig};
+use sno_engine::watcher::{IndexedHead, RepoChanged, Watcher, WatcherArgs, WatcherMsg};
 use sno_journal::model::CommitId;
 
 use crate::cli::InitArgs;

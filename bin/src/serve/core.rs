@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ractor::{Actor, ActorRef};
-use sno_actors::audit::{Audit, AuditMsg};
+use sno_engine::audit::{Audit, AuditMsg};
 use sno_journal::audit::{AuditEntry, AuditRecord};
 use sno_journal::delta::State;
 use sno_journal::model::Seq;
@@ -50,7 +50,7 @@ self_cell::self_cell!(
     }
 );
 
-pub use sno_actors::config::ServeConfig;
+pub use sno_engine::config::ServeConfig;
 
 /// Shared by every session of the server.
 pub struct Core {
@@ -59,7 +59,7 @@ pub struct Core {
     pub audit: ActorRef<AuditMsg>,
     pub config: ServeConfig,
     /// The rule for every path an agent names and every work-tree read.
-    pub work_tree: sno_actors::confine::WorkTree,
+    pub work_tree: sno_index::confine::WorkTree,
     /// Mask secret values in what is served (`[index] mask_secrets`).
     pub mask_secrets: bool,
     model_spec: String,
@@ -73,7 +73,7 @@ pub struct Core {
     status: Mutex<Option<(String, u64, Arc<serde_json::Value>)>>,
     /// One git handle for reads, and file contents already read from it:
     /// inflating blobs per call is what made text search slow.
-    git: Mutex<Option<sno_actors::git::GitRepo>>,
+    git: Mutex<Option<sno_index::git::GitRepo>>,
     blobs: Mutex<BlobCache>,
     /// Memory folded from the journal, by the journal length it reflects:
     /// every search reads the approved lessons' files.
@@ -117,7 +117,7 @@ impl Core {
         // A broken config file is reported by `sno init` and `sno status`;
         // the server keeps serving with defaults rather than refusing to start.
         let index_config =
-            sno_actors::config::IndexConfig::load(&paths.config()).unwrap_or_else(|e| {
+            sno_engine::config::IndexConfig::load(&paths.config()).unwrap_or_else(|e| {
                 tracing::warn!(error = %e, "ignoring an invalid .sno/config.toml");
                 Default::default()
             });
@@ -426,10 +426,10 @@ impl Core {
     }
 
     /// Runs `f` with the shared git handle (opened on first use).
-    pub fn with_git<T>(&self, f: impl FnOnce(&sno_actors::git::GitRepo) -> T) -> anyhow::Result<T> {
+    pub fn with_git<T>(&self, f: impl FnOnce(&sno_index::git::GitRepo) -> T) -> anyhow::Result<T> {
         let mut git = self.git.lock().unwrap_or_else(|e| e.into_inner());
         if git.is_none() {
-            *git = Some(sno_actors::git::GitRepo::open(&self.paths.root)?);
+            *git = Some(sno_index::git::GitRepo::open(&self.paths.root)?);
         }
         Ok(f(git.as_ref().expect("opened above")))
     }

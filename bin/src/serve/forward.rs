@@ -66,7 +66,7 @@ pub fn env_var(name: &str) -> Option<String> {
 
 /// The caller's variables a forwarded `sno lessons draft` needs.
 fn caller_env(paths: &RepoPaths) -> Vec<(String, String)> {
-    let Ok(config) = sno_actors::config::IndexConfig::load(&paths.config()) else {
+    let Ok(config) = sno_engine::config::IndexConfig::load(&paths.config()) else {
         return Vec::new();
     };
     config

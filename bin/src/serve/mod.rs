@@ -314,7 +314,7 @@ async fn follow(
     journal: &Arc<sno_journal::Journal>,
     activity: &Arc<Activity>,
 ) -> Option<crate::watch::Follower> {
-    let config = match sno_actors::config::IndexConfig::load(&paths.config()) {
+    let config = match sno_engine::config::IndexConfig::load(&paths.config()) {
         Ok(c) => c,
         Err(e) => {
             tracing::warn!(error = %e, "invalid .sno/config.toml: following HEAD with the default [watch] settings");
@@ -326,11 +326,11 @@ async fn follow(
         return None;
     }
     let head_of = journal.clone();
-    let indexed: sno_actors::watcher::IndexedHead =
+    let indexed: sno_engine::watcher::IndexedHead =
         Arc::new(move || head_of.head().ok().flatten().map(|h| h.commit));
     let run_paths = paths.clone();
     let activity = activity.clone();
-    let on_change = move |change: sno_actors::watcher::RepoChanged| {
+    let on_change = move |change: sno_engine::watcher::RepoChanged| {
         let _busy = activity.busy();
         let args = crate::watch::follow_args(&run_paths);
         match crate::commands::index_repository(&run_paths, &args, false) {

@@ -22,7 +22,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
-use sno_actors::session::{Session, SessionMsg};
+use sno_engine::session::{Session, SessionMsg};
 use sno_journal::audit::{AuditEntry, Retrieval, ToolCall};
 use sno_journal::event::Event;
 use sno_journal::memory::{
@@ -865,7 +865,7 @@ impl SnoServer {
             let mut facts = sno_extract::extract(lang, &source);
             // Diagnostics quote the source.
             if self.core.mask_secrets {
-                sno_actors::record::mask_facts(&mut facts, &source);
+                sno_index::record::mask_facts(&mut facts, &source);
             }
             Ok(json!({
                 "file": file,
@@ -883,7 +883,7 @@ impl SnoServer {
     fn confine_all(
         &self,
         files: &Option<Vec<String>>,
-    ) -> Result<Vec<String>, sno_actors::confine::Refused> {
+    ) -> Result<Vec<String>, sno_index::confine::Refused> {
         files
             .iter()
             .flatten()
@@ -1084,11 +1084,11 @@ fn language(name: &str) -> Result<sno_journal::model::Language, ErrorContract> {
 /// The indexed state with tracked files' work-tree content parsed in place
 /// of the indexed content (symbols only: a diff of symbols needs no edges).
 fn worktree_state(
-    work_tree: &sno_actors::confine::WorkTree,
+    work_tree: &sno_index::confine::WorkTree,
     indexed: &sno_journal::delta::State,
     mask_secrets: bool,
 ) -> anyhow::Result<sno_journal::delta::State> {
-    use sno_actors::confine::WorkTreeFile;
+    use sno_index::confine::WorkTreeFile;
     let mut state = indexed.clone();
     for (path, rec) in indexed {
         let Some(lang) = rec.language else { continue };
@@ -1099,11 +1099,11 @@ fn worktree_state(
                 let facts = sno_extract::extract(lang, &bytes);
                 let mut facts = facts;
                 let masked = if mask_secrets {
-                    sno_actors::record::mask_facts(&mut facts, &bytes)
+                    sno_index::record::mask_facts(&mut facts, &bytes)
                 } else {
                     0
                 };
-                let new = sno_actors::record::parsed_record(
+                let new = sno_index::record::parsed_record(
                     path,
                     rec.blob,
                     bytes.len() as u64,

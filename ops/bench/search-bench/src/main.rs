@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use sno_actors::git::GitRepo;
+use sno_index::git::GitRepo;
 use sno_journal::Journal;
 use sno_query::context::{build_package, PackageInput};
 use sno_query::search::{symbol_text, HistoryFacts, Retriever, SearchRequest, Weights};

@@ -21,7 +21,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef};
 use sno_journal::model::CommitId;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::git::{GitError, GitRepo};
+use sno_index::git::{GitError, GitRepo};
 
 /// Where HEAD points.
 #[derive(Clone, Debug, PartialEq, Eq)]

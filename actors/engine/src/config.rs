@@ -5,45 +5,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-/// Files that hold secrets by their nature. They are never read into the index,
-/// whatever git tracks. Patterns are globs matched against the file name and
-/// against the whole repository-relative path.
-pub const DEFAULT_SECRET_PATTERNS: &[&str] = &[
-    ".env",
-    ".env.*",
-    "*.env",
-    ".envrc",
-    "*.pem",
-    "*.key",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "*.kdbx",
-    "*.gpg",
-    "*.asc",
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ed25519",
-    "*_rsa",
-    "*_ed25519",
-    ".netrc",
-    "_netrc",
-    ".pgpass",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".htpasswd",
-    "credentials",
-    "credentials.json",
-    "**/.aws/credentials",
-    "**/.docker/config.json",
-    "secrets.yml",
-    "secrets.yaml",
-    "secrets.json",
-    "*.tfstate",
-];
+pub use sno_index::admission::DEFAULT_SECRET_PATTERNS;
 
 /// Default largest file (bytes) that is parsed.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
@@ -83,7 +45,7 @@ pub struct IndexConfig {
     /// The `[watch]` table.
     pub watch: WatchConfig,
     /// The `[agent]` table: the LLM provider, if any.
-    pub agent: crate::agent::AgentConfig,
+    pub agent: sno_agent::AgentConfig,
 }
 
 /// The `[watch]` table of `.sno/config.toml`: how the index follows the
@@ -202,7 +164,7 @@ struct ConfigFile {
     #[serde(default)]
     watch: WatchConfig,
     #[serde(default)]
-    agent: crate::agent::AgentConfig,
+    agent: sno_agent::AgentConfig,
 }
 
 /// A config file that cannot be used.

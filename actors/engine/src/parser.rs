@@ -192,7 +192,7 @@ impl Actor for ParseWorker {
         };
         // On the worker, beside the parse: finding secrets reads the file.
         let masked_secrets = if job.mask_secrets {
-            crate::record::mask_facts(&mut facts, &job.bytes)
+            sno_index::record::mask_facts(&mut facts, &job.bytes)
         } else {
             0
         };

@@ -7,6 +7,46 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use sno_journal::model::{Language, SkipReason};
 
+/// Files that hold secrets by their nature. They are never read into the index,
+/// whatever git tracks. Patterns are globs matched against the file name and
+/// against the whole repository-relative path.
+pub const DEFAULT_SECRET_PATTERNS: &[&str] = &[
+    ".env",
+    ".env.*",
+    "*.env",
+    ".envrc",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.kdbx",
+    "*.gpg",
+    "*.asc",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "*_rsa",
+    "*_ed25519",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".htpasswd",
+    "credentials",
+    "credentials.json",
+    "**/.aws/credentials",
+    "**/.docker/config.json",
+    "secrets.yml",
+    "secrets.yaml",
+    "secrets.json",
+    "*.tfstate",
+];
+
 /// The decision for one path, before its content is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PathVerdict {
@@ -150,8 +190,8 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::DEFAULT_SECRET_PATTERNS;
     use super::*;
-    use crate::config::DEFAULT_SECRET_PATTERNS;
 
     fn secrets() -> SecretFilter {
         SecretFilter::new(

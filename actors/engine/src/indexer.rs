@@ -18,14 +18,14 @@ use sno_journal::model::{BlobId, CommitId, FileRecord, FileState, SkipReason};
 use sno_journal::{Flush, Journal, JournalError};
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::admission::{self, ContentVerdict, IgnoreRules, PathVerdict, SecretFilter};
 use crate::audit::AuditMsg;
 use crate::config::IndexConfig;
-use crate::git::{GitError, GitRepo, PathChange};
-use crate::indexing::{advance, RepoIndex, StateAfter};
 use crate::parser::{KeptVersions, ParseJob, ParseOutcome, PoolMsg, Versions};
-use crate::record::{count_lines, parsed_record, skip_state, skipped_record};
 use crate::supervisor::SupervisorMsg;
+use sno_index::admission::{self, ContentVerdict, IgnoreRules, PathVerdict, SecretFilter};
+use sno_index::advance::{advance, RepoIndex, StateAfter};
+use sno_index::git::{GitError, GitRepo, PathChange};
+use sno_index::record::{count_lines, parsed_record, skip_state, skipped_record};
 
 /// What to index.
 #[derive(Clone, Debug)]
@@ -663,7 +663,7 @@ type ParseFuture =
 
 /// A commit whose changes are known and whose files are being parsed.
 struct PreparedCommit {
-    info: crate::git::CommitInfo,
+    info: sno_index::git::CommitInfo,
     /// Paths that leave the index if the state has them (deleted, secret, ignored).
     leaving: Vec<String>,
     /// Records of files tracked but not parsed.
@@ -673,7 +673,7 @@ struct PreparedCommit {
 
 enum Prepared {
     Ready(PreparedCommit),
-    NeedsFull(crate::git::CommitInfo),
+    NeedsFull(sno_index::git::CommitInfo),
 }
 
 impl PreparedCommit {
@@ -777,7 +777,7 @@ fn reconcile(
 /// The lesson a revert commit proposes: the files it changed (none when it
 /// is the first commit indexed, whose deltas are the whole tree).
 fn lesson_of_revert(
-    info: &crate::git::CommitInfo,
+    info: &sno_index::git::CommitInfo,
     base: Option<CommitId>,
     branch: &Option<String>,
     reverted: Option<CommitId>,
