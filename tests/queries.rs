@@ -85,7 +85,7 @@ fn unknown_symbol_answers_with_nearest_names() {
 fn outline_nests_methods_under_classes_without_bodies() {
     let (repo, _) = indexed();
     let r = repo.sno_json(&["outline", "app/config.py", "--json"]);
-    let top = r["results"].as_array().unwrap();
+    let top = r["outline"].as_array().unwrap();
     assert_eq!(top.len(), 1, "only Config at top level: {r}");
     assert_eq!(top[0]["name"], "Config");
     let methods: Vec<&str> = top[0]["children"]
@@ -203,7 +203,8 @@ fn changes_and_at_answer_from_the_journal() {
     let (repo, commits) = indexed();
     let range = format!("{}..{}", commits[0], commits[1]);
     let r = repo.sno_json(&["changes", &range, "--json"]);
-    let changes: Vec<(String, String)> = r["results"]
+    assert_eq!(r["from"]["commit"], commits[0].as_str(), "{r}");
+    let changes: Vec<(String, String)> = r["changes"]
         .as_array()
         .unwrap()
         .iter()

@@ -631,7 +631,13 @@ fn a_daemon_whose_repository_is_deleted_leaves() {
     assert!(r["result"].is_object());
     s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let pid = server_pid(&mut s);
-    std::fs::remove_dir_all(repo.path()).unwrap();
+    // The daemon may write its log while the tree goes: try again then.
+    let mut tries = 0;
+    while let Err(e) = std::fs::remove_dir_all(repo.path()) {
+        tries += 1;
+        assert!(tries < 50, "{e}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let t = Instant::now();
     while std::path::Path::new(&format!("/proc/{pid}")).exists()
         && std::fs::read_to_string(format!("/proc/{pid}/stat"))

@@ -391,15 +391,6 @@ pub enum JournalCommand {
 }
 
 impl Command {
-    /// Commands that run until stopped and own their stdio (a server, the
-    /// daemon, a watch): never run by the daemon for a CLI.
-    pub fn runs_in_its_own_process(&self) -> bool {
-        matches!(
-            self,
-            Command::Serve { .. } | Command::Daemon { .. } | Command::Watch { .. }
-        )
-    }
-
     /// Whether errors should be printed as JSON too.
     pub fn wants_json(&self) -> bool {
         match self {
@@ -433,70 +424,6 @@ impl Command {
             | Command::Refs { q, .. }
             | Command::Grep { q, .. }
             | Command::Changes { q, .. } => q.json,
-        }
-    }
-}
-
-impl Command {
-    /// Every path argument, for [`Command::rebase`] and [`Command::repo_path`].
-    fn paths_mut(&mut self) -> Vec<&mut PathBuf> {
-        match self {
-            Command::Init(InitArgs { path, .. })
-            | Command::Status { path, .. }
-            | Command::Doctor { path, .. }
-            | Command::Replay { path, .. }
-            | Command::Rollback { path, .. }
-            | Command::Serve { path }
-            | Command::Daemon { path }
-            | Command::Watch { path, .. }
-            | Command::Audit { path, .. }
-            | Command::Mcp {
-                command: McpCommand::Config { path, .. },
-            }
-            | Command::Lessons {
-                command:
-                    LessonsCommand::List { path, .. }
-                    | LessonsCommand::Draft { path, .. }
-                    | LessonsCommand::Approve { path, .. }
-                    | LessonsCommand::Reject { path, .. }
-                    | LessonsCommand::Review { path },
-            }
-            | Command::Journal {
-                command: JournalCommand::Log { path, .. } | JournalCommand::Verify { path, .. },
-            } => vec![path],
-            Command::Search { q, .. }
-            | Command::Map { q, .. }
-            | Command::Symbol { q, .. }
-            | Command::Show { q, .. }
-            | Command::Refs { q, .. }
-            | Command::Grep { q, .. }
-            | Command::Changes { q, .. }
-            | Command::Outline { q, .. } => vec![&mut q.repo],
-        }
-    }
-
-    /// The repository the command works on.
-    pub fn repo_path(&mut self) -> PathBuf {
-        self.paths_mut()
-            .into_iter()
-            .next()
-            .cloned()
-            .unwrap_or_else(|| PathBuf::from("."))
-    }
-
-    /// Makes relative paths relative to `cwd`: a command run by a server
-    /// for a CLI (see `serve::forward`) runs in the server's directory.
-    pub fn rebase(&mut self, cwd: &std::path::Path) {
-        if let Command::Outline { file, .. } = self {
-            let p = cwd.join(&*file);
-            if std::path::Path::new(file.as_str()).is_relative() && p.exists() {
-                *file = p.display().to_string();
-            }
-        }
-        for p in self.paths_mut() {
-            if p.is_relative() {
-                *p = cwd.join(&*p);
-            }
         }
     }
 }

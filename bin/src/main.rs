@@ -1,22 +1,20 @@
 //! `sno`: a local, Git-aware code memory for AI coding agents.
 //!
-//! This crate is thin on purpose: it parses arguments, opens the repository
-//! and its journal, starts the actor system when there is work for it, and
-//! prints. Everything it prints as JSON is a `sno-protocol` type.
+//! This crate is a front end, thin on purpose: it parses arguments, asks
+//! the engine (`sno-engine`) — its own, or the daemon's over the socket —
+//! and renders the typed answers. The MCP server and the daemon are front
+//! ends over the same engine. Everything it prints as JSON is a
+//! `sno-protocol` type.
 
 mod cli;
+mod client;
 mod commands;
-mod drafting;
-mod failure;
+mod daemon;
+mod mcp;
 mod mcp_config;
-mod memory_cmd;
 mod out;
 mod progress;
-mod queries;
-mod repo;
-mod report;
-mod search;
-mod serve;
+mod render;
 mod watch;
 
 use std::process::ExitCode;
@@ -43,37 +41,26 @@ fn main() -> ExitCode {
         }
         tracing::error!("panic: {info}");
     }));
-    let json = cli.command.wants_json();
-    let result = commands::run(cli.command);
-    // The database is held by a running `sno serve`: that process runs the
-    // command for us (it owns the database and the writer).
-    if let Some(forwarded) = serve::forward::retry_if_locked(&result) {
-        return forwarded;
-    }
-    finish(result, json)
-}
-
-/// Prints an error in the contract (and as JSON with --json); the exit code.
-fn finish(result: anyhow::Result<ExitCode>, json: bool) -> ExitCode {
-    match result {
-        Ok(code) => code,
-        Err(err) => {
-            let contract = failure::contract_of(&err);
-            if json {
-                out::outln!(
-                    "{}",
-                    serde_json::to_string_pretty(&serde_json::json!({ "error": contract }))
-                        .unwrap_or_default()
-                );
-            }
-            out::errln!("error[{}]: {}", contract.code, contract.message);
-            out::errln!("  hint: {}", contract.llm_hint);
-            if !contract.did_you_mean.is_empty() {
-                out::errln!("  did you mean: {}", contract.did_you_mean.join(", "));
-            }
-            ExitCode::from(1)
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .max(2);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            let c =
+                sno_protocol::ErrorCode::Internal.with(format!("starting the async runtime: {e}"));
+            return render::error(&c, cli.command.wants_json());
         }
-    }
+    };
+    let code = runtime.block_on(commands::run(cli.command));
+    // A relay's stdin reader may still be blocked in a read: do not wait.
+    runtime.shutdown_background();
+    code
 }
 
 /// Under `sno serve`, logs also go to `.sno/logs/serve.log`: the client
@@ -82,7 +69,7 @@ fn serve_log(cmd: &cli::Command) -> Option<std::fs::File> {
     let (cli::Command::Serve { path } | cli::Command::Daemon { path }) = cmd else {
         return None;
     };
-    let paths = repo::RepoPaths::discover(path).ok()?;
+    let paths = sno_engine::RepoPaths::discover(path).ok()?;
     let dir = paths.sno_dir.join("logs");
     std::fs::create_dir_all(&dir).ok()?;
     std::fs::OpenOptions::new()

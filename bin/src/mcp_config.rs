@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::{json, Map, Value};
-use sno_protocol::{ErrorContract, Fixability};
+use sno_protocol::{ErrorCode, ErrorContract};
 
 /// The clients sno knows how to configure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -167,12 +167,7 @@ fn insert_toml(doc: &mut toml_edit::DocumentMut, name: &str, l: &Launch) {
 }
 
 fn unreadable(why: String) -> ErrorContract {
-    ErrorContract::new(
-        "SNO-CONFIG-UNMERGEABLE",
-        format!("the client's config file cannot be merged: {why}"),
-        "Nothing was written. Run `sno mcp config --client NAME` without --write and paste the block by hand.",
-        Fixability::Easy,
-    )
+    ErrorCode::ConfigUnmergeable.with(format!("the client's config file cannot be merged: {why}"))
 }
 
 /// The model setting a server started by a client needs, and a note on
@@ -193,7 +188,7 @@ fn model_env(config: &sno_engine::config::IndexConfig) -> Vec<(String, String)> 
         // .sno/config.toml names it; the server reads that itself.
         return Vec::new();
     }
-    let default = crate::search::DEFAULT_MODEL;
+    let default = sno_engine::DEFAULT_MODEL;
     if !sno_query::semantic::available_offline(default) {
         crate::out::errln!(
             "sno: note: no embedding model is set and {default} is not in the Hugging Face cache: the server downloads it on first use if it can reach huggingface.co, and answers with lexical search otherwise (each answer's header says which). Set SNO_MODEL to a model2vec directory before running this command to put it in the block, or `[search] model` in .sno/config.toml."
@@ -208,9 +203,10 @@ pub fn run(
     path: &Path,
     write: bool,
     file: Option<PathBuf>,
-) -> anyhow::Result<ExitCode> {
-    let paths = crate::repo::RepoPaths::discover(path)?;
-    let exe = std::env::current_exe()?;
+) -> Result<ExitCode, ErrorContract> {
+    let io = |e: std::io::Error| ErrorCode::Internal.with(format!("i/o: {e}"));
+    let paths = sno_engine::RepoPaths::discover(path).map_err(|e| *e.0)?;
+    let exe = std::env::current_exe().map_err(io)?;
     let config = sno_engine::config::IndexConfig::load(&paths.config()).unwrap_or_default();
     let launch = Launch {
         command: exe.display().to_string(),
@@ -227,16 +223,16 @@ pub fn run(
     let existing = match std::fs::read_to_string(&target) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(io(e)),
     };
     let merged = client.merge(&existing, name, &launch)?;
     if let Some(dir) = target.parent() {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir).map_err(io)?;
     }
     // Write beside and rename: a crash never leaves a half-written config.
     let tmp = target.with_extension("sno-tmp");
-    std::fs::write(&tmp, merged)?;
-    std::fs::rename(&tmp, &target)?;
+    std::fs::write(&tmp, merged).map_err(io)?;
+    std::fs::rename(&tmp, &target).map_err(io)?;
     crate::out::outln!("sno: added the `sno` server to {}", target.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use sno_engine::indexer::Progress;
+use sno_protocol::status::Progress;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Renders progress events until the sender goes away.
@@ -14,7 +14,7 @@ pub async fn render(mut rx: UnboundedReceiver<Progress>) {
         match p {
             Progress::Planned { commits, resumed_from } => {
                 if let Some(c) = resumed_from {
-                    crate::out::errln!("sno: continuing from indexed commit {}", c.short());
+                    crate::out::errln!("sno: continuing from indexed commit {}", &c[..12.min(c.len())]);
                 }
                 if commits == 0 {
                     continue;
@@ -33,11 +33,11 @@ pub async fn render(mut rx: UnboundedReceiver<Progress>) {
             Progress::CommitDone { index, total, commit, files_parsed, deltas } => match &bar {
                 Some(b) => {
                     b.set_position(index as u64);
-                    b.set_message(format!("{} ({files_parsed} files parsed)", commit.short()));
+                    b.set_message(format!("{} ({files_parsed} files parsed)", &commit[..12.min(commit.len())]));
                 }
                 None => crate::out::errln!(
                     "sno: indexed {index}/{total} {} ({files_parsed} files parsed, {deltas} file deltas)",
-                    commit.short()
+                    &commit[..12.min(commit.len())]
                 ),
             },
         }

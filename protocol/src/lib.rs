@@ -1,9 +1,14 @@
 //! The shapes sno shows to people and agents: the error contract and reports.
 //! Types and (de)serialization only; no other crate invents a JSON shape.
 
+pub mod audit;
 pub mod context;
 pub mod error;
+pub mod memory;
 pub mod query;
+pub mod rpc;
+pub mod session;
 pub mod status;
+pub mod tools;
 
-pub use error::{ErrorContract, Fixability};
+pub use error::{ErrorCode, ErrorContract, Fixability};

@@ -96,3 +96,210 @@ pub struct SymbolChange {
     #[serde(flatten)]
     pub symbol: SymbolInfo,
 }
+
+/// `sno symbol`, `search_symbols`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SymbolsAnswer {
+    /// The name asked for.
+    pub query: String,
+    pub as_of: AsOfCommit,
+    pub results: Vec<SymbolMatch>,
+}
+
+/// `sno outline`, `file_outline`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct OutlineAnswer {
+    pub as_of: AsOfCommit,
+    pub file: String,
+    pub outline: Vec<OutlineNode>,
+}
+
+/// `sno show`, `get_symbol`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ShowAnswer {
+    pub as_of: AsOfCommit,
+    pub symbol: SymbolInfo,
+    /// The symbol's source at the state answered from (secrets masked).
+    pub source: String,
+}
+
+/// `sno refs` (with `--callers`, `--callees`), `references`, `callers`,
+/// `callees`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RefsAnswer {
+    pub as_of: AsOfCommit,
+    /// The symbol the name picked.
+    pub symbol: SymbolInfo,
+    pub results: Vec<Reference>,
+}
+
+/// Which references to list.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RefsKind {
+    /// Everything that refers to the symbol.
+    References,
+    /// Who calls it, transitively up to a depth.
+    Callers,
+    /// What it calls, transitively up to a depth.
+    Callees,
+}
+
+/// `sno grep`, `search_text`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct GrepAnswer {
+    pub as_of: AsOfCommit,
+    pub results: Vec<GrepHit>,
+    /// Whether the limit cut the search short.
+    pub truncated: bool,
+    pub limit: usize,
+}
+
+/// `sno changes`, `changes`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ChangesAnswer {
+    pub from: AsOfCommit,
+    /// The indexed state compared with, or the work tree.
+    pub to: ChangesTo,
+    pub changes: Vec<SymbolChange>,
+}
+
+/// The newer side of a comparison: an indexed commit, or the string
+/// `"worktree"` for uncommitted edits.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum ChangesTo {
+    Commit(AsOfCommit),
+    WorkTree(WorkTree),
+}
+
+/// Serialized as the string `"worktree"`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkTree {
+    Worktree,
+}
+
+/// A file of the repository map.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MapFile {
+    pub path: String,
+    pub score: f64,
+    pub symbols: Vec<MapSymbol>,
+}
+
+/// A symbol of the repository map.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MapSymbol {
+    pub qualified_name: String,
+    pub kind: String,
+    pub line: u32,
+    pub signature: String,
+    pub rank: f64,
+}
+
+/// `sno map`, `repo_map`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct MapAnswer {
+    pub as_of: AsOfCommit,
+    pub files: Vec<MapFile>,
+    /// Files left out for the budget.
+    pub omitted_files: usize,
+    /// Tokens of `map` (cl100k_base).
+    pub tokens: usize,
+    pub max_tokens: usize,
+    /// The map as text.
+    pub map: String,
+}
+
+/// One journaled commit that touched a file or symbol.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HistoryEntry {
+    pub seq: u64,
+    pub commit: String,
+    pub summary: String,
+    /// Commit time, seconds since the epoch.
+    pub time: i64,
+    /// `file added`, `file modified`, `file deleted`, `symbol added`,
+    /// `symbol changed`, `symbol removed`.
+    pub change: String,
+}
+
+/// `history`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct HistoryAnswer {
+    pub as_of: AsOfCommit,
+    pub file: String,
+    /// The symbol asked about, qualified.
+    pub symbol: Option<String>,
+    /// Oldest first.
+    pub commits: Vec<HistoryEntry>,
+}
+
+/// A file that changed together with another.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CoChange {
+    pub path: String,
+    /// Share of the file's commits that also changed this one.
+    pub share: f32,
+    pub commits: usize,
+}
+
+/// `co_changed`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CoChangedAnswer {
+    pub as_of: AsOfCommit,
+    pub file: String,
+    pub commits_touching_file: usize,
+    pub co_changed: Vec<CoChange>,
+    pub note: String,
+}
+
+/// A sibling symbol (same container) of the symbol being edited.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Sibling {
+    pub name: String,
+    pub kind: String,
+    pub line: u32,
+}
+
+/// `context_for_edit`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct EditContext {
+    pub as_of: AsOfCommit,
+    pub file: String,
+    pub line: u32,
+    /// The innermost symbol around the line.
+    pub enclosing: Option<SymbolInfo>,
+    pub callers: Vec<Reference>,
+    pub callees: Vec<Reference>,
+    pub siblings: Vec<Sibling>,
+    pub decisions: Vec<crate::memory::Decision>,
+    pub lessons: Vec<crate::memory::LessonRule>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Whether the file changed on disk since the indexed commit (its lines
+    /// above are the committed ones); `None` for answers about another
+    /// commit than the indexed head.
+    pub edited_in_work_tree: Option<bool>,
+}
+
+/// A syntax problem.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+/// `validate_syntax`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SyntaxAnswer {
+    /// The file checked, when a file was.
+    pub file: Option<String>,
+    pub language: String,
+    /// No diagnostics: it parses.
+    pub ok: bool,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Symbols found.
+    pub symbols: usize,
+}

@@ -108,3 +108,164 @@ pub struct StatusReport {
     /// Digest of the views: equal digests mean equal indexed states.
     pub views_digest: String,
 }
+
+/// One thing `sno doctor` found wrong.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Problem {
+    /// Stable code, e.g. `SNO-J-CHAIN`.
+    pub code: String,
+    pub message: String,
+    /// What to do about it.
+    pub repair: String,
+}
+
+/// What verification found.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct VerifyReport {
+    pub events: u64,
+    pub files_in_views: u64,
+    pub views_digest: u64,
+    pub problems: Vec<Problem>,
+}
+
+/// `sno doctor`, `verify`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DoctorAnswer {
+    pub ok: bool,
+    pub repaired: bool,
+    pub report: VerifyReport,
+    pub skipped_commits: Vec<SkippedCommit>,
+}
+
+/// `sno replay --to`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ReplayAnswer {
+    pub commit: String,
+    pub seq: u64,
+    pub files: u64,
+    pub symbols: u64,
+    pub edges: u64,
+    pub views_digest: String,
+    pub languages: BTreeMap<String, LanguageCounts>,
+}
+
+/// `sno rollback --to`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RollbackAnswer {
+    /// `false` when the index was already there.
+    pub rolled_back: bool,
+    pub from: Option<String>,
+    pub to: String,
+    pub branch: Option<String>,
+    /// The journal position of the `RolledBack` event.
+    pub seq: Option<u64>,
+    pub files_changed: usize,
+}
+
+/// One event of `sno journal log`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct JournalEntry {
+    pub seq: u64,
+    pub kind: String,
+    pub written_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The event's text (a commit's summary, a decision's title, ...), cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_deltas: Option<usize>,
+}
+
+/// `sno journal log`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct JournalLog {
+    /// Events in the journal.
+    pub total: u64,
+    /// The last ones, oldest first.
+    pub entries: Vec<JournalEntry>,
+}
+
+/// Progress of an index run, for the user (a CLI renders it on stderr; a
+/// daemon running a forwarded `sno init` sends it on the socket).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "stage", rename_all = "snake_case")]
+pub enum Progress {
+    /// The plan: how many commits will be indexed.
+    Planned {
+        commits: usize,
+        /// The indexed commit the run continues from.
+        resumed_from: Option<String>,
+    },
+    /// One commit is journaled.
+    CommitDone {
+        index: usize,
+        total: usize,
+        commit: String,
+        files_parsed: usize,
+        deltas: usize,
+    },
+}
+
+/// What an index run (`sno init`, a followed commit) did.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct IndexSummary {
+    pub repository: String,
+    pub up_to_date: bool,
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+    pub shallow: bool,
+    pub commits_indexed: u32,
+    pub files_parsed: u64,
+    pub files_reparsed: u64,
+    pub failures: Vec<Failure>,
+    /// File versions seen over the run's commits, not the files of the
+    /// indexed state (which `status` counts).
+    pub skipped_scope: String,
+    pub skipped: SkipCounts,
+    pub excluded_secrets: u64,
+    pub journal_events: u64,
+    pub semantic: Option<SemanticSummary>,
+    pub seconds: f64,
+}
+
+/// Files skipped by an index run, by why.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SkipCounts {
+    pub binary: u64,
+    pub too_large: u64,
+    pub unsupported_language: u64,
+    pub ignored: u64,
+}
+
+/// What the embedding refresh after an index run did.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SemanticSummary {
+    pub enabled: bool,
+    pub off_reason: Option<String>,
+    pub symbols: usize,
+    pub embedded: usize,
+    pub reused: usize,
+}
+
+/// One line of `sno watch --json`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum WatchEvent {
+    /// A run indexed where HEAD moved.
+    Indexed(IndexSummary),
+    /// A run failed (said once while the failure lasts).
+    Error {
+        commit: Option<String>,
+        branch: Option<String>,
+        error: crate::ErrorContract,
+    },
+}

@@ -46,7 +46,7 @@ pub enum Protocol {
 }
 
 /// Why the agent could not do its work. Nothing is written when it fails.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum AgentError {
     #[error("no LLM provider is configured")]
     NotConfigured,

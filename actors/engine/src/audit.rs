@@ -91,3 +91,54 @@ impl Actor for Audit {
         Ok(())
     }
 }
+
+/// An audit record as answers show it.
+pub fn to_wire(r: &sno_journal::audit::AuditRecord) -> sno_protocol::audit::AuditRecord {
+    use sno_journal::audit::AuditEntry as J;
+    use sno_protocol::audit as w;
+    let entry = match &r.entry {
+        J::IndexRun(x) => w::AuditEntry::IndexRun(w::IndexRun {
+            pid: x.pid,
+            started_ms: x.started_ms,
+            finished_ms: x.finished_ms,
+            target: x.target.map(|c| c.to_hex()),
+            commits_indexed: x.commits_indexed,
+            files_parsed: x.files_parsed,
+            failures: x.failures.clone(),
+            skipped_binary: x.skipped_binary,
+            skipped_too_large: x.skipped_too_large,
+            skipped_unsupported: x.skipped_unsupported,
+            skipped_ignored: x.skipped_ignored,
+            excluded_secrets: x.excluded_secrets,
+            outcome: x.outcome.clone(),
+        }),
+        J::ToolCall(x) => w::AuditEntry::ToolCall(w::ToolCall {
+            session: x.session.clone(),
+            tool: x.tool.clone(),
+            args_digest: x.args_digest.clone(),
+            result_bytes: x.result_bytes,
+            latency_us: x.latency_us,
+            error: x.error.clone(),
+        }),
+        J::Retrieval(x) => w::AuditEntry::Retrieval(w::Retrieval {
+            session: x.session.clone(),
+            query: x.query.clone(),
+            hits: x.hits,
+            top_score: x.top_score,
+            latency_us: x.latency_us,
+        }),
+        J::LlmCall(x) => w::AuditEntry::LlmCall(w::LlmCall {
+            purpose: x.purpose.clone(),
+            model: x.model.clone(),
+            endpoint: x.endpoint.clone(),
+            prompt_tokens: x.prompt_tokens,
+            completion_tokens: x.completion_tokens,
+            latency_ms: x.latency_ms,
+            error: x.error.clone(),
+        }),
+    };
+    w::AuditRecord {
+        time_ms: r.time_ms,
+        entry,
+    }
+}

@@ -34,10 +34,6 @@ pub struct IndexConfig {
     /// Source bytes of files kept parsed while indexing history, for
     /// reparsing their next version (`[index] reparse_cache_mb`; 0 = off).
     pub reparse_budget_bytes: usize,
-    /// Test hook: the parser worker panics on this path (see DEVELOPING notes).
-    pub fault_panic_on: Option<String>,
-    /// Test hook: pause after each journaled commit, to let tests interrupt a run.
-    pub commit_delay_ms: u64,
     /// The embedding model from `[search] model`, if set.
     pub model: Option<String>,
     /// The `[serve]` table.
@@ -117,8 +113,6 @@ impl Default for IndexConfig {
                 .map(|n| n.get())
                 .unwrap_or(2),
             reparse_budget_bytes: DEFAULT_REPARSE_BUDGET_BYTES,
-            fault_panic_on: None,
-            commit_delay_ms: 0,
             model: None,
             serve: ServeConfig::default(),
             watch: WatchConfig::default(),

@@ -25,17 +25,16 @@ pub enum EmbedderMsg {
     Refresh(RpcReplyPort<Result<EmbedSummary, String>>),
 }
 
-/// Arguments: the journal and the model to load (a directory).
+/// Arguments: the journal and the engine's model.
 pub struct EmbedderArgs {
     pub journal: Arc<Journal>,
-    pub model: String,
+    pub model: Arc<crate::model::ModelCell>,
 }
 
-/// The embedder's state: the model once loaded, or why there is none.
+/// The embedder's state.
 pub struct EmbedderState {
     journal: Arc<Journal>,
-    spec: String,
-    model: Option<Result<Model, String>>,
+    model: Arc<crate::model::ModelCell>,
 }
 
 /// The embedder actor.
@@ -55,8 +54,7 @@ impl Actor for Embedder {
         // start-up must not hold a runtime thread the parsers need.
         Ok(EmbedderState {
             journal: a.journal,
-            spec: a.model,
-            model: None,
+            model: a.model,
         })
     }
 
@@ -67,26 +65,23 @@ impl Actor for Embedder {
         st: &mut EmbedderState,
     ) -> Result<(), ActorProcessingErr> {
         let EmbedderMsg::Refresh(reply) = msg;
-        if st.model.is_none() {
-            // No model is not a failure: sno works in lexical + structural mode.
-            st.model = Some(Model::load(&st.spec).map_err(|e| e.to_string()));
-        }
         let _ = reply.send(refresh(st));
         Ok(())
     }
 }
 
 fn refresh(st: &EmbedderState) -> Result<EmbedSummary, String> {
-    let model = match &st.model {
-        Some(Ok(m)) => m,
-        Some(Err(reason)) => {
+    // No model is not a failure: sno works in lexical + structural mode.
+    let model = match st.model.get() {
+        Ok(m) => m,
+        Err(reason) => {
             return Ok(EmbedSummary {
-                off_reason: Some(reason.clone()),
+                off_reason: Some(reason),
                 ..EmbedSummary::default()
             })
         }
-        None => return Err("the model was not loaded".into()),
     };
+    let model: &Model = &model;
     let journal = &st.journal;
     let err = |e: sno_journal::JournalError| e.to_string();
     let len = journal.len().map_err(err)?;

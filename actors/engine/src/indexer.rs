@@ -22,6 +22,7 @@ use crate::audit::AuditMsg;
 use crate::config::IndexConfig;
 use crate::parser::{KeptVersions, ParseJob, ParseOutcome, PoolMsg, Versions};
 use crate::supervisor::SupervisorMsg;
+use crate::writer::WriterMsg;
 use sno_index::admission::{self, ContentVerdict, IgnoreRules, PathVerdict, SecretFilter};
 use sno_index::advance::{advance, RepoIndex, StateAfter};
 use sno_index::git::{GitError, GitRepo, PathChange};
@@ -34,29 +35,15 @@ pub struct IndexRequest {
     pub target: Option<String>,
     /// First-parent commits before the target to journal; `None` means all.
     pub history: Option<usize>,
+    /// Largest file to parse, in bytes, instead of the configuration's.
+    pub max_file_size: Option<u64>,
 }
 
-/// Progress of a run, for the user.
-#[derive(Clone, Debug)]
-pub enum Progress {
-    /// The plan: how many commits will be indexed.
-    Planned {
-        commits: usize,
-        resumed_from: Option<CommitId>,
-    },
-    /// One commit is journaled.
-    CommitDone {
-        index: usize,
-        total: usize,
-        commit: CommitId,
-        files_parsed: usize,
-        deltas: usize,
-    },
-}
+pub use sno_protocol::status::Progress;
 
 /// What a run did.
 #[derive(Clone, Debug, Default)]
-pub struct IndexSummary {
+pub struct RunDone {
     pub run: IndexRun,
     pub up_to_date: bool,
     pub branch: Option<String>,
@@ -72,19 +59,52 @@ pub enum IndexError {
     Git(#[from] GitError),
     #[error(transparent)]
     Journal(#[from] JournalError),
+    #[error("{0}")]
+    Engine(#[from] crate::error::Error),
     #[error("configuration: {0}")]
     Config(String),
     #[error("actor system: {0}")]
     Actor(String),
 }
 
-/// Messages of the indexer.
+impl From<IndexError> for crate::error::Error {
+    fn from(e: IndexError) -> Self {
+        use sno_protocol::ErrorCode;
+        match e {
+            IndexError::Git(g) => g.into(),
+            IndexError::Journal(j) => j.into(),
+            IndexError::Engine(e) => e,
+            IndexError::Config(m) => ErrorCode::Config
+                .with(format!("configuration: {m}"))
+                .hinted("Fix the pattern or value in .sno/config.toml.")
+                .into(),
+            IndexError::Actor(m) => ErrorCode::Internal
+                .with(format!("actor system failure: {m}"))
+                .hinted(
+                    "Run the command again; nothing partial was stored. Report it if it repeats.",
+                )
+                .into(),
+        }
+    }
+}
+
+/// Messages of the indexer: everything that moves the views, one at a time.
 pub enum IndexerMsg {
+    /// Index a commit and its history.
     Run(
         IndexRequest,
         Option<UnboundedSender<Progress>>,
-        RpcReplyPort<Result<IndexSummary, IndexError>>,
+        RpcReplyPort<Result<RunDone, crate::error::Error>>,
     ),
+    /// Move the views back to a journaled commit's state (and where git's
+    /// HEAD was).
+    Rollback(
+        CommitId,
+        Option<CommitId>,
+        RpcReplyPort<Result<sno_journal::rollback::Rollback, crate::error::Error>>,
+    ),
+    /// Rebuild the views from the journal.
+    Repair(RpcReplyPort<Result<(), crate::error::Error>>),
 }
 
 /// Arguments of the indexer.
@@ -92,6 +112,8 @@ pub struct IndexerArgs {
     pub root: PathBuf,
     pub journal: Arc<Journal>,
     pub config: IndexConfig,
+    /// Test hook: a pause after each journaled commit.
+    pub commit_delay_ms: u64,
     pub supervisor: ActorRef<SupervisorMsg>,
 }
 
@@ -117,7 +139,20 @@ impl Actor for Indexer {
         msg: IndexerMsg,
         st: &mut IndexerArgs,
     ) -> Result<(), ActorProcessingErr> {
-        let IndexerMsg::Run(req, progress, reply) = msg;
+        let writer = ractor::call!(st.supervisor, SupervisorMsg::Writer)?;
+        let (req, progress, reply) = match msg {
+            IndexerMsg::Run(req, progress, reply) => (req, progress, reply),
+            IndexerMsg::Rollback(to, git_head, reply) => {
+                let r = ractor::call!(writer, crate::writer::WriterMsg::Rollback, to, git_head)?;
+                let _ = reply.send(r);
+                return Ok(());
+            }
+            IndexerMsg::Repair(reply) => {
+                let r = ractor::call!(writer, crate::writer::WriterMsg::Repair)?;
+                let _ = reply.send(r);
+                return Ok(());
+            }
+        };
         let pool = ractor::call!(st.supervisor, SupervisorMsg::Pool)?;
         let audit = ractor::call!(st.supervisor, SupervisorMsg::Audit)?;
         let mut run = IndexRun {
@@ -128,8 +163,10 @@ impl Actor for Indexer {
         let runner = Run {
             st,
             pool: &pool,
+            writer: &writer,
             progress: progress.as_ref(),
             reparsed: AtomicU64::new(0),
+            max_file_size: req.max_file_size.unwrap_or(st.config.max_file_size),
         };
         let result = runner.execute(&req, &mut run).await;
         let files_reparsed = runner.reparsed.load(Ordering::Relaxed);
@@ -143,13 +180,17 @@ impl Actor for Indexer {
             entry: AuditEntry::IndexRun(run.clone()),
         }));
         let _ = ractor::call!(audit, AuditMsg::Flush);
-        let _ = reply.send(result.map(|(up_to_date, branch, shallow)| IndexSummary {
-            run,
-            up_to_date,
-            branch,
-            shallow,
-            files_reparsed,
-        }));
+        let _ = reply.send(
+            result
+                .map(|(up_to_date, branch, shallow)| RunDone {
+                    run,
+                    up_to_date,
+                    branch,
+                    shallow,
+                    files_reparsed,
+                })
+                .map_err(crate::error::Error::from),
+        );
         Ok(())
     }
 }
@@ -178,15 +219,15 @@ const SYNC_EVERY: Duration = Duration::from_secs(1);
 /// Commits journaled but not yet synced ([`Flush::Deferred`]): synced when
 /// the run ends, also by an error or a panic, so only a crash can lose them.
 struct Deferred<'a> {
-    journal: &'a Journal,
+    writer: &'a ActorRef<WriterMsg>,
     pending: bool,
     since: std::time::Instant,
 }
 
 impl<'a> Deferred<'a> {
-    fn new(journal: &'a Journal) -> Self {
+    fn new(writer: &'a ActorRef<WriterMsg>) -> Self {
         Deferred {
-            journal,
+            writer,
             pending: false,
             since: std::time::Instant::now(),
         }
@@ -205,10 +246,10 @@ impl<'a> Deferred<'a> {
 
 impl Drop for Deferred<'_> {
     fn drop(&mut self) {
+        // The writer takes messages in order: this flush follows the run's
+        // last commit.
         if self.pending {
-            if let Err(e) = self.journal.flush() {
-                tracing::warn!(error = %e, "could not sync the journal; a rerun indexes the last commits again");
-            }
+            let _ = self.writer.cast(WriterMsg::Flush);
         }
     }
 }
@@ -223,8 +264,18 @@ fn now_ms() -> u64 {
 struct Run<'a> {
     st: &'a IndexerArgs,
     pool: &'a ActorRef<PoolMsg>,
+    writer: &'a ActorRef<WriterMsg>,
     progress: Option<&'a UnboundedSender<Progress>>,
     reparsed: AtomicU64,
+    max_file_size: u64,
+}
+
+impl Run<'_> {
+    /// Appends an event that does not move the views, through the writer.
+    async fn append(&self, ev: Event) -> Result<sno_journal::model::Seq, IndexError> {
+        Ok(ractor::call!(self.writer, WriterMsg::Append, ev)
+            .map_err(|e| IndexError::Actor(e.to_string()))??)
+    }
 }
 
 /// A file that needs parsing, with what is already known of it.
@@ -258,11 +309,12 @@ impl Run<'_> {
             Some(h) => match chain.iter().position(|c| *c == h.commit) {
                 Some(i) => chain[i + 1..].to_vec(),
                 None => {
-                    journal.append(Event::BranchMoved(BranchMoved {
+                    self.append(Event::BranchMoved(BranchMoved {
                         branch: branch.clone(),
                         from: Some(h.commit),
                         to: tip,
-                    }))?;
+                    }))
+                    .await?;
                     vec![tip]
                 }
             },
@@ -271,7 +323,7 @@ impl Run<'_> {
         if let Some(p) = self.progress {
             let _ = p.send(Progress::Planned {
                 commits: todo.len(),
-                resumed_from: head.as_ref().map(|h| h.commit),
+                resumed_from: head.as_ref().map(|h| h.commit.to_hex()),
             });
         }
         if todo.is_empty() {
@@ -285,7 +337,7 @@ impl Run<'_> {
         let mut index = RepoIndex::new(&state);
         let mut files_held = state.len();
         // Deferred commits are synced if the run stops early, however it stops.
-        let mut deferred = Deferred::new(journal);
+        let mut deferred = Deferred::new(self.writer);
         let total = todo.len();
         // Two-stage pipeline: while commit k is resolved and written, the files
         // of commit k+1 are already being read and parsed.
@@ -305,6 +357,7 @@ impl Run<'_> {
             secrets,
             ignores: None,
             reuse,
+            skipped: Vec::new(),
         };
         // The tree of the last commit journaled: what the next is diffed from.
         let mut last_tree = prev_tree;
@@ -327,7 +380,7 @@ impl Run<'_> {
                             unreachable!("a full listing never needs another")
                         }
                         Err(IndexError::Git(e)) if i + 1 < todo.len() => {
-                            self.skip_commit(commit, &e)?;
+                            self.skip_commit(&mut ctx, commit, &e);
                             next = off_the_runtime(|| {
                                 self.prepare_skipping(
                                     &mut repo,
@@ -380,21 +433,24 @@ impl Run<'_> {
             } else {
                 Flush::Deferred
             };
-            off_the_runtime(|| {
-                journal.append_commit_with(
-                    CommitIndexed {
-                        commit,
-                        parents: info.parents.clone(),
-                        branch: branch.clone(),
-                        summary: info.summary.clone(),
-                        time: info.time,
-                        base,
-                        deltas,
-                    },
-                    lesson.into_iter().collect(),
-                    flush,
-                )
-            })?;
+            self.journal_skipped(&mut ctx).await?;
+            let ev = Box::new(CommitIndexed {
+                commit,
+                parents: info.parents.clone(),
+                branch: branch.clone(),
+                summary: info.summary.clone(),
+                time: info.time,
+                base,
+                deltas,
+            });
+            ractor::call!(
+                self.writer,
+                WriterMsg::Commit,
+                ev,
+                lesson.into_iter().collect(),
+                flush
+            )
+            .map_err(|e| IndexError::Actor(e.to_string()))??;
             deferred.committed(flush);
             run.commits_indexed += 1;
             tracing::info!(
@@ -411,13 +467,13 @@ impl Run<'_> {
                 let _ = p.send(Progress::CommitDone {
                     index: i + 1,
                     total,
-                    commit,
+                    commit: commit.to_hex(),
                     files_parsed: parsed,
                     deltas: n_deltas,
                 });
             }
-            if cfg.commit_delay_ms > 0 {
-                tokio::time::sleep(Duration::from_millis(cfg.commit_delay_ms)).await;
+            if self.st.commit_delay_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(self.st.commit_delay_ms)).await;
             }
             base = Some(commit);
             last_tree = Some(info.tree);
@@ -448,7 +504,8 @@ impl Run<'_> {
             match self.prepare(repo, ctx, at, prev, state, run) {
                 Ok(p) => return Ok(Some((at, p))),
                 Err(IndexError::Git(e)) if at + 1 < ctx.todo.len() => {
-                    self.skip_commit(ctx.todo[at], &e)?;
+                    let commit = ctx.todo[at];
+                    self.skip_commit(ctx, commit, &e);
                     at += 1;
                 }
                 Err(e) => return Err(e),
@@ -457,14 +514,19 @@ impl Run<'_> {
     }
 
     /// Journals that `commit` could not be indexed.
-    fn skip_commit(&self, commit: CommitId, e: &GitError) -> Result<(), IndexError> {
+    fn skip_commit(&self, ctx: &mut PrepareCtx, commit: CommitId, e: &GitError) {
         tracing::warn!(commit = %commit.short(), error = %e, "skipping a commit whose objects cannot be read");
-        self.st
-            .journal
-            .append(Event::CommitSkipped(sno_journal::event::CommitSkipped {
-                commit,
-                reason: e.to_string(),
-            }))?;
+        ctx.skipped.push(sno_journal::event::CommitSkipped {
+            commit,
+            reason: e.to_string(),
+        });
+    }
+
+    /// Journals the commits skipped so far.
+    async fn journal_skipped(&self, ctx: &mut PrepareCtx) -> Result<(), IndexError> {
+        for s in std::mem::take(&mut ctx.skipped) {
+            self.append(Event::CommitSkipped(s)).await?;
+        }
         Ok(())
     }
 
@@ -558,7 +620,7 @@ impl Run<'_> {
             // and measured no faster.
             let Some(language) = language else {
                 let size = repo.blob_size(blob)?;
-                let reason = if size > cfg.max_file_size {
+                let reason = if size > self.max_file_size {
                     SkipReason::TooLarge
                 } else {
                     SkipReason::UnsupportedLanguage
@@ -568,7 +630,7 @@ impl Run<'_> {
             };
             let bytes = repo.blob(blob)?;
             let size = bytes.len() as u64;
-            match admission::judge_content(Some(language), size, cfg.max_file_size, Some(&bytes)) {
+            match admission::judge_content(Some(language), size, self.max_file_size, Some(&bytes)) {
                 ContentVerdict::Parse(l) => {
                     let (tx, rx) = ractor::concurrency::oneshot();
                     let pending = Pending {
@@ -614,6 +676,8 @@ struct PrepareCtx {
     /// With more than one commit to index: which versions to keep for
     /// reparsing, and where.
     reuse: Option<Reuse>,
+    /// Commits skipped and not yet journaled.
+    skipped: Vec<sno_journal::event::CommitSkipped>,
 }
 
 /// Reparsing files from their previous version within one run: a file's

@@ -122,3 +122,150 @@ impl Actor for Session {
         Ok(())
     }
 }
+
+/// A connection's handle on its session actor.
+#[derive(Clone)]
+pub struct SessionHandle {
+    pub id: String,
+    actor: ActorRef<SessionMsg>,
+}
+
+impl SessionHandle {
+    /// Records the client's name and version.
+    pub fn client(&self, name: String) {
+        let _ = self.actor.cast(SessionMsg::Client(name));
+    }
+
+    /// Records a finished call.
+    pub fn called(&self, call: CallRecord) {
+        let _ = self.actor.cast(SessionMsg::Called(call));
+    }
+
+    /// Records how full the agent's context window is.
+    pub fn context(&self, used: u64, capacity: u64) {
+        let _ = self.actor.cast(SessionMsg::Context { used, capacity });
+    }
+
+    /// The session's current record.
+    pub async fn record(&self) -> crate::Result<SessionRecord> {
+        ractor::call!(self.actor, SessionMsg::Info)
+            .map_err(|e| crate::Error::internal(format!("session: {e}")))
+    }
+
+    /// Stores the session and stops its actor.
+    pub async fn close(&self) {
+        let _ = ractor::call!(self.actor, |r| SessionMsg::Persist(Some(r)));
+        self.actor.stop(None);
+    }
+}
+
+fn info(s: &SessionRecord, current: bool) -> sno_protocol::session::SessionInfo {
+    sno_protocol::session::SessionInfo {
+        id: s.id.clone(),
+        client: s.client.clone(),
+        started_ms: s.started_ms,
+        last_ms: s.last_ms,
+        calls: s.calls,
+        errors: s.errors,
+        cache_hits: s.cache_hits,
+        context: s.context,
+        current,
+        server_pid: std::process::id(),
+    }
+}
+
+impl crate::Engine {
+    /// A new MCP session, its actor supervised by the engine.
+    pub async fn open_session(&self) -> crate::Result<SessionHandle> {
+        let record = SessionRecord::start(String::new(), crate::now_ms());
+        let id = record.id.clone();
+        let sup = self.supervisor().await?;
+        let (actor, _) = Actor::spawn_linked(
+            None,
+            Session,
+            (self.journal.clone(), record),
+            sup.get_cell(),
+        )
+        .await
+        .map_err(crate::Error::internal)?;
+        Ok(SessionHandle { id, actor })
+    }
+
+    /// The record of session `id`: the asking one (`current`) from its
+    /// actor, another from the journal.
+    async fn session_record(
+        &self,
+        current: &SessionHandle,
+        id: Option<&str>,
+    ) -> crate::Result<(SessionRecord, bool)> {
+        match id {
+            None | Some("") => Ok((current.record().await?, true)),
+            Some(id) if id == current.id => Ok((current.record().await?, true)),
+            Some(id) => match self.journal.session(id)? {
+                Some(s) => Ok((s, false)),
+                None => Err(sno_protocol::ErrorCode::UnknownSession
+                    .with(format!("no session `{id}`"))
+                    .suggesting(crate::error::nearest(
+                        id,
+                        self.journal.session_ids().unwrap_or_default(),
+                        3,
+                    ))
+                    .into()),
+            },
+        }
+    }
+
+    /// `session_info`.
+    pub async fn session_info(
+        &self,
+        current: &SessionHandle,
+        id: Option<&str>,
+    ) -> crate::Result<sno_protocol::session::SessionInfo> {
+        let (s, is_current) = self.session_record(current, id).await?;
+        Ok(info(&s, is_current))
+    }
+
+    /// `session_history`: the last `limit` calls, oldest first.
+    pub async fn session_history(
+        &self,
+        current: &SessionHandle,
+        id: Option<&str>,
+        limit: Option<usize>,
+    ) -> crate::Result<sno_protocol::session::SessionHistory> {
+        let (s, _) = self.session_record(current, id).await?;
+        let limit = limit.unwrap_or(50).max(1);
+        let skip = s.transcript.len().saturating_sub(limit);
+        Ok(sno_protocol::session::SessionHistory {
+            id: s.id.clone(),
+            calls: s
+                .transcript
+                .iter()
+                .skip(skip)
+                .map(|c| sno_protocol::session::Call {
+                    time_ms: c.time_ms,
+                    tool: c.tool.clone(),
+                    args_digest: c.args_digest.clone(),
+                    args_preview: c.args_preview.clone(),
+                    error: c.error.clone(),
+                    result_bytes: c.result_bytes,
+                    latency_us: c.latency_us,
+                    cache_hit: c.cache_hit,
+                })
+                .collect(),
+        })
+    }
+
+    /// Records an audit entry (asynchronously, batched by the audit actor).
+    pub async fn audit(&self, entry: sno_journal::audit::AuditEntry) {
+        if let Ok(sup) = self.supervisor().await {
+            if let Ok(audit) = ractor::call!(sup, crate::supervisor::SupervisorMsg::Audit) {
+                let _ = audit.cast(crate::audit::AuditMsg::Record(
+                    sno_journal::audit::AuditRecord {
+                        time_ms: crate::now_ms(),
+                        entry,
+                    },
+                ));
+            }
+        }
+    }
+}

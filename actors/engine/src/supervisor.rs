@@ -9,11 +9,13 @@ use std::time::{Duration, Instant};
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use sno_journal::Journal;
 
+use crate::agent::{Agent, AgentArgs, AgentMsg};
 use crate::audit::{Audit, AuditMsg};
 use crate::config::IndexConfig;
 use crate::embedder::{Embedder, EmbedderArgs, EmbedderMsg};
 use crate::indexer::{Indexer, IndexerArgs, IndexerMsg};
 use crate::parser::{ParserPool, PoolArgs, PoolMsg};
+use crate::writer::{Writer, WriterMsg};
 
 /// Arguments of the supervisor.
 #[derive(Clone)]
@@ -21,12 +23,15 @@ pub struct SupervisorArgs {
     pub root: std::path::PathBuf,
     pub journal: Arc<Journal>,
     pub config: IndexConfig,
-    /// The embedding model (a directory); see `sno search --help`.
-    pub model: String,
+    pub hooks: crate::test_hooks::TestHooks,
+    /// The engine's embedding model.
+    pub model: Arc<crate::model::ModelCell>,
 }
 
 /// Messages of the supervisor.
 pub enum SupervisorMsg {
+    Writer(RpcReplyPort<ActorRef<WriterMsg>>),
+    Agent(RpcReplyPort<ActorRef<AgentMsg>>),
     Indexer(RpcReplyPort<ActorRef<IndexerMsg>>),
     Pool(RpcReplyPort<ActorRef<PoolMsg>>),
     Audit(RpcReplyPort<ActorRef<AuditMsg>>),
@@ -47,6 +52,8 @@ pub struct Supervisor;
 /// The supervisor's state.
 pub struct SupervisorState {
     args: SupervisorArgs,
+    writer: ActorRef<WriterMsg>,
+    agent: ActorRef<AgentMsg>,
     audit: ActorRef<AuditMsg>,
     pool: ActorRef<PoolMsg>,
     indexer: ActorRef<IndexerMsg>,
@@ -58,6 +65,31 @@ pub struct SupervisorState {
 const MAX_RESTARTS_PER_MINUTE: usize = 5;
 
 impl Supervisor {
+    async fn spawn_writer(
+        me: &ActorRef<SupervisorMsg>,
+        a: &SupervisorArgs,
+    ) -> Result<ActorRef<WriterMsg>, ActorProcessingErr> {
+        Ok(
+            Actor::spawn_linked(None, Writer, a.journal.clone(), me.get_cell())
+                .await?
+                .0,
+        )
+    }
+    async fn spawn_agent(
+        me: &ActorRef<SupervisorMsg>,
+        a: &SupervisorArgs,
+    ) -> Result<ActorRef<AgentMsg>, ActorProcessingErr> {
+        let args = AgentArgs {
+            root: a.root.clone(),
+            journal: a.journal.clone(),
+            config: a.config.agent.clone(),
+            supervisor: me.clone(),
+            panic_on_draft: a.hooks.agent_panic,
+        };
+        Ok(Actor::spawn_linked(None, Agent, args, me.get_cell())
+            .await?
+            .0)
+    }
     async fn spawn_audit(
         me: &ActorRef<SupervisorMsg>,
         a: &SupervisorArgs,
@@ -74,7 +106,7 @@ impl Supervisor {
     ) -> Result<ActorRef<PoolMsg>, ActorProcessingErr> {
         let args = PoolArgs {
             workers: a.config.parser_workers,
-            fault_panic_on: a.config.fault_panic_on.clone(),
+            fault_panic_on: a.hooks.panic_on.clone(),
         };
         Ok(Actor::spawn_linked(None, ParserPool, args, me.get_cell())
             .await?
@@ -88,6 +120,7 @@ impl Supervisor {
             root: a.root.clone(),
             journal: a.journal.clone(),
             config: a.config.clone(),
+            commit_delay_ms: a.hooks.commit_delay_ms,
             supervisor: me.clone(),
         };
         Ok(Actor::spawn_linked(None, Indexer, args, me.get_cell())
@@ -110,7 +143,11 @@ impl Supervisor {
 
     fn child_name(st: &SupervisorState, cell: &ActorCell) -> Option<&'static str> {
         let id = cell.get_id();
-        if id == st.audit.get_id() {
+        if id == st.writer.get_id() {
+            Some("writer")
+        } else if id == st.agent.get_id() {
+            Some("agent")
+        } else if id == st.audit.get_id() {
             Some("audit")
         } else if id == st.pool.get_id() {
             Some("parser-pool")
@@ -134,12 +171,16 @@ impl Actor for Supervisor {
         me: ActorRef<SupervisorMsg>,
         args: SupervisorArgs,
     ) -> Result<SupervisorState, ActorProcessingErr> {
+        let writer = Self::spawn_writer(&me, &args).await?;
+        let agent = Self::spawn_agent(&me, &args).await?;
         let audit = Self::spawn_audit(&me, &args).await?;
         let pool = Self::spawn_pool(&me, &args).await?;
         let indexer = Self::spawn_indexer(&me, &args).await?;
         let embedder = Self::spawn_embedder(&me, &args).await?;
         Ok(SupervisorState {
             args,
+            writer,
+            agent,
             audit,
             pool,
             indexer,
@@ -170,6 +211,12 @@ impl Actor for Supervisor {
         st: &mut SupervisorState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
+            SupervisorMsg::Writer(r) => {
+                let _ = r.send(st.writer.clone());
+            }
+            SupervisorMsg::Agent(r) => {
+                let _ = r.send(st.agent.clone());
+            }
             SupervisorMsg::Indexer(r) => {
                 let _ = r.send(st.indexer.clone());
             }
@@ -220,6 +267,8 @@ impl Actor for Supervisor {
         tokio::time::sleep(backoff).await;
         *st.health.restarts.entry(name.to_string()).or_default() += 1;
         match name {
+            "writer" => st.writer = Self::spawn_writer(&me, &st.args).await?,
+            "agent" => st.agent = Self::spawn_agent(&me, &st.args).await?,
             "audit" => st.audit = Self::spawn_audit(&me, &st.args).await?,
             "parser-pool" => st.pool = Self::spawn_pool(&me, &st.args).await?,
             "embedder" => st.embedder = Self::spawn_embedder(&me, &st.args).await?,

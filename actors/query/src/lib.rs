@@ -7,6 +7,7 @@ pub mod changes;
 pub mod cl100k;
 pub mod context;
 pub mod graph;
+pub mod head_cache;
 pub mod lexical;
 pub mod lookup;
 pub mod map;

@@ -1,9 +1,8 @@
-//! Tool arguments. Their doc comments become the JSON schema descriptions a
-//! model reads, so they say what to pass and what happens by default.
-//! Unknown argument names are refused (with the nearest known names) rather
-//! than silently ignored.
+//! MCP tool arguments. Their doc comments become the JSON schema
+//! descriptions a model reads, so they say what to pass and what happens by
+//! default. Unknown argument names are refused (with the nearest known
+//! names) rather than silently ignored.
 
-use rmcp::schemars;
 use serde::Deserialize;
 
 /// `search`.
@@ -20,6 +19,8 @@ pub struct SearchArgs {
     pub limit: Option<usize>,
     /// Answer from the state at this indexed commit-ish (branch, tag, sha) instead of the indexed head.
     pub at: Option<String>,
+    /// Leave the semantic signal out (lexical and structural only). Default false.
+    pub lexical_only: Option<bool>,
 }
 
 /// `search_symbols`.
@@ -74,6 +75,10 @@ pub struct TextArgs {
 pub struct MapArgs {
     /// Files to list, most central first. Default 20.
     pub files: Option<usize>,
+    /// Token budget of the map (cl100k_base). Default 1500.
+    pub max_tokens: Option<usize>,
+    /// Symbols listed per file. Default 5.
+    pub per_file: Option<usize>,
     /// Answer from the state at this indexed commit-ish instead of the indexed head.
     pub at: Option<String>,
 }

@@ -3,10 +3,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use sno_index::admission::SecretFilter;
 use sno_index::confine::WorkTree;
 use sno_index::git::GitRepo;
+use sno_protocol::ErrorCode;
+
+use crate::error::Result;
 
 /// A repository and where sno keeps its files for it.
 #[derive(Clone, Debug)]
@@ -21,9 +23,11 @@ pub struct RepoPaths {
 
 impl RepoPaths {
     /// Finds the repository containing `path`.
-    pub fn discover(path: &Path) -> anyhow::Result<RepoPaths> {
+    pub fn discover(path: &Path) -> Result<RepoPaths> {
         if !path.exists() {
-            return Err(crate::failure::PathMissing(path.display().to_string()).into());
+            return Err(ErrorCode::NoPath
+                .with(format!("{} does not exist", path.display()))
+                .into());
         }
         let repo = GitRepo::open(path)?;
         let root = repo.root().to_path_buf();
@@ -53,23 +57,19 @@ impl RepoPaths {
 
     /// The work tree and the rule for reading it (secret patterns from
     /// `.sno/config.toml`, else the defaults).
-    pub fn work_tree(&self) -> anyhow::Result<WorkTree> {
-        let config = sno_engine::config::IndexConfig::load(&self.config())?;
+    pub fn work_tree(&self) -> Result<WorkTree> {
+        let config = crate::config::IndexConfig::load(&self.config())?;
         self.work_tree_with(&config)
     }
 
     /// [`RepoPaths::work_tree`] with the configuration at hand.
-    pub fn work_tree_with(
-        &self,
-        config: &sno_engine::config::IndexConfig,
-    ) -> anyhow::Result<WorkTree> {
+    pub fn work_tree_with(&self, config: &crate::config::IndexConfig) -> Result<WorkTree> {
         // A pattern that does not compile must not mean "nothing is secret".
-        let secrets = SecretFilter::new(&config.secret_patterns).map_err(|e| {
-            sno_engine::config::ConfigError {
+        let secrets =
+            SecretFilter::new(&config.secret_patterns).map_err(|e| crate::config::ConfigError {
                 path: self.config().display().to_string(),
                 message: e,
-            }
-        })?;
+            })?;
         Ok(WorkTree::new(
             &self.root,
             &[&self.git_dir, &self.common_dir],
@@ -80,7 +80,7 @@ impl RepoPaths {
     /// Whether served text has its secret values masked: the config's
     /// `[index] mask_secrets`, and masked when the config cannot be read.
     pub fn mask_secrets(&self) -> bool {
-        sno_engine::config::IndexConfig::load(&self.config())
+        crate::config::IndexConfig::load(&self.config())
             .map(|c| c.mask_secrets)
             .unwrap_or(true)
     }
@@ -89,9 +89,9 @@ impl RepoPaths {
     /// `.gitignore` alone. Git reads `info/exclude` from the common
     /// directory only, so in a linked worktree (`git worktree add`) it goes
     /// there; its pattern `/.sno/` then covers the root of every worktree.
-    pub fn exclude_sno_dir(&self) -> anyhow::Result<()> {
+    pub fn exclude_sno_dir(&self) -> Result<()> {
         let info = self.common_dir.join("info");
-        std::fs::create_dir_all(&info).with_context(|| format!("creating {}", info.display()))?;
+        std::fs::create_dir_all(&info)?;
         let exclude = info.join("exclude");
         let current = std::fs::read_to_string(&exclude).unwrap_or_default();
         if current

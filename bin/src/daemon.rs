@@ -1,36 +1,30 @@
-//! `sno serve`: the MCP server on stdio.
+//! `sno serve` and the daemon behind it.
 //!
-//! One process per repository owns the database (redb allows one) and the
-//! writer: the sno daemon (`sno daemon`, started by the first `sno serve`
-//! and detached from it). Every `sno serve` is a relay: it connects to the
-//! daemon's socket, `.sno/sno.sock`, and copies its stdio there byte for
-//! byte, so each client has its own MCP session with the one process that
-//! holds the database. CLI commands that find the database held send
-//! themselves over the same socket and the daemon runs them ([`forward`]).
+//! One process per repository owns the database (redb allows one): the sno
+//! daemon (`sno daemon`, started by the first `sno serve` and detached from
+//! it), with one long-lived engine. Every `sno serve` is a relay: it copies
+//! its stdio to the daemon's socket, `.sno/sno.sock`, byte for byte, so each
+//! client has its own MCP session with the process that holds the database.
+//! CLI commands that find the database held send typed requests over the
+//! same socket ([`crate::client`]).
 //!
 //! The daemon keeps its state, search indexes and model loaded between
-//! clients, and exits after `[serve] idle_exit_secs` (default 300) with no
-//! client. stdout carries protocol only; logs go to stderr (warnings) and
-//! `.sno/logs/serve.log`.
-
-pub mod args;
-pub mod core;
-pub mod forward;
-pub mod head_cache;
-pub mod tools;
+//! clients, follows HEAD, and exits after `[serve] idle_exit_secs` (default
+//! 300) with no client. stdout carries protocol only; logs go to stderr
+//! (warnings) and `.sno/logs/serve.log`.
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt;
-use sno_journal::JournalError;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, BufReader};
+use sno_engine::{Engine, RepoPaths};
+use sno_protocol::rpc::{Command, Reply, Request};
+use sno_protocol::{ErrorCode, ErrorContract};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
-
-use self::core::Core;
-use crate::repo::RepoPaths;
 
 /// How long a relay waits for the daemon to take connections, and the
 /// daemon for a database another sno process (an `sno init`) holds.
@@ -39,38 +33,43 @@ const WAIT_FOR_DATABASE: Duration = Duration::from_secs(60);
 /// How long a new daemon waits for its first client before exiting.
 const STARTUP_GRACE: Duration = Duration::from_secs(10);
 
+/// How long a terminated daemon gives its connections before it exits.
+const TERMINATE_GRACE: Duration = Duration::from_secs(2);
+
 /// The socket the daemon listens on.
 pub fn socket_path(paths: &RepoPaths) -> PathBuf {
     paths.sno_dir.join("sno.sock")
 }
 
+fn contract(e: sno_engine::Error) -> ErrorContract {
+    *e.0
+}
+
 /// `sno serve`: relays stdio to the repository's daemon, starting it first
 /// when none runs.
-pub fn serve(path: PathBuf) -> anyhow::Result<std::process::ExitCode> {
-    let paths = RepoPaths::discover(&path)?;
+pub async fn serve(path: PathBuf) -> Result<ExitCode, ErrorContract> {
+    let paths = RepoPaths::discover(&path).map_err(contract)?;
     if !paths.db().exists() {
-        return Err(JournalError::Missing(paths.db().display().to_string()).into());
+        return Err(ErrorCode::NotIndexed.with(format!(
+            "nothing is indexed yet (no database at {})",
+            paths.db().display()
+        )));
     }
     let sock = socket_path(&paths);
     let started = Instant::now();
     let mut daemon: Option<std::process::Child> = None;
     loop {
-        if let Ok(stream) = std::os::unix::net::UnixStream::connect(&sock) {
+        if let Ok(stream) = UnixStream::connect(&sock).await {
             tracing::info!(pid = std::process::id(), "relaying to the sno daemon");
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?;
-            let code = runtime.block_on(relay(stream));
-            // The stdin reader may still be blocked in a read: do not wait.
-            runtime.shutdown_background();
-            return code;
+            relay(stream).await;
+            return Ok(ExitCode::SUCCESS);
         }
         match daemon.as_mut() {
             None => daemon = Some(spawn_daemon(&paths)?),
             Some(child) => {
-                if let Some(status) = child.try_wait()? {
+                if let Ok(Some(status)) = child.try_wait() {
                     if !status.success() {
-                        return Err(daemon_failed(&paths, &status.to_string()).into());
+                        return Err(daemon_failed(&paths, &status.to_string()));
                     }
                     // It found another daemon serving (which then left):
                     // start one again.
@@ -79,32 +78,29 @@ pub fn serve(path: PathBuf) -> anyhow::Result<std::process::ExitCode> {
             }
         }
         if started.elapsed() > WAIT_FOR_DATABASE {
-            return Err(daemon_failed(&paths, "it did not open its socket in time").into());
+            return Err(daemon_failed(&paths, "it did not open its socket in time"));
         }
-        std::thread::sleep(Duration::from_millis(5));
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
 
-fn daemon_failed(paths: &RepoPaths, why: &str) -> sno_protocol::ErrorContract {
-    sno_protocol::ErrorContract::new(
-        "SNO-SERVE-DAEMON",
-        format!(
+fn daemon_failed(paths: &RepoPaths, why: &str) -> ErrorContract {
+    ErrorCode::ServeDaemon
+        .with(format!(
             "the sno daemon for {} did not start: {why}",
             paths.root.display()
-        ),
-        format!(
+        ))
+        .hinted(format!(
             "Read {} for the reason; `sno doctor` checks the database.",
             paths.sno_dir.join("logs/serve.log").display()
-        ),
-        sno_protocol::Fixability::Medium,
-    )
+        ))
 }
 
-fn spawn_daemon(paths: &RepoPaths) -> anyhow::Result<std::process::Child> {
+fn spawn_daemon(paths: &RepoPaths) -> Result<std::process::Child, ErrorContract> {
     use std::os::unix::process::CommandExt;
-    let exe = std::env::current_exe()?;
+    let exe = std::env::current_exe().map_err(|e| daemon_failed(paths, &e.to_string()))?;
     tracing::info!("starting the sno daemon");
-    Ok(std::process::Command::new(exe)
+    std::process::Command::new(exe)
         .arg("daemon")
         .arg(&paths.root)
         .stdin(std::process::Stdio::null())
@@ -113,23 +109,12 @@ fn spawn_daemon(paths: &RepoPaths) -> anyhow::Result<std::process::Child> {
         // Its own process group: a Ctrl-C meant for the client's terminal
         // does not take down the daemon other clients use.
         .process_group(0)
-        .spawn()?)
+        .spawn()
+        .map_err(|e| daemon_failed(paths, &e.to_string()))
 }
 
-/// Whether an error is "another process has the database".
-pub fn is_locked(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        matches!(
-            c.downcast_ref::<JournalError>(),
-            Some(JournalError::Locked { .. })
-        )
-    })
-}
-
-async fn relay(stream: std::os::unix::net::UnixStream) -> anyhow::Result<std::process::ExitCode> {
-    use tokio::io::AsyncWriteExt;
-    stream.set_nonblocking(true)?;
-    let (mut from_daemon, mut to_daemon) = UnixStream::from_std(stream)?.into_split();
+async fn relay(stream: UnixStream) {
+    let (mut from_daemon, mut to_daemon) = stream.into_split();
     // Client to daemon; when the client closes stdin, tell the daemon (it
     // then finishes the answers in flight and closes the session).
     tokio::spawn(async move {
@@ -137,17 +122,17 @@ async fn relay(stream: std::os::unix::net::UnixStream) -> anyhow::Result<std::pr
         let _ = to_daemon.shutdown().await;
     });
     // Daemon to client; the relay ends when the daemon's side does, also
-    // when the daemon went away with the client still there.
+    // when the daemon went away with the client still there. The stdin
+    // reader may still be blocked in a read: the process exits anyway.
     let mut stdout = tokio::io::stdout();
     let _ = tokio::io::copy(&mut from_daemon, &mut stdout).await;
     let _ = stdout.flush().await;
-    Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// `sno daemon`: owns the database and serves MCP sessions and forwarded
 /// CLI commands on the socket until idle.
-pub fn daemon(path: PathBuf) -> anyhow::Result<std::process::ExitCode> {
-    let paths = RepoPaths::discover(&path)?;
+pub async fn run(path: PathBuf) -> Result<ExitCode, ErrorContract> {
+    let paths = RepoPaths::discover(&path).map_err(contract)?;
     // The token counter's tables are the longest load before a first
     // answer and need nothing from the repository: start them before the
     // database opens (from the copy in `.sno/cache/` after the first time).
@@ -157,41 +142,46 @@ pub fn daemon(path: PathBuf) -> anyhow::Result<std::process::ExitCode> {
         sno_query::pack::warm();
         tracing::debug!(ms = t.elapsed().as_millis() as u64, "token counter loaded");
     });
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
     let sock = socket_path(&paths);
     let started = Instant::now();
     let journal = loop {
-        match crate::commands::open_existing(&paths) {
-            Ok(j) => break j,
-            Err(e) if is_locked(&e) => {
-                if std::os::unix::net::UnixStream::connect(&sock).is_ok() {
+        match sno_journal::Journal::open_existing(&paths.db()) {
+            Ok(j) => break Arc::new(j),
+            Err(sno_journal::JournalError::Locked { .. }) => {
+                if UnixStream::connect(&sock).await.is_ok() {
                     tracing::info!("another sno daemon serves this repository");
-                    return Ok(std::process::ExitCode::SUCCESS);
+                    return Ok(ExitCode::SUCCESS);
                 }
                 if started.elapsed() > WAIT_FOR_DATABASE {
-                    return Err(e);
+                    return Err(ErrorCode::Locked
+                        .with("the sno database stayed held by another sno process"));
                 }
                 // An `sno init` (or a daemon on its way out) holds it.
-                std::thread::sleep(Duration::from_millis(20));
+                tokio::time::sleep(Duration::from_millis(20)).await;
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(contract(e.into())),
         }
     };
     tracing::info!(pid = std::process::id(), "sno daemon owns the database");
-    runtime.block_on(run_daemon(paths, journal))?;
-    Ok(std::process::ExitCode::SUCCESS)
+    // A broken config file is reported by `sno init` and `sno status`; the
+    // daemon keeps serving with defaults rather than refusing to start.
+    let config = sno_engine::config::IndexConfig::load(&paths.config()).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "ignoring an invalid .sno/config.toml");
+        Default::default()
+    });
+    let engine =
+        Arc::new(Engine::with_journal(paths.clone(), config, journal, None).map_err(contract)?);
+    serve_daemon(engine).await.map_err(contract)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// How long the daemon stays with no client: `SNO_SERVE_IDLE_SECS`, then
 /// `[serve] idle_exit_secs`, then 300 s.
-fn idle_limit(core: &Core) -> Duration {
+fn idle_limit(engine: &Engine) -> Duration {
     let secs = std::env::var("SNO_SERVE_IDLE_SECS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .or(core.config.idle_exit_secs)
+        .or(engine.config().serve.idle_exit_secs)
         .unwrap_or(300);
     Duration::from_secs(secs)
 }
@@ -220,17 +210,25 @@ impl Drop for Busy {
     }
 }
 
-async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> anyhow::Result<()> {
+async fn serve_daemon(engine: Arc<Engine>) -> sno_engine::Result<()> {
+    let paths = engine.paths().clone();
     let sock = socket_path(&paths);
-    let core = Core::start(paths.clone(), journal.clone()).await?;
     let mut listener = bind(&sock)?;
-    core.warm_up();
-    let idle = idle_limit(&core);
+    // The head's search indexes and the model, before the first question.
+    let warm = engine.clone();
+    std::thread::spawn(move || {
+        let t = Instant::now();
+        match warm.read().prepare_head() {
+            Ok(_) => tracing::info!(ms = t.elapsed().as_millis() as u64, "search index ready"),
+            Err(e) => tracing::warn!(error = %e, "could not prepare the search index"),
+        }
+    });
+    let idle = idle_limit(&engine);
     let activity = Arc::new(Activity {
         active: AtomicUsize::new(0),
         last: std::sync::Mutex::new(Instant::now()),
     });
-    let follower = follow(&paths, &journal, &activity).await;
+    let follower = follow(&engine, &activity).await;
     let mut served_any = false;
     let mut ticks: u64 = 0;
     let mut tick = tokio::time::interval(Duration::from_millis(20));
@@ -240,7 +238,7 @@ async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> any
             r = listener.accept() => {
                 if let Ok((stream, _)) = r {
                     served_any = true;
-                    accept(&core, &activity, stream);
+                    accept(&engine, &activity, stream);
                 }
             }
             _ = tick.tick() => {
@@ -264,7 +262,7 @@ async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> any
                 // stays: a daemon serving with no socket would leave the
                 // next client waiting for a database it holds.
                 let _ = std::fs::remove_file(&sock);
-                if !drain(&core, &activity, &listener).await {
+                if !drain(&engine, &activity, &listener).await {
                     tracing::info!(idle_secs = idle.as_secs(), "no client: the sno daemon exits");
                     break false;
                 }
@@ -295,65 +293,40 @@ async fn run_daemon(paths: RepoPaths, journal: Arc<sno_journal::Journal>) -> any
             .is_err()
         {
             tracing::info!("terminated during an index run: the next run redoes it");
-            core.stop().await;
+            engine.stop().await;
             std::process::exit(0);
         }
     }
-    core.stop().await;
+    engine.stop().await;
     Ok(())
 }
 
 /// The daemon follows HEAD (unless `[watch] enabled = false`): each commit
 /// HEAD moves to is indexed while agents are served, and their next answer
-/// is about it.
-///
-/// A run counts as activity: the daemon does not leave in the middle of one
-/// (it would hold the database with its socket gone).
+/// is about it. A run counts as activity: the daemon does not leave in the
+/// middle of one (it would hold the database with its socket gone).
 async fn follow(
-    paths: &RepoPaths,
-    journal: &Arc<sno_journal::Journal>,
+    engine: &Arc<Engine>,
     activity: &Arc<Activity>,
-) -> Option<crate::watch::Follower> {
-    let config = match sno_engine::config::IndexConfig::load(&paths.config()) {
-        Ok(c) => c,
-        Err(e) => {
-            tracing::warn!(error = %e, "invalid .sno/config.toml: following HEAD with the default [watch] settings");
-            Default::default()
-        }
-    };
-    if !config.watch.enabled {
-        tracing::info!("[watch] enabled = false: the index does not follow HEAD");
-        return None;
-    }
-    let head_of = journal.clone();
-    let indexed: sno_engine::watcher::IndexedHead =
-        Arc::new(move || head_of.head().ok().flatten().map(|h| h.commit));
-    let run_paths = paths.clone();
+) -> Option<sno_engine::follow::Follower> {
     let activity = activity.clone();
-    let on_change = move |change: sno_engine::watcher::RepoChanged| {
-        let _busy = activity.busy();
-        let args = crate::watch::follow_args(&run_paths);
-        match crate::commands::index_repository(&run_paths, &args, false) {
-            Ok(done) => {
-                tracing::info!(
-                    head = ?change.head.commit.map(|c| c.short()),
-                    commits_indexed = done.summary.run.commits_indexed,
-                    files_parsed = done.summary.run.files_parsed,
-                    "indexed where HEAD moved"
-                );
-                crate::drafting::draft_after_index(&run_paths, done.events_before);
-            }
+    let hooks = sno_engine::follow::FollowHooks {
+        started: Arc::new(move || Box::new(activity.busy()) as Box<dyn Send>),
+        indexed: Arc::new(|change, done| match done {
+            Ok(s) => tracing::info!(
+                head = ?change.head.commit.map(|c| c.short()),
+                commits_indexed = s.commits_indexed,
+                files_parsed = s.files_parsed,
+                "indexed where HEAD moved"
+            ),
             Err(e) => tracing::warn!(
-                error = format!("{e:#}"),
+                error = %e,
                 "could not index where HEAD moved; trying again while it stays, less often each time"
             ),
-        }
+        }),
     };
-    // A rollback stays while HEAD stays where it was.
-    let settled_at = journal.rolled_back_at().ok().flatten().flatten();
-    match crate::watch::Follower::start(paths, &config.watch, indexed, settled_at, on_change).await
-    {
-        Ok(f) => Some(f),
+    match engine.follow(hooks).await {
+        Ok(f) => f,
         Err(e) => {
             tracing::warn!(error = %e, "not following the repository");
             None
@@ -361,28 +334,25 @@ async fn follow(
     }
 }
 
-/// How long a terminated daemon gives its connections before it exits.
-const TERMINATE_GRACE: Duration = Duration::from_secs(2);
-
 /// Serves the connections already queued on a listener whose socket file is
 /// gone; whether there were any.
-async fn drain(core: &Arc<Core>, activity: &Arc<Activity>, listener: &UnixListener) -> bool {
+async fn drain(engine: &Arc<Engine>, activity: &Arc<Activity>, listener: &UnixListener) -> bool {
     let mut any = false;
     while let Ok(Ok((stream, _))) =
         tokio::time::timeout(Duration::from_millis(10), listener.accept()).await
     {
         any = true;
-        accept(core, activity, stream);
+        accept(engine, activity, stream);
     }
     any
 }
 
-fn accept(core: &Arc<Core>, activity: &Arc<Activity>, stream: UnixStream) {
-    let core = core.clone();
+fn accept(engine: &Arc<Engine>, activity: &Arc<Activity>, stream: UnixStream) {
+    let engine = engine.clone();
     let busy = activity.busy();
     tokio::spawn(async move {
         let _busy = busy;
-        if let Err(e) = connection(core, stream).await {
+        if let Err(e) = connection(engine, stream).await {
             tracing::warn!(error = %e, "a connection ended with an error");
         }
     });
@@ -390,35 +360,67 @@ fn accept(core: &Arc<Core>, activity: &Arc<Activity>, stream: UnixStream) {
 
 /// Binds the socket; a leftover from a server that died is removed (we hold
 /// the database, so no live server can be behind it).
-fn bind(sock: &Path) -> anyhow::Result<UnixListener> {
+fn bind(sock: &Path) -> sno_engine::Result<UnixListener> {
     let _ = std::fs::remove_file(sock);
     Ok(UnixListener::bind(sock)?)
 }
 
-/// One connection on the socket: a relayed MCP client or a forwarded CLI
-/// command, told apart by the first line.
-async fn connection(core: Arc<Core>, stream: UnixStream) -> anyhow::Result<()> {
-    let (read, write) = stream.into_split();
+/// One connection on the socket: a relayed MCP client or a CLI command,
+/// told apart by the first line.
+async fn connection(engine: Arc<Engine>, stream: UnixStream) -> std::io::Result<()> {
+    let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
     let mut first = Vec::new();
     read.read_until(b'\n', &mut first).await?;
     if first.is_empty() {
         return Ok(());
     }
-    if let Some(request) = forward::parse_request(&first) {
-        return forward::answer(&core, request, write).await;
+    if let Ok(request) = serde_json::from_slice::<Request>(&first) {
+        // Progress lines go out while the command runs; the caller renders
+        // them as its own.
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let indexes = matches!(request.sno_request, Command::Index { .. });
+        let since = sno_journal::model::Seq(engine.journal().len().unwrap_or(0));
+        let run = engine.execute_with_progress(request.sno_request, request.env, Some(tx));
+        tokio::pin!(run);
+        let reply = loop {
+            tokio::select! {
+                answer = &mut run => break answer,
+                Some(p) = rx.recv() => send_line(&mut write, &Reply::Progress(p)).await?,
+            }
+        };
+        while let Ok(p) = rx.try_recv() {
+            send_line(&mut write, &Reply::Progress(p)).await?;
+        }
+        if indexes && reply.is_ok() {
+            engine.draft_after_index(since).await;
+        }
+        let reply = match reply {
+            Ok(a) => Reply::Ok(a),
+            Err(e) => Reply::Err(*e.0),
+        };
+        send_line(&mut write, &reply).await?;
+        return write.shutdown().await;
     }
     let replay = std::io::Cursor::new(first).chain(read);
-    session(core, replay, write).await
+    session(engine, replay, write).await
 }
 
-/// One MCP session over a byte stream, with its own Session actor.
-async fn session<R, W>(core: Arc<Core>, read: R, write: W) -> anyhow::Result<()>
+async fn send_line<W: AsyncWrite + Unpin>(write: &mut W, reply: &Reply) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(reply)?;
+    line.push(b'\n');
+    write.write_all(&line).await
+}
+
+/// One MCP session over a byte stream, with its own session actor.
+async fn session<R, W>(engine: Arc<Engine>, read: R, write: W) -> std::io::Result<()>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let server = tools::SnoServer::new(core).await?;
+    let server = crate::mcp::SnoServer::new(engine)
+        .await
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     let session = server.session_handle();
     let running = match server.serve((read, write)).await {
         Ok(r) => r,
@@ -426,7 +428,7 @@ where
             // No initialize (the client left or spoke no MCP): the session
             // actor must not outlive the connection.
             session.close().await;
-            return Err(e.into());
+            return Err(std::io::Error::other(e.to_string()));
         }
     };
     if let Some(info) = running.peer().peer_info() {

@@ -1,26 +1,27 @@
-//! What every session of one server shares: the journal, the audit actor,
-//! settings, and caches of indexed states and search indexes.
-//!
-//! Caches are keyed by what they reflect (the journal position of the head,
-//! or a commit for `at`), so a new indexed commit is picked up by the next
-//! call without any invalidation message.
+//! The read model: indexed states, their search indexes and call graphs,
+//! file texts as served, memory, and the embedding model, each cached by
+//! what it reflects (the journal position of the head, a commit for `at`,
+//! the journal length for memory), so a newly indexed commit is picked up by
+//! the next answer with no invalidation message. Readers work from redb read
+//! transactions: consistent snapshots beside the one writer.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
-use ractor::{Actor, ActorRef};
-use sno_engine::audit::{Audit, AuditMsg};
-use sno_journal::audit::{AuditEntry, AuditRecord};
+use sno_index::git::GitRepo;
 use sno_journal::delta::State;
-use sno_journal::model::Seq;
+use sno_journal::memory::Memory;
+use sno_journal::model::{BlobId, CommitId, Seq};
 use sno_journal::Journal;
 use sno_protocol::query::AsOfCommit;
-use sno_protocol::{ErrorContract, Fixability};
+use sno_protocol::ErrorCode;
 use sno_query::graph::Graph;
+use sno_query::head_cache::HeadCache;
 use sno_query::search::{HistoryFacts, Retriever};
 use sno_query::semantic::Embedder;
+use sno_query::served::Served;
 
-use super::head_cache::HeadCache;
+use crate::error::Result;
 use crate::repo::RepoPaths;
 
 /// An indexed state an answer comes from.
@@ -31,6 +32,9 @@ pub struct Snapshot {
     pub as_of: AsOfCommit,
     /// The journal position of the event that made this state.
     pub seq: Seq,
+    /// Whether this is the indexed head (the only state compared with the
+    /// work tree).
+    pub is_head: bool,
 }
 
 /// What a search index is built over.
@@ -50,46 +54,6 @@ self_cell::self_cell!(
     }
 );
 
-pub use sno_engine::config::ServeConfig;
-
-/// Shared by every session of the server.
-pub struct Core {
-    pub paths: RepoPaths,
-    pub journal: Arc<Journal>,
-    pub audit: ActorRef<AuditMsg>,
-    pub config: ServeConfig,
-    /// The rule for every path an agent names and every work-tree read.
-    pub work_tree: sno_index::confine::WorkTree,
-    /// Mask secret values in what is served (`[index] mask_secrets`).
-    pub mask_secrets: bool,
-    model_spec: String,
-    embedder: OnceLock<Option<Arc<Embedder>>>,
-    /// Why semantic search is off, when it is.
-    semantic_off: OnceLock<String>,
-    snapshots: Mutex<Vec<Arc<Snapshot>>>,
-    searchers: Mutex<Vec<Arc<Searcher>>>,
-    graphs: Mutex<Vec<Arc<GraphCell>>>,
-    /// The status answer, by (snapshot key, journal length).
-    status: Mutex<Option<(String, u64, Arc<serde_json::Value>)>>,
-    /// One git handle for reads, and file contents already read from it:
-    /// inflating blobs per call is what made text search slow.
-    git: Mutex<Option<sno_index::git::GitRepo>>,
-    blobs: Mutex<BlobCache>,
-    /// Memory folded from the journal, by the journal length it reflects:
-    /// every search reads the approved lessons' files.
-    memory: Mutex<Option<(u64, Arc<sno_journal::memory::Memory>)>>,
-}
-
-/// File texts as served (secrets masked) by blob id, dropped wholesale past
-/// a byte budget.
-#[derive(Default)]
-struct BlobCache {
-    map: std::collections::HashMap<sno_journal::model::BlobId, sno_query::served::Served>,
-    bytes: usize,
-}
-
-const BLOB_CACHE_BYTES: usize = 256 << 20;
-
 self_cell::self_cell!(
     /// A snapshot's call graph, built once per snapshot.
     pub struct GraphCell {
@@ -98,6 +62,15 @@ self_cell::self_cell!(
         dependent: Graph,
     }
 );
+
+/// File texts as served by blob id, dropped wholesale past a byte budget.
+#[derive(Default)]
+struct BlobCache {
+    map: std::collections::HashMap<BlobId, Served>,
+    bytes: usize,
+}
+
+const BLOB_CACHE_BYTES: usize = 256 << 20;
 
 /// Parts of a search index read ahead of the state they index.
 #[derive(Default)]
@@ -110,163 +83,199 @@ struct Prefetch {
 /// Snapshots and searchers kept: the head and a couple of `at` states.
 const KEEP: usize = 3;
 
-impl Core {
-    /// Starts the audit actor and reads the configuration.
-    pub async fn start(paths: RepoPaths, journal: Arc<Journal>) -> anyhow::Result<Arc<Core>> {
-        let (audit, _) = Actor::spawn(None, Audit, journal.clone()).await?;
-        // A broken config file is reported by `sno init` and `sno status`;
-        // the server keeps serving with defaults rather than refusing to start.
-        let index_config =
-            sno_engine::config::IndexConfig::load(&paths.config()).unwrap_or_else(|e| {
-                tracing::warn!(error = %e, "ignoring an invalid .sno/config.toml");
-                Default::default()
-            });
-        let config = index_config.serve.clone();
-        let model_spec = crate::search::model_spec(None, &index_config);
-        let work_tree = paths.work_tree_with(&index_config)?;
-        Ok(Arc::new(Core {
+/// Caches of everything answers are made from.
+pub struct ReadModel {
+    paths: RepoPaths,
+    journal: Arc<Journal>,
+    model: Arc<crate::model::ModelCell>,
+    mask_secrets: bool,
+    snapshots: Mutex<Vec<Arc<Snapshot>>>,
+    searchers: Mutex<Vec<Arc<Searcher>>>,
+    graphs: Mutex<Vec<Arc<GraphCell>>>,
+    /// One git handle for reads.
+    git: Mutex<Option<GitRepo>>,
+    blobs: Mutex<BlobCache>,
+    /// Memory folded from the journal, by the journal length it reflects.
+    memory: Mutex<Option<(u64, Arc<Memory>)>>,
+    /// The status report, by (snapshot key, journal length).
+    status: Mutex<Option<(String, u64, sno_protocol::status::StatusReport)>>,
+}
+
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl ReadModel {
+    /// A read model over `journal`; nothing is loaded yet.
+    pub fn new(
+        paths: RepoPaths,
+        journal: Arc<Journal>,
+        model: Arc<crate::model::ModelCell>,
+        mask_secrets: bool,
+    ) -> ReadModel {
+        ReadModel {
             paths,
             journal,
-            audit,
-            config,
-            work_tree,
-            mask_secrets: index_config.mask_secrets,
-            model_spec,
-            embedder: OnceLock::new(),
-            semantic_off: OnceLock::new(),
+            model,
+            mask_secrets,
             snapshots: Mutex::new(Vec::new()),
             searchers: Mutex::new(Vec::new()),
             graphs: Mutex::new(Vec::new()),
-            status: Mutex::new(None),
             git: Mutex::new(None),
             blobs: Mutex::new(BlobCache::default()),
             memory: Mutex::new(None),
-        }))
+            status: Mutex::new(None),
+        }
     }
 
-    /// Builds the head's search index in the background, so the first
-    /// `search` finds it ready (or half-built, and waits for the rest).
-    pub fn warm_up(self: &Arc<Core>) {
-        // The model loads on its own thread while the state and the lexical
-        // index load on another (and the token counter on a third, started
-        // by the daemon before the database opened).
-        let core = self.clone();
-        std::thread::spawn(move || {
-            let t = std::time::Instant::now();
-            core.embedder();
-            tracing::debug!(ms = t.elapsed().as_millis() as u64, "model loaded");
-        });
-        let core = self.clone();
-        std::thread::spawn(move || {
-            let t = std::time::Instant::now();
-            match core.prepare_head() {
-                Ok(_) => tracing::info!(ms = t.elapsed().as_millis() as u64, "search index ready"),
-                Err(e) => tracing::warn!(error = %e, "could not prepare the search index"),
-            }
-        });
+    /// The journal answers are read from.
+    pub fn journal(&self) -> &Arc<Journal> {
+        &self.journal
     }
 
-    /// Flushes the audit actor and stops it.
-    pub async fn stop(&self) {
-        let _ = ractor::call!(self.audit, AuditMsg::Flush);
-        self.audit.stop(None);
+    /// Whether served text has its secrets masked.
+    pub fn mask_secrets(&self) -> bool {
+        self.mask_secrets
     }
 
-    /// Records an audit entry (asynchronously).
-    pub fn audit(&self, entry: AuditEntry) {
-        let _ = self.audit.cast(AuditMsg::Record(AuditRecord {
-            time_ms: now_ms(),
-            entry,
-        }));
+    /// The commit `at` names (a commit-ish git resolves, or a prefix of a
+    /// journaled commit git no longer has), which must have been indexed.
+    pub fn journaled(&self, at: &str) -> Result<CommitId> {
+        let commit = match CommitId::from_hex(at) {
+            Some(id) => id,
+            None => match self.with_git(|g| g.resolve(at))? {
+                Ok(id) => id,
+                Err(e) => {
+                    let lower = at.to_ascii_lowercase();
+                    let mut found = None;
+                    for (_, env) in self.journal.events(Seq(0), None)? {
+                        if let sno_journal::event::Event::CommitIndexed(c) = &env.event {
+                            if c.commit.to_hex().starts_with(&lower) {
+                                found = Some(c.commit);
+                            }
+                        }
+                    }
+                    found.ok_or(e)?
+                }
+            },
+        };
+        if self.journal.seq_of_commit(&commit)?.is_none() {
+            return Err(sno_journal::replay::ReplayError::UnknownCommit(commit.to_hex()).into());
+        }
+        Ok(commit)
     }
 
     /// The state at the indexed head, or at `at`; `true` when it was cached.
-    pub fn snapshot(&self, at: Option<&str>) -> anyhow::Result<(Arc<Snapshot>, bool)> {
+    pub fn snapshot(&self, at: Option<&str>) -> Result<(Arc<Snapshot>, bool)> {
+        let head = self.journal.head()?.ok_or_else(not_indexed)?;
         let key = match at {
-            None => {
-                let head = self.journal.head()?.ok_or_else(not_indexed)?;
-                format!("head@{}", head.seq.0)
-            }
+            None => format!("head@{}", head.seq.0),
             Some(at) => {
-                crate::commands::resolve_journaled(&self.paths, &self.journal, at)?.to_hex()
+                let c = self.journaled(at)?;
+                if c == head.commit {
+                    format!("head@{}", head.seq.0)
+                } else {
+                    c.to_hex()
+                }
             }
         };
         // One builder at a time: two sessions asking for the same new state
         // wait for one load instead of doing it twice.
-        let mut cache = self.snapshots.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = locked(&self.snapshots);
         if let Some(s) = cache.iter().find(|s| s.key == key) {
             return Ok((s.clone(), true));
         }
         let t = std::time::Instant::now();
-        let snap = Arc::new(match at {
-            None => {
-                let (head, state) = self.journal.head_and_state()?.ok_or_else(not_indexed)?;
-                Snapshot {
-                    key: format!("head@{}", head.seq.0),
-                    state,
-                    as_of: AsOfCommit {
-                        commit: head.commit.to_hex(),
-                        branch: head.branch,
-                    },
-                    seq: head.seq,
-                }
+        let snap = Arc::new(if key.starts_with("head@") {
+            let (head, state) = self.journal.head_and_state()?.ok_or_else(not_indexed)?;
+            Snapshot {
+                key: format!("head@{}", head.seq.0),
+                state,
+                as_of: AsOfCommit {
+                    commit: head.commit.to_hex(),
+                    branch: head.branch,
+                },
+                seq: head.seq,
+                is_head: true,
             }
-            Some(_) => {
-                let commit = sno_journal::model::CommitId::from_hex(&key)
-                    .ok_or_else(|| anyhow::anyhow!("bad commit key"))?;
-                let seq = self.journal.seq_of_commit(&commit)?.unwrap_or(Seq(0));
-                Snapshot {
-                    key: key.clone(),
-                    state: sno_journal::replay::replay_to_commit(&self.journal, &commit)?,
-                    as_of: AsOfCommit {
-                        commit: key,
-                        branch: None,
-                    },
-                    seq,
-                }
+        } else {
+            let commit =
+                CommitId::from_hex(&key).ok_or_else(|| Error::internal("bad commit key"))?;
+            let seq = self.journal.seq_of_commit(&commit)?.unwrap_or(Seq(0));
+            Snapshot {
+                key: key.clone(),
+                state: sno_journal::replay::replay_to_commit(&self.journal, &commit)?,
+                as_of: AsOfCommit {
+                    commit: key,
+                    branch: None,
+                },
+                seq,
+                is_head: false,
             }
         });
         tracing::debug!(key = %snap.key, ms = t.elapsed().as_millis() as u64, "state loaded");
         // A head snapshot replaces the older head: it is never asked for again.
-        if snap.key.starts_with("head@") {
-            cache.retain(|s| !s.key.starts_with("head@"));
+        if snap.is_head {
+            cache.retain(|s| !s.is_head);
         }
         cache.insert(0, snap.clone());
         cache.truncate(KEEP);
         Ok((snap, false))
     }
 
-    /// The embedding model, loaded once; `None` (with the reason kept) when
-    /// it cannot be loaded.
+    /// Whether the indexed head's state is in memory (answers about it need
+    /// no load).
+    pub fn head_is_loaded(&self) -> bool {
+        let Ok(Some(head)) = self.journal.head() else {
+            return false;
+        };
+        locked(&self.snapshots)
+            .iter()
+            .any(|s| s.is_head && s.seq == head.seq)
+    }
+
+    /// A status report cached by the state and journal length it reflects
+    /// (`status` walks every file), or `make`'s.
+    pub fn status_cached(
+        &self,
+        snap: &Snapshot,
+        journal_len: u64,
+        make: impl FnOnce() -> Result<sno_protocol::status::StatusReport>,
+    ) -> Result<sno_protocol::status::StatusReport> {
+        let mut cache = locked(&self.status);
+        if let Some((key, len, r)) = cache.as_ref() {
+            if *key == snap.key && *len == journal_len {
+                return Ok(r.clone());
+            }
+        }
+        let r = make()?;
+        *cache = Some((snap.key.clone(), journal_len, r.clone()));
+        Ok(r)
+    }
+
+    /// The embedding model, loaded once per engine; `None` when it cannot
+    /// be loaded ([`ReadModel::semantic_off`] says why).
     pub fn embedder(&self) -> Option<Arc<Embedder>> {
-        self.embedder
-            .get_or_init(|| match Embedder::load(&self.model_spec) {
-                Ok(e) => Some(Arc::new(e)),
-                Err(e) => {
-                    tracing::warn!(error = %e, "semantic search is off");
-                    let _ = self.semantic_off.set(e.to_string());
-                    None
-                }
-            })
-            .clone()
+        self.model.get().ok()
     }
 
     /// Why semantic search is off, if it is.
     pub fn semantic_off(&self) -> Option<String> {
-        self.semantic_off.get().cloned()
+        self.model.off_reason()
     }
 
     /// The search indexes of a snapshot.
-    pub fn searcher(&self, snap: &Arc<Snapshot>) -> anyhow::Result<Arc<Searcher>> {
+    pub fn searcher(&self, snap: &Arc<Snapshot>) -> Result<Arc<Searcher>> {
         self.searcher_with(snap, Prefetch::default())
     }
 
     /// Loads the head state and builds its search indexes, reading what a
-    /// previous server stored (lexical index, vectors) while the state loads.
-    fn prepare_head(&self) -> anyhow::Result<Arc<Searcher>> {
+    /// previous process stored (lexical index, vectors) while the state
+    /// loads: what a server does before its first question.
+    pub fn prepare_head(&self) -> Result<Arc<Searcher>> {
         let head = self.journal.head()?.ok_or_else(not_indexed)?;
         let cache = HeadCache::for_head(&self.paths.sno_dir, &head);
-        let model = sno_query::semantic::source_name(&self.model_spec);
+        let model = sno_query::semantic::source_name(self.model.spec());
         let (snap, prefetch) = std::thread::scope(|scope| {
             let snap = scope.spawn(|| self.snapshot(None));
             let history = scope.spawn(|| HistoryFacts::from_journal(&self.journal, head.seq).ok());
@@ -275,7 +284,7 @@ impl Core {
             let history = history.join().ok().flatten();
             let snap = snap
                 .join()
-                .map_err(|_| anyhow::anyhow!("state loading panicked"));
+                .map_err(|_| Error::internal("state loading panicked"));
             (
                 snap,
                 Prefetch {
@@ -296,8 +305,8 @@ impl Core {
         self.searcher_with(&snap, prefetch)
     }
 
-    fn searcher_with(&self, snap: &Arc<Snapshot>, pre: Prefetch) -> anyhow::Result<Arc<Searcher>> {
-        let mut cache = self.searchers.lock().unwrap_or_else(|e| e.into_inner());
+    fn searcher_with(&self, snap: &Arc<Snapshot>, pre: Prefetch) -> Result<Arc<Searcher>> {
+        let mut cache = locked(&self.searchers);
         if let Some(s) = cache
             .iter()
             .find(|s| s.borrow_owner().snapshot.key == snap.key)
@@ -308,7 +317,7 @@ impl Core {
         let head_cache = self
             .journal
             .head()?
-            .filter(|h| snap.key == format!("head@{}", h.seq.0))
+            .filter(|h| snap.is_head && snap.seq == h.seq)
             .map(|h| HeadCache::for_head(&self.paths.sno_dir, &h));
         let Prefetch {
             history,
@@ -332,12 +341,12 @@ impl Core {
                 model.join().unwrap_or(None),
                 history
                     .join()
-                    .map_err(|_| anyhow::anyhow!("history thread panicked")),
+                    .map_err(|_| Error::internal("history thread panicked")),
                 lexical,
             )
         });
         let history = history??;
-        let lexical = lexical.map_err(|e| anyhow::anyhow!("{e}"))?;
+        let lexical = lexical.map_err(Error::internal)?;
         let t_parts = t.elapsed();
         let journal = &self.journal;
         let owner = SearchOwner {
@@ -375,7 +384,7 @@ impl Core {
                 v
             });
             Retriever::with_lexical(state, o.embedder.as_deref(), vectors, lexical)
-                .map_err(|e| anyhow::anyhow!("{e}"))
+                .map_err(Error::internal)
         })?;
         tracing::debug!(
             parts_ms = t_parts.as_millis() as u64,
@@ -383,8 +392,8 @@ impl Core {
             "search indexes ready"
         );
         let searcher = Arc::new(searcher);
-        if snap.key.starts_with("head@") {
-            cache.retain(|s| !s.borrow_owner().snapshot.key.starts_with("head@"));
+        if snap.is_head {
+            cache.retain(|s| !s.borrow_owner().snapshot.is_head);
         }
         cache.insert(0, searcher.clone());
         cache.truncate(KEEP);
@@ -393,43 +402,25 @@ impl Core {
 
     /// The call graph of a snapshot.
     pub fn graph(&self, snap: &Arc<Snapshot>) -> Arc<GraphCell> {
-        let mut cache = self.graphs.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = locked(&self.graphs);
         if let Some(g) = cache.iter().find(|g| Arc::ptr_eq(g.borrow_owner(), snap)) {
             return g.clone();
         }
         let g = Arc::new(GraphCell::new(snap.clone(), |s| Graph::new(&s.state)));
         // Like the snapshots: an older head's graph is never asked for again.
-        if snap.key.starts_with("head@") {
-            cache.retain(|g| !g.borrow_owner().key.starts_with("head@"));
+        if snap.is_head {
+            cache.retain(|g| !g.borrow_owner().is_head);
         }
         cache.insert(0, g.clone());
         cache.truncate(KEEP);
         g
     }
 
-    /// A cached answer for (snapshot, journal length), or `make`'s.
-    pub fn status_cached(
-        &self,
-        snap: &Snapshot,
-        journal_len: u64,
-        make: impl FnOnce() -> anyhow::Result<serde_json::Value>,
-    ) -> anyhow::Result<Arc<serde_json::Value>> {
-        let mut cache = self.status.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((key, len, v)) = cache.as_ref() {
-            if *key == snap.key && *len == journal_len {
-                return Ok(v.clone());
-            }
-        }
-        let v = Arc::new(make()?);
-        *cache = Some((snap.key.clone(), journal_len, v.clone()));
-        Ok(v)
-    }
-
     /// Runs `f` with the shared git handle (opened on first use).
-    pub fn with_git<T>(&self, f: impl FnOnce(&sno_index::git::GitRepo) -> T) -> anyhow::Result<T> {
-        let mut git = self.git.lock().unwrap_or_else(|e| e.into_inner());
+    pub fn with_git<T>(&self, f: impl FnOnce(&GitRepo) -> T) -> Result<T> {
+        let mut git = locked(&self.git);
         if git.is_none() {
-            *git = Some(sno_index::git::GitRepo::open(&self.paths.root)?);
+            *git = Some(GitRepo::open(&self.paths.root)?);
         }
         Ok(f(git.as_ref().expect("opened above")))
     }
@@ -437,18 +428,12 @@ impl Core {
     /// A file's text at the indexed commit, as served (secret values
     /// masked); `None` when git cannot give it (logged: the repository lost
     /// an object the index names).
-    pub fn blob(&self, id: sno_journal::model::BlobId) -> Option<sno_query::served::Served> {
-        if let Some(b) = self
-            .blobs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .map
-            .get(&id)
-        {
+    pub fn blob(&self, id: BlobId) -> Option<Served> {
+        if let Some(b) = locked(&self.blobs).map.get(&id) {
             return Some(b.clone());
         }
         let served = match self.with_git(|g| g.blob(id)) {
-            Ok(Ok(b)) => sno_query::served::Served::new(&b, self.mask_secrets),
+            Ok(Ok(b)) => Served::new(&b, self.mask_secrets),
             Ok(Err(e)) => {
                 tracing::warn!(blob = %id.to_hex(), error = %e, "git could not read a blob");
                 return None;
@@ -458,7 +443,7 @@ impl Core {
                 return None;
             }
         };
-        let mut cache = self.blobs.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = locked(&self.blobs);
         if cache.bytes + served.len() > BLOB_CACHE_BYTES {
             cache.map.clear();
             cache.bytes = 0;
@@ -477,9 +462,9 @@ impl Core {
     }
 
     /// Checkpoints, decisions and lessons, folded once per journal length.
-    pub fn memory(&self) -> anyhow::Result<Arc<sno_journal::memory::Memory>> {
+    pub fn memory(&self) -> Result<Arc<Memory>> {
         let len = self.journal.len()?;
-        let mut cache = self.memory.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = locked(&self.memory);
         if let Some((at, m)) = cache.as_ref() {
             if *at == len {
                 return Ok(m.clone());
@@ -503,19 +488,9 @@ impl Core {
     }
 }
 
-fn not_indexed() -> ErrorContract {
-    ErrorContract::new(
-        "SNO-NOT-INDEXED",
-        "nothing is indexed yet",
-        "Ask the user to run `sno init` in the repository first.",
-        Fixability::Easy,
-    )
-}
+use crate::error::Error;
 
-/// Milliseconds since the epoch.
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+/// The error for a journal with nothing indexed yet.
+pub fn not_indexed() -> Error {
+    ErrorCode::NotIndexed.with("nothing is indexed yet").into()
 }

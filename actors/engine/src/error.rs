@@ -1,0 +1,200 @@
+//! The engine's one error type: an error contract, made from whatever failed
+//! inside (git, the journal, a lookup, a path refused, the provider).
+
+use sno_index::confine::Refused;
+use sno_index::git::GitError;
+use sno_journal::replay::ReplayError;
+use sno_journal::JournalError;
+use sno_protocol::error::ErrorCode;
+use sno_protocol::ErrorContract;
+use sno_query::lookup::LookupError;
+
+/// A failure, as every front end shows it (boxed: a contract is large and
+/// most results are not errors).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error(pub Box<ErrorContract>);
+
+/// What the engine's operations return.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// The contract.
+    pub fn contract(&self) -> &ErrorContract {
+        &self.0
+    }
+
+    /// Whether this is the error `code`.
+    pub fn is(&self, code: ErrorCode) -> bool {
+        self.0.is(code)
+    }
+
+    /// An internal failure (a bug or an actor gone), with what was going on.
+    pub fn internal(what: impl std::fmt::Display) -> Error {
+        ErrorCode::Internal.with(what.to_string()).into()
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ErrorContract> for Error {
+    fn from(c: ErrorContract) -> Self {
+        Error(Box::new(c))
+    }
+}
+
+impl From<GitError> for Error {
+    fn from(e: GitError) -> Self {
+        match &e {
+            GitError::NotARepository(p) => {
+                ErrorCode::NotARepo.with(format!("{} is not inside a git repository", p.display()))
+            }
+            GitError::Bare(p) => {
+                ErrorCode::BareRepo.with(format!("{} is a bare repository", p.display()))
+            }
+            GitError::Empty => ErrorCode::EmptyRepo
+                .with("the repository has no commits yet, so there is nothing to index"),
+            GitError::UnknownRevision(r) => ErrorCode::UnknownRev
+                .with(format!("`{r}` does not name a commit of this repository")),
+            GitError::Git(m) => ErrorCode::Git.with(format!("reading git failed: {m}")),
+        }
+        .into()
+    }
+}
+
+impl From<JournalError> for Error {
+    fn from(e: JournalError) -> Self {
+        match e {
+            JournalError::Locked { pid } if pid == "unknown" => {
+                ErrorCode::Locked.with("the sno database is open in another sno process")
+            }
+            JournalError::Locked { pid } => ErrorCode::Locked
+                .with(format!("the sno database is locked by pid {pid}"))
+                .hinted(format!(
+                    "Another sno process (pid {pid}) is writing this repository's index; wait for it to finish and retry."
+                )),
+            JournalError::Corrupt { path, detail } => ErrorCode::DbCorrupt
+                .with(format!("{path} is corrupt or not a sno database ({detail})")),
+            JournalError::Missing(path) => ErrorCode::NotIndexed
+                .with(format!("nothing is indexed yet (no database at {path})")),
+            JournalError::UnknownMemory { id, known } => {
+                let near = nearest(&id, known, 3);
+                ErrorCode::UnknownMemory
+                    .with(format!("no lesson, checkpoint or decision `{id}`"))
+                    .suggesting(near)
+            }
+            JournalError::TooLarge { field, size, limit } => ErrorCode::TooLarge
+                .with(format!("`{field}` is too large ({size}; the limit is {limit})"))
+                .hinted(format!(
+                    "Shorten `{field}` to at most {limit} (bytes, or entries for `files`) and call again; keep details in the files themselves or a checkpoint's summary. Nothing was written."
+                )),
+            other => ErrorCode::Journal.with(other.to_string()),
+        }
+        .into()
+    }
+}
+
+impl From<ReplayError> for Error {
+    fn from(e: ReplayError) -> Self {
+        match e {
+            ReplayError::UnknownCommit(c) => ErrorCode::NotJournaled
+                .with(format!(
+                    "commit {c} was never indexed, so there is no state to replay to"
+                ))
+                .into(),
+            ReplayError::ViewsDrifted => ErrorCode::Views
+                .with("the index's views disagree with its journal, so nothing was rolled back")
+                .into(),
+            ReplayError::Journal(j) => j.into(),
+        }
+    }
+}
+
+impl From<Refused> for Error {
+    fn from(e: Refused) -> Self {
+        match &e {
+            Refused::Unreadable { path, reason } => ErrorCode::UnknownFile
+                .with(format!("cannot read {path} from the work tree: {reason}"))
+                .hinted("Pass a path, relative to the repository root, of a file that exists."),
+            Refused::Outside(_) => ErrorCode::PathOutside.with(e.to_string()),
+            Refused::GitDir(_) | Refused::Secret(_) => ErrorCode::PathRefused.with(e.to_string()),
+        }
+        .into()
+    }
+}
+
+impl From<LookupError> for Error {
+    fn from(e: LookupError) -> Self {
+        match e {
+            LookupError::NotFound {
+                query,
+                did_you_mean,
+            } => {
+                let c = ErrorCode::UnknownSymbol
+                    .with(format!("no symbol named `{query}` in the indexed state"));
+                let c = match did_you_mean.first() {
+                    Some(first) => c.hinted(format!(
+                        "Retry with one of the names in did_you_mean, e.g. `{first}`."
+                    )),
+                    None => c,
+                };
+                c.suggesting(did_you_mean)
+            }
+            LookupError::Ambiguous { query, candidates } => ErrorCode::AmbiguousSymbol
+                .with(format!("`{query}` names {} symbols", candidates.len()))
+                .suggesting(candidates),
+        }
+        .into()
+    }
+}
+
+impl From<sno_agent::AgentError> for Error {
+    fn from(e: sno_agent::AgentError) -> Self {
+        use sno_agent::AgentError;
+        let code = match &e {
+            AgentError::NotConfigured => ErrorCode::AgentOff,
+            AgentError::UnknownProtocol(_) => {
+                return ErrorCode::Config
+                    .with(e.to_string())
+                    .hinted("Set `[agent] protocol` to openai (the default: OpenAI, Ollama, vLLM, LM Studio, ...) or anthropic.")
+                    .into()
+            }
+            AgentError::InsecureKey(_) => ErrorCode::AgentInsecure,
+            AgentError::MissingKey(_) => ErrorCode::AgentKey,
+            AgentError::Unreachable { .. } => ErrorCode::AgentUnreachable,
+            AgentError::Http { .. } => ErrorCode::AgentHttp,
+            AgentError::BadReply(_) => ErrorCode::AgentReply,
+        };
+        code.with(e.to_string()).into()
+    }
+}
+
+impl From<crate::config::ConfigError> for Error {
+    fn from(e: crate::config::ConfigError) -> Self {
+        ErrorCode::Config
+            .with(format!("invalid configuration in {e}"))
+            .into()
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::internal(format!("i/o: {e}"))
+    }
+}
+
+/// The candidates closest in spelling to `word` (Jaro-Winkler over 0.5).
+pub fn nearest(word: &str, candidates: impl IntoIterator<Item = String>, n: usize) -> Vec<String> {
+    let mut scored: Vec<(f64, String)> = candidates
+        .into_iter()
+        .map(|c| (sno_query::lookup::similarity(word, &c), c))
+        .filter(|(s, _)| *s > 0.5)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().take(n).map(|(_, c)| c).collect()
+}

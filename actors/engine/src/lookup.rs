@@ -1,0 +1,286 @@
+//! Code intelligence: symbols by name, a file's outline, a symbol's source,
+//! references and the call graph, text search, the repository map, and
+//! symbol changes between indexed states. One implementation per question,
+//! whichever front end asks.
+
+use sno_journal::model::Symbol;
+use sno_protocol::query::{
+    ChangesAnswer, GrepAnswer, MapAnswer, MapFile, MapSymbol, OutlineAnswer, RefsAnswer, RefsKind,
+    ShowAnswer, SymbolsAnswer,
+};
+use sno_protocol::ErrorCode;
+use sno_query::lookup::{Located, LookupError};
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::read::Snapshot;
+
+/// Longest regular expression program accepted (bytes of compiled size):
+/// a pattern is an agent's input.
+const REGEX_SIZE_LIMIT: usize = 1 << 22;
+
+impl Engine {
+    /// The lookup error for `name` in `snap`, with the nearest symbols
+    /// attached when `[serve] retrieval_context` asks for them.
+    fn lookup_error(&self, snap: &Snapshot, name: &str, e: LookupError) -> Error {
+        let mut c = Error::from(e);
+        if self.config.serve.retrieval_context {
+            let contract = &mut c.0;
+            // The near misses, located, so the agent can go on without
+            // another call; then whatever the name tiers find.
+            let mut hits: Vec<_> = contract
+                .did_you_mean
+                .iter()
+                .filter_map(|n| {
+                    sno_query::find_symbols(&snap.state, n, 1)
+                        .into_iter()
+                        .next()
+                })
+                .map(|m| m.symbol)
+                .collect();
+            if hits.is_empty() {
+                hits = sno_query::find_symbols(&snap.state, name, 5)
+                    .into_iter()
+                    .map(|m| m.symbol)
+                    .collect();
+            }
+            hits.truncate(5);
+            contract.retrieval_context = Some(hits.into());
+        }
+        c
+    }
+
+    /// The one symbol `name` names (`Class.method`, a unique name, `path:line`).
+    fn resolve<'s>(&self, snap: &'s Snapshot, name: &str) -> Result<Located<'s>> {
+        sno_query::resolve_one(&snap.state, name).map_err(|e| self.lookup_error(snap, name, e))
+    }
+
+    /// Definitions by name: exact, then case-insensitive, prefix, fuzzy.
+    pub fn symbols(&self, name: &str, limit: usize, at: Option<&str>) -> Result<SymbolsAnswer> {
+        let (snap, _) = self.snapshot(at)?;
+        let results = sno_query::find_symbols(&snap.state, name, limit.max(1));
+        if results.is_empty() {
+            let e = LookupError::NotFound {
+                query: name.to_string(),
+                did_you_mean: sno_query::lookup::did_you_mean(&snap.state, name, 5),
+            };
+            return Err(self.lookup_error(&snap, name, e));
+        }
+        Ok(SymbolsAnswer {
+            query: name.to_string(),
+            as_of: snap.as_of.clone(),
+            results,
+        })
+    }
+
+    /// A repository path for a file a user or an agent named, under the
+    /// confinement rule.
+    pub fn confine(&self, file: &str) -> Result<String> {
+        Ok(self.work_tree.relative(file)?)
+    }
+
+    /// The error for a path the state does not hold, with the nearest paths.
+    pub(crate) fn unknown_file(snap: &Snapshot, rel: &str) -> Error {
+        let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+        let mut scored: Vec<(f64, &String)> = snap
+            .state
+            .keys()
+            .map(|p| {
+                let whole = sno_query::lookup::similarity(p, rel);
+                (
+                    whole.max(sno_query::lookup::similarity(&name(p), &name(rel)) * 0.9),
+                    p,
+                )
+            })
+            .filter(|(s, _)| *s > 0.6)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        ErrorCode::UnknownFile
+            .with(format!("{rel} is not in the indexed state"))
+            .suggesting(scored.into_iter().take(5).map(|(_, p)| p.clone()).collect())
+            .into()
+    }
+
+    /// A file's symbols, nested, with signatures and no bodies.
+    pub fn outline(&self, file: &str, at: Option<&str>) -> Result<OutlineAnswer> {
+        let rel = self.confine(file)?;
+        let (snap, _) = self.snapshot(at)?;
+        let rec = snap
+            .state
+            .get(&rel)
+            .ok_or_else(|| Self::unknown_file(&snap, &rel))?;
+        Ok(OutlineAnswer {
+            as_of: snap.as_of.clone(),
+            outline: sno_query::outline::outline(rec),
+            file: rel,
+        })
+    }
+
+    /// One symbol's definition and source.
+    pub fn show(&self, name: &str, at: Option<&str>) -> Result<ShowAnswer> {
+        let (snap, _) = self.snapshot(at)?;
+        let found = self.resolve(&snap, name)?;
+        let rec = &snap.state[found.path];
+        let file = self.read.blob(rec.blob).ok_or_else(|| {
+            ErrorCode::Git
+                .with(format!(
+                    "the content of {} is not in the repository's objects",
+                    found.path
+                ))
+                .hinted("The indexed commit may have been garbage-collected; run `sno init` again.")
+        })?;
+        Ok(ShowAnswer {
+            as_of: snap.as_of.clone(),
+            symbol: found.info(),
+            source: sno_query::lookup::source_of(found.symbol, &file),
+        })
+    }
+
+    /// References to a symbol, or its callers or callees up to `depth` hops.
+    pub fn refs(
+        &self,
+        name: &str,
+        kind: RefsKind,
+        depth: u32,
+        at: Option<&str>,
+    ) -> Result<RefsAnswer> {
+        let (snap, _) = self.snapshot(at)?;
+        let found = self.resolve(&snap, name)?;
+        let graph = self.read.graph(&snap);
+        let g = graph.borrow_dependent();
+        let depth = depth.clamp(1, 5);
+        let results = match kind {
+            RefsKind::References => g.references(found.symbol),
+            RefsKind::Callers => g.callers(found.symbol, depth),
+            RefsKind::Callees => g.callees(&snap.state, found.symbol, depth),
+        };
+        Ok(RefsAnswer {
+            as_of: snap.as_of.clone(),
+            symbol: found.info(),
+            results,
+        })
+    }
+
+    /// Regex search over the indexed files' text (as served: secrets masked).
+    pub fn grep(&self, pattern: &str, limit: usize, at: Option<&str>) -> Result<GrepAnswer> {
+        let re = regex::RegexBuilder::new(pattern)
+            .size_limit(REGEX_SIZE_LIMIT)
+            .build()
+            .map_err(|e| {
+                let shown: String = pattern.chars().take(200).collect();
+                Error::from(
+                    ErrorCode::BadRegex
+                        .with(format!("`{shown}` is not a valid regular expression: {e}")),
+                )
+            })?;
+        let (snap, _) = self.snapshot(at)?;
+        let limit = limit.clamp(1, 100_000);
+        let (results, truncated) =
+            sno_query::text::grep(&snap.state, &re, limit, |rec| self.read.blob(rec.blob));
+        Ok(GrepAnswer {
+            as_of: snap.as_of.clone(),
+            results,
+            truncated,
+            limit,
+        })
+    }
+
+    /// The most central files and symbols (PageRank over calls and
+    /// inheritance), packed into `max_tokens`.
+    pub fn map(
+        &self,
+        max_tokens: usize,
+        per_file: usize,
+        max_files: Option<usize>,
+        at: Option<&str>,
+    ) -> Result<MapAnswer> {
+        let (snap, _) = self.snapshot(at)?;
+        let (docs, rank) = sno_query::map::symbol_ranks(&snap.state);
+        let ranked = sno_query::map::ranked_files(&docs, &rank);
+        let header = format!(
+            "# repository map as of {} — files by centrality (PageRank over calls and inheritance)\n",
+            &snap.as_of.commit[..12]
+        );
+        let mut text = header.clone();
+        let mut used = sno_query::pack::count_tokens(&header);
+        let mut files = Vec::new();
+        let mut omitted = 0;
+        for (path, score, syms) in ranked.iter().take(max_files.unwrap_or(usize::MAX)) {
+            let shown: Vec<&Symbol> = syms
+                .iter()
+                .take(per_file)
+                .map(|(i, _)| docs[*i].symbol)
+                .collect();
+            let mut block = format!("{path}  ({score:.4})\n");
+            for s in &shown {
+                block.push_str(&format!(
+                    "  {}:{} {} {}\n",
+                    s.kind.name(),
+                    s.span.start_line,
+                    s.qualified_name,
+                    s.signature
+                ));
+            }
+            let t = sno_query::pack::count_tokens(&block);
+            if used + t > max_tokens {
+                omitted += 1;
+                continue;
+            }
+            used += t;
+            text.push_str(&block);
+            files.push(MapFile {
+                path: path.to_string(),
+                score: round3(*score),
+                symbols: syms
+                    .iter()
+                    .take(per_file)
+                    .map(|(i, r)| {
+                        let s = docs[*i].symbol;
+                        MapSymbol {
+                            qualified_name: s.qualified_name.clone(),
+                            kind: s.kind.name().to_string(),
+                            line: s.span.start_line,
+                            signature: s.signature.clone(),
+                            rank: round3(*r),
+                        }
+                    })
+                    .collect(),
+            });
+        }
+        if omitted > 0 {
+            text.push_str(&format!(
+                "… {omitted} more file(s) left out for the {max_tokens}-token budget\n"
+            ));
+        }
+        Ok(MapAnswer {
+            as_of: snap.as_of.clone(),
+            files,
+            omitted_files: omitted,
+            tokens: sno_query::pack::count_tokens(&text),
+            max_tokens,
+            map: text,
+        })
+    }
+
+    /// Symbols added, removed and changed between two indexed states, from
+    /// the journal (nothing is reparsed); `to` defaults to the indexed head.
+    pub fn changes(&self, from: &str, to: Option<&str>) -> Result<ChangesAnswer> {
+        let (old, _) = self.snapshot(Some(from))?;
+        let (new, _) = self.snapshot(to)?;
+        Ok(ChangesAnswer {
+            from: old.as_of.clone(),
+            to: sno_protocol::query::ChangesTo::Commit(new.as_of.clone()),
+            changes: sno_query::changes::symbol_changes(&old.state, &new.state),
+        })
+    }
+}
+
+/// A score as answers show it: three significant digits are all a reader
+/// can use.
+pub(crate) fn round3(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(2 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
+}

@@ -1,0 +1,103 @@
+//! One entry point for the commands a CLI runs, in its own process or in
+//! the daemon's: a typed request in, a typed answer out.
+
+use sno_protocol::rpc::{Answer, Command};
+use sno_protocol::status::Progress;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::search::SearchArgs;
+use crate::writes::IndexOptions;
+
+impl Engine {
+    /// Runs a CLI command against this engine. `env` carries the caller's
+    /// variables (the API key of `lessons draft`).
+    pub async fn execute(&self, cmd: Command, env: Vec<(String, String)>) -> Result<Answer> {
+        self.execute_with_progress(cmd, env, None).await
+    }
+
+    /// [`Engine::execute`], with an index run's progress sent to `progress`.
+    pub async fn execute_with_progress(
+        &self,
+        cmd: Command,
+        env: Vec<(String, String)>,
+        progress: Option<UnboundedSender<Progress>>,
+    ) -> Result<Answer> {
+        Ok(match cmd {
+            Command::Index {
+                rev,
+                history,
+                max_file_size,
+                workers,
+            } => {
+                let opts = IndexOptions {
+                    rev,
+                    history,
+                    max_file_size,
+                    workers,
+                };
+                // Drafting lessons after a run is the long-lived processes'
+                // job (the daemon, `sno watch`): a CLI's run would stop the
+                // agent mid-draft.
+                Answer::Index(Box::new(self.index(&opts, progress).await?))
+            }
+            Command::Status => Answer::Status(Box::new(self.status()?)),
+            Command::Doctor { repair } => Answer::Doctor(self.doctor(repair).await?),
+            Command::Replay { to } => Answer::Replay(self.replay(&to)?),
+            Command::Rollback { to } => Answer::Rollback(self.rollback(&to).await?),
+            Command::JournalLog { tail, cut_to } => {
+                Answer::JournalLog(self.journal_log(tail, cut_to)?)
+            }
+            Command::Audit { tail } => Answer::Audit(self.audit_tail(tail)?),
+            Command::Search {
+                query,
+                max_tokens,
+                limit,
+                scope,
+                lexical_only,
+                at,
+            } => {
+                let (pkg, _) = self.search(&SearchArgs {
+                    query,
+                    max_tokens,
+                    limit,
+                    scope,
+                    lexical_only,
+                    at,
+                })?;
+                Answer::Search(Box::new(pkg))
+            }
+            Command::Map {
+                max_tokens,
+                per_file,
+                at,
+            } => Answer::Map(self.map(max_tokens, per_file, None, at.as_deref())?),
+            Command::Symbols { name, limit, at } => {
+                Answer::Symbols(self.symbols(&name, limit, at.as_deref())?)
+            }
+            Command::Outline { file, at } => Answer::Outline(self.outline(&file, at.as_deref())?),
+            Command::Show { name, at } => Answer::Show(self.show(&name, at.as_deref())?),
+            Command::Refs {
+                name,
+                kind,
+                depth,
+                at,
+            } => Answer::Refs(self.refs(&name, kind, depth, at.as_deref())?),
+            Command::Grep { pattern, limit, at } => {
+                Answer::Grep(self.grep(&pattern, limit, at.as_deref())?)
+            }
+            Command::Changes { from, to } => Answer::Changes(self.changes(&from, to.as_deref())?),
+            Command::Lessons => Answer::Lessons(self.lessons(false, Some(200), None)?),
+            Command::ReviewLesson {
+                id,
+                approved,
+                reviewer,
+                note,
+            } => Answer::Lesson(self.review_lesson(&id, approved, &reviewer, &note).await?),
+            Command::DraftLessons { id } => {
+                Answer::Drafts(self.draft_lessons(id.as_deref(), env).await?)
+            }
+        })
+    }
+}

@@ -1,0 +1,94 @@
+//! Search: a question's context package, ranked, packed into a token
+//! budget, under the header that says how far to trust it.
+
+use sno_protocol::context::ContextPackage;
+use sno_query::search::SearchRequest;
+
+use crate::engine::Engine;
+use crate::error::Result;
+
+/// What to search for.
+#[derive(Clone, Debug)]
+pub struct SearchArgs {
+    pub query: String,
+    /// Token budget of the whole package (cl100k_base).
+    pub max_tokens: usize,
+    /// Items to rank.
+    pub limit: usize,
+    /// Only paths under this prefix.
+    pub scope: Option<String>,
+    /// Turn the semantic signal off.
+    pub lexical_only: bool,
+    /// Answer from this journaled commit-ish instead of the indexed head.
+    pub at: Option<String>,
+}
+
+impl Engine {
+    /// The context package for a question.
+    pub fn search(&self, a: &SearchArgs) -> Result<(ContextPackage, SearchStats)> {
+        let (snap, _) = self.snapshot(a.at.as_deref())?;
+        let searcher = self.read.searcher(&snap)?;
+        let (owner, retriever) = (searcher.borrow_owner(), searcher.borrow_dependent());
+        let request = SearchRequest {
+            query: &a.query,
+            limit: a.limit.clamp(1, 200),
+            scope: a.scope.as_deref(),
+            lexical_only: a.lexical_only,
+            weights: Default::default(),
+        };
+        let hits = retriever.search(&request, &owner.history, &self.read.lesson_paths());
+        let head_differs = self.read.head_differs(&snap.as_of);
+        let work_tree = &self.work_tree;
+        let edited = |path: &str, rec: &sno_journal::model::FileRecord| {
+            edited_in_work_tree(work_tree, path, rec)
+        };
+        let semantic_off_reason = if a.lexical_only {
+            Some("--lexical-only".to_string())
+        } else if retriever.has_semantic() {
+            None
+        } else {
+            self.read.semantic_off()
+        };
+        let pkg = sno_query::context::build_package(&sno_query::context::PackageInput {
+            query: &a.query,
+            state: &snap.state,
+            retriever,
+            hits: &hits,
+            as_of: snap.as_of.clone(),
+            head_differs,
+            semantic_off_reason,
+            scope: a.scope.as_deref(),
+            max_tokens: a.max_tokens.max(50),
+            read: &|rec| self.read.blob(rec.blob),
+            edited: snap.is_head.then_some(&edited),
+        });
+        let stats = SearchStats {
+            hits: hits.len(),
+            top_score: hits.first().map(|h| h.signals.total()).unwrap_or(0.0),
+        };
+        Ok((pkg, stats))
+    }
+}
+
+/// What a search found, for the audit.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SearchStats {
+    pub hits: usize,
+    pub top_score: f32,
+}
+
+/// Whether `path` differs in the work tree from its indexed version (an
+/// unreadable file counts as changed: its indexed text cannot be vouched for).
+pub fn edited_in_work_tree(
+    work_tree: &sno_index::confine::WorkTree,
+    path: &str,
+    rec: &sno_journal::model::FileRecord,
+) -> bool {
+    match work_tree.compare(path, rec.blob, rec.size) {
+        Ok(f) => f != sno_index::confine::WorkTreeFile::Same,
+        Err(e) => {
+            tracing::warn!(path, error = %e, "could not compare a file with the work tree");
+            true
+        }
+    }
+}

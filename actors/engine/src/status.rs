@@ -1,0 +1,339 @@
+//! The state of an index: what `sno status` reports, the journal's
+//! integrity (`doctor`), replay, rollback, the journal's events and the
+//! audit trail.
+
+use std::collections::BTreeMap;
+
+use sno_journal::audit::{AuditEntry, AuditRecord};
+use sno_journal::delta::{digest, State};
+use sno_journal::event::Event;
+use sno_journal::model::{EdgeTarget, FileState, Seq};
+use sno_journal::IndexedHead;
+use sno_protocol::status::{
+    AsOf, DoctorAnswer, EdgeCounts, Failure, FileCounts, JournalEntry, JournalLog, LanguageCounts,
+    LastRun, Problem, ReplayAnswer, RollbackAnswer, SecretCounts, SkippedCommit, StatusReport,
+    VerifyReport,
+};
+
+use crate::engine::Engine;
+use crate::error::Result;
+
+pub(crate) fn status_report(
+    repository: String,
+    state: &State,
+    head: Option<&IndexedHead>,
+    journal_events: u64,
+    commits_indexed: u64,
+    last_audit: Option<&AuditRecord>,
+    masking: bool,
+) -> StatusReport {
+    let mut files = FileCounts::default();
+    let mut languages: BTreeMap<String, LanguageCounts> = BTreeMap::new();
+    let mut symbols_by_kind: BTreeMap<String, u64> = BTreeMap::new();
+    let mut edges_by_kind: BTreeMap<String, EdgeCounts> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let (mut symbols_total, mut edges_total, mut diagnostics_total) = (0u64, 0u64, 0u64);
+    let mut secrets = SecretCounts {
+        masking,
+        ..Default::default()
+    };
+    for rec in state.values() {
+        files.total += 1;
+        secrets.masked += u64::from(rec.masked_secrets);
+        secrets.files += u64::from(rec.masked_secrets > 0);
+        match &rec.state {
+            FileState::Parsed => files.parsed += 1,
+            FileState::ParsedWithErrors => files.parsed_with_errors += 1,
+            FileState::Skipped(r) => *files.skipped.entry(r.name().to_string()).or_default() += 1,
+            FileState::Failed(reason) => {
+                files.failed += 1;
+                failures.push(Failure {
+                    path: rec.path.clone(),
+                    reason: reason.clone(),
+                });
+            }
+        }
+        diagnostics_total += rec.diagnostics.len() as u64;
+        symbols_total += rec.symbols.len() as u64;
+        edges_total += rec.edges.len() as u64;
+        for s in &rec.symbols {
+            *symbols_by_kind
+                .entry(s.kind.name().to_string())
+                .or_default() += 1;
+        }
+        for e in &rec.edges {
+            let c = edges_by_kind.entry(e.kind.name().to_string()).or_default();
+            if matches!(e.to, EdgeTarget::Unresolved(_)) {
+                c.unresolved += 1;
+            } else {
+                c.resolved += 1;
+                c.heuristic += u64::from(!e.certainty.is_exact());
+            }
+        }
+        let parsed = matches!(
+            rec.state,
+            FileState::Parsed | FileState::ParsedWithErrors | FileState::Failed(_)
+        );
+        if let (Some(lang), true) = (rec.language, parsed) {
+            let l = languages.entry(lang.name().to_string()).or_default();
+            l.files += 1;
+            l.lines += u64::from(rec.lines);
+            l.symbols += rec.symbols.len() as u64;
+            l.edges += rec.edges.len() as u64;
+            l.files_with_errors += u64::from(rec.state == FileState::ParsedWithErrors);
+        }
+    }
+    let last_run = last_audit.and_then(|a| match &a.entry {
+        AuditEntry::IndexRun(r) => Some(LastRun {
+            outcome: r.outcome.clone(),
+            commits_indexed: r.commits_indexed,
+            files_parsed: r.files_parsed,
+            seconds: r.finished_ms.saturating_sub(r.started_ms) as f64 / 1000.0,
+            excluded_secrets: r.excluded_secrets,
+            skipped_ignored: r.skipped_ignored,
+        }),
+        _ => None,
+    });
+    StatusReport {
+        repository,
+        as_of: head.map(|h| AsOf {
+            commit: h.commit.to_hex(),
+            branch: h.branch.clone(),
+            seq: h.seq.0,
+        }),
+        journal_events,
+        commits_indexed,
+        files,
+        languages,
+        symbols_total,
+        symbols_by_kind,
+        edges_total,
+        edges_by_kind,
+        diagnostics_total,
+        secrets,
+        failures,
+        skipped_commits: Vec::new(),
+        last_run,
+        views_digest: format!("{:016x}", digest(state)),
+    }
+}
+
+impl Engine {
+    /// What is indexed: commit, files, symbols and edges per language and
+    /// kind, journal, secrets, failures, skipped commits.
+    pub fn status(&self) -> Result<StatusReport> {
+        let (snap, _) = self.snapshot(None)?;
+        let j = &self.journal;
+        let len = j.len()?;
+        self.read.status_cached(&snap, len, || {
+            let mut r = status_report(
+                self.paths.root.display().to_string(),
+                &snap.state,
+                j.head()?.as_ref(),
+                len,
+                j.commits_indexed()?,
+                j.last_index_run()?.as_ref(),
+                self.config.mask_secrets,
+            );
+            r.skipped_commits = self.skipped_commits()?;
+            Ok(r)
+        })
+    }
+
+    /// Commits of the history that could not be indexed.
+    pub fn skipped_commits(&self) -> Result<Vec<SkippedCommit>> {
+        Ok(self
+            .journal
+            .skipped_commits()?
+            .into_iter()
+            .map(|(c, reason)| SkippedCommit {
+                commit: c.to_hex(),
+                reason,
+            })
+            .collect())
+    }
+
+    /// Checks the journal's chain and that the views equal a replay of it;
+    /// with `repair`, rebuilds views that do not.
+    pub async fn doctor(&self, repair: bool) -> Result<DoctorAnswer> {
+        let mut report = sno_journal::verify::verify(&self.journal);
+        let mut repaired = false;
+        let fixable = |r: &sno_journal::verify::Report| {
+            !r.problems.is_empty()
+                && r.problems
+                    .iter()
+                    .all(|p| p.code == "SNO-J-VIEWS" || p.code == "SNO-J-HEAD")
+        };
+        if repair && fixable(&report) {
+            self.repair_views().await?;
+            repaired = true;
+            report = sno_journal::verify::verify(&self.journal);
+        }
+        Ok(DoctorAnswer {
+            ok: report.problems.is_empty(),
+            repaired,
+            report: VerifyReport {
+                events: report.events,
+                files_in_views: report.files_in_views,
+                views_digest: report.views_digest,
+                problems: report
+                    .problems
+                    .iter()
+                    .map(|p| Problem {
+                        code: p.code.to_string(),
+                        message: p.message.clone(),
+                        repair: p.repair.to_string(),
+                    })
+                    .collect(),
+            },
+            skipped_commits: self.skipped_commits()?,
+        })
+    }
+
+    /// The state at a journaled commit, rebuilt from the journal alone.
+    pub fn replay(&self, to: &str) -> Result<ReplayAnswer> {
+        let (snap, _) = self.snapshot(Some(to))?;
+        let head = IndexedHead {
+            commit: sno_journal::model::CommitId::from_hex(&snap.as_of.commit).unwrap_or_default(),
+            branch: None,
+            seq: snap.seq,
+        };
+        let r = status_report(
+            self.paths.root.display().to_string(),
+            &snap.state,
+            Some(&head),
+            snap.seq.0 + 1,
+            0,
+            None,
+            self.config.mask_secrets,
+        );
+        Ok(ReplayAnswer {
+            commit: snap.as_of.commit.clone(),
+            seq: snap.seq.0,
+            files: r.files.total,
+            symbols: r.symbols_total,
+            edges: r.edges_total,
+            views_digest: r.views_digest,
+            languages: r.languages,
+        })
+    }
+
+    /// Moves the index back to a journaled commit's state.
+    pub async fn rollback(&self, to: &str) -> Result<RollbackAnswer> {
+        use sno_journal::rollback::Rollback;
+        let commit = self.read.journaled(to)?;
+        // A watcher leaves the rollback alone while HEAD stays here.
+        let git_head = self.read.with_git(|g| g.head().ok())?;
+        let outcome = self.roll_back(commit, git_head).await?;
+        let head = self.journal.head()?;
+        let (rolled_back, from, seq, files_changed) = match outcome {
+            Rollback::AlreadyThere => (false, None, None, 0),
+            Rollback::Done {
+                seq,
+                from,
+                files_changed,
+            } => (true, from, Some(seq.0), files_changed),
+        };
+        Ok(RollbackAnswer {
+            rolled_back,
+            from: from.map(|c| c.to_hex()),
+            to: commit.to_hex(),
+            branch: head.and_then(|h| h.branch),
+            seq,
+            files_changed,
+        })
+    }
+
+    /// The last `tail` events of the journal, oldest first.
+    pub fn journal_log(&self, tail: usize, cut_to: usize) -> Result<JournalLog> {
+        let total = self.journal.len()?;
+        let from = Seq(total.saturating_sub(tail as u64));
+        let entries = self
+            .journal
+            .events(from, None)?
+            .iter()
+            .map(|(seq, env)| journal_entry(seq.0, env, cut_to))
+            .collect();
+        Ok(JournalLog { total, entries })
+    }
+
+    /// The last `n` audit records, oldest first.
+    pub fn audit_tail(&self, n: usize) -> Result<Vec<sno_protocol::audit::AuditRecord>> {
+        Ok(self
+            .journal
+            .audit_tail(n)?
+            .iter()
+            .map(crate::audit::to_wire)
+            .collect())
+    }
+}
+
+/// One journal event as `journal log` shows it, its text cut to `cut_to`.
+fn journal_entry(seq: u64, env: &sno_journal::event::Envelope, cut_to: usize) -> JournalEntry {
+    let mut e = JournalEntry {
+        seq,
+        kind: env.event.kind_name().to_string(),
+        written_ms: env.written_ms,
+        commit: None,
+        branch: None,
+        from: None,
+        to: None,
+        id: None,
+        summary: None,
+        file_deltas: None,
+    };
+    let text: Option<String> = match &env.event {
+        Event::CommitIndexed(c) => {
+            e.commit = Some(c.commit.to_hex());
+            e.branch = c.branch.clone();
+            e.file_deltas = Some(c.deltas.len());
+            Some(c.summary.clone())
+        }
+        Event::BranchMoved(b) => {
+            e.branch = b.branch.clone();
+            e.from = b.from.map(|c| c.to_hex());
+            e.to = Some(b.to.to_hex());
+            None
+        }
+        Event::CheckpointCreated(c) => {
+            e.id = Some(c.id.0.clone());
+            Some(c.name.clone())
+        }
+        Event::DecisionLogged(d) => {
+            e.id = Some(d.id.0.clone());
+            Some(d.title.clone())
+        }
+        Event::LessonProposed(l) => {
+            e.id = Some(l.id.0.clone());
+            Some(l.summary.clone())
+        }
+        Event::LessonAnalysisSubmitted(a) => {
+            e.id = Some(a.lesson.0.clone());
+            Some(a.rule.clone())
+        }
+        Event::LessonReviewed(r) => {
+            e.id = Some(r.lesson.0.clone());
+            Some(if r.approved { "approved" } else { "rejected" }.to_string())
+        }
+        Event::CommitSkipped(c) => {
+            e.commit = Some(c.commit.to_hex());
+            Some(format!("skipped: {}", c.reason))
+        }
+        Event::RolledBack(r) => {
+            e.commit = Some(r.to.to_hex());
+            e.branch = r.branch.clone();
+            e.from = r.from.map(|c| c.to_hex());
+            e.to = Some(r.to.to_hex());
+            e.file_deltas = Some(r.deltas.len());
+            Some(format!(
+                "rolled back from {}",
+                r.from
+                    .map(|c| c.short())
+                    .unwrap_or_else(|| "nothing".into())
+            ))
+        }
+    };
+    // What people and agents wrote may be long: a line each here.
+    e.summary = text.map(|t| sno_journal::memory::cut(&t, cut_to).into_owned());
+    e
+}

@@ -1,0 +1,30 @@
+//! The only way tests reach states users reach by accident (a parser that
+//! crashes, a run killed between commits, a draft that panics): variables
+//! of the environment, read here once when an engine starts and handed to
+//! the actors they concern, never part of the configuration users write.
+
+/// Faults and delays tests ask for.
+#[derive(Clone, Debug, Default)]
+pub struct TestHooks {
+    /// `SNO_TEST_PANIC_ON=<path>`: a parser worker panics on that file.
+    pub panic_on: Option<String>,
+    /// `SNO_TEST_COMMIT_DELAY_MS=<n>`: a pause after each journaled commit,
+    /// so a test can kill the process mid-run.
+    pub commit_delay_ms: u64,
+    /// `SNO_TEST_AGENT_PANIC=1`: the agent actor panics on a draft.
+    pub agent_panic: bool,
+}
+
+impl TestHooks {
+    /// The hooks set in this process's environment.
+    pub fn from_env() -> TestHooks {
+        TestHooks {
+            panic_on: std::env::var("SNO_TEST_PANIC_ON").ok(),
+            commit_delay_ms: std::env::var("SNO_TEST_COMMIT_DELAY_MS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+            agent_panic: std::env::var("SNO_TEST_AGENT_PANIC").is_ok_and(|v| v == "1"),
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The write path: index runs, memory events, rollbacks and repairs. Every
+//! journal append goes through the writer actor, one at a time; runs,
+//! rollbacks and repairs (which move the views) go through the indexer,
+//! one at a time, so a rollback never lands between two commits of a run.
+
+use sno_journal::event::Event;
+use sno_journal::lock::WriterLock;
+use sno_journal::model::{CommitId, Seq};
+use sno_journal::rollback::Rollback;
+use sno_protocol::status::{Failure, IndexSummary, SemanticSummary, SkipCounts};
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::embedder::EmbedderMsg;
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::indexer::{IndexRequest, IndexerMsg, Progress};
+use crate::supervisor::SupervisorMsg;
+use crate::writer::WriterMsg;
+
+/// What to index.
+#[derive(Clone, Debug, Default)]
+pub struct IndexOptions {
+    /// A commit-ish; `None` means HEAD.
+    pub rev: Option<String>,
+    /// First-parent commits before the target; `None`: the configured
+    /// number (200 by default); `Some(None)`: all of them.
+    pub history: Option<Option<usize>>,
+    /// Largest file to parse, in bytes (default: the configuration's).
+    pub max_file_size: Option<u64>,
+    /// Parser workers (default: the configuration's). Applied by
+    /// [`Engine::set_parser_workers`] before the actors start; a running
+    /// engine keeps its pool.
+    pub workers: Option<usize>,
+}
+
+/// An actor call's failure (the actor died or is gone).
+fn gone(e: impl std::fmt::Display) -> Error {
+    Error::internal(format!("actor system: {e}"))
+}
+
+impl Engine {
+    /// The writer actor.
+    async fn writer(&self) -> Result<ractor::ActorRef<WriterMsg>> {
+        ractor::call!(self.supervisor().await?, SupervisorMsg::Writer).map_err(gone)
+    }
+
+    /// The indexer actor.
+    async fn indexer(&self) -> Result<ractor::ActorRef<IndexerMsg>> {
+        ractor::call!(self.supervisor().await?, SupervisorMsg::Indexer).map_err(gone)
+    }
+
+    /// Appends a memory event (checkpoint, decision, lesson analysis or
+    /// review) through the writer.
+    pub(crate) async fn append_memory(&self, ev: Event) -> Result<Seq> {
+        let writer = self.writer().await?;
+        ractor::call!(writer, WriterMsg::Memory, ev).map_err(gone)?
+    }
+
+    /// Rebuilds the views from the journal (after a run, never during one).
+    pub(crate) async fn repair_views(&self) -> Result<()> {
+        let indexer = self.indexer().await?;
+        ractor::call!(indexer, IndexerMsg::Repair).map_err(gone)?
+    }
+
+    /// Moves the views back to `commit`'s state (after a run, never during
+    /// one).
+    pub(crate) async fn roll_back(
+        &self,
+        commit: CommitId,
+        git_head: Option<CommitId>,
+    ) -> Result<Rollback> {
+        let _lock = WriterLock::acquire(&self.paths.sno_dir)?;
+        let indexer = self.indexer().await?;
+        ractor::call!(indexer, IndexerMsg::Rollback, commit, git_head).map_err(gone)?
+    }
+
+    /// Indexes the repository: the target commit and its history, then the
+    /// vectors of new symbols. `progress` receives the plan and each commit.
+    pub async fn index(
+        &self,
+        opts: &IndexOptions,
+        progress: Option<UnboundedSender<Progress>>,
+    ) -> Result<IndexSummary> {
+        let _lock = WriterLock::acquire(&self.paths.sno_dir)?;
+        let _small_pages = sno_extract::allocator::HugePagesOff::start();
+        self.paths.exclude_sno_dir()?;
+        let history = match opts.history {
+            Some(h) => h,
+            None => self.config.history,
+        };
+        let request = IndexRequest {
+            target: opts.rev.clone(),
+            history,
+            max_file_size: opts.max_file_size,
+        };
+
+        let indexer = self.indexer().await?;
+        let done = ractor::call!(indexer, IndexerMsg::Run, request, progress).map_err(gone)??;
+        // Then the semantic index, for what is new.
+        let embedder =
+            ractor::call!(self.supervisor().await?, SupervisorMsg::Embedder).map_err(gone)?;
+        let embedded = ractor::call!(embedder, EmbedderMsg::Refresh)
+            .map_err(gone)?
+            .map_err(|e| Error::internal(format!("embedding: {e}")))?;
+        let r = &done.run;
+        let head = self.journal.head()?;
+        Ok(IndexSummary {
+            repository: self.paths.root.display().to_string(),
+            up_to_date: done.up_to_date,
+            commit: head.as_ref().map(|h| h.commit.to_hex()),
+            branch: done.branch.clone(),
+            shallow: done.shallow,
+            commits_indexed: r.commits_indexed,
+            files_parsed: r.files_parsed,
+            files_reparsed: done.files_reparsed,
+            failures: r
+                .failures
+                .iter()
+                .map(|(path, reason)| Failure {
+                    path: path.clone(),
+                    reason: reason.clone(),
+                })
+                .collect(),
+            skipped_scope: "file versions across the commits of this run".into(),
+            skipped: SkipCounts {
+                binary: r.skipped_binary,
+                too_large: r.skipped_too_large,
+                unsupported_language: r.skipped_unsupported,
+                ignored: r.skipped_ignored,
+            },
+            excluded_secrets: r.excluded_secrets,
+            journal_events: self.journal.len()?,
+            semantic: Some(SemanticSummary {
+                enabled: embedded.off_reason.is_none(),
+                off_reason: embedded.off_reason,
+                symbols: embedded.symbols,
+                embedded: embedded.embedded,
+                reused: embedded.reused,
+            }),
+            seconds: r.finished_ms.saturating_sub(r.started_ms) as f64 / 1000.0,
+        })
+    }
+}
+
+impl Engine {
+    /// Drafts lesson analyses with the configured provider: those waiting
+    /// for one, or lesson `id`. `env` carries the caller's variables (the
+    /// API key, when the daemon drafts for a CLI).
+    pub async fn draft_lessons(
+        &self,
+        id: Option<&str>,
+        env: Vec<(String, String)>,
+    ) -> Result<sno_protocol::memory::DraftsAnswer> {
+        let agent = ractor::call!(self.supervisor().await?, SupervisorMsg::Agent).map_err(gone)?;
+        let id = id.map(str::to_string);
+        ractor::call!(agent, |reply| crate::agent::AgentMsg::Draft {
+            id,
+            env,
+            reply
+        })
+        .map_err(|e| Error::internal(format!("the agent failed: {e}")))?
+    }
+
+    /// After an index run: lets the agent draft the lessons it proposed
+    /// (with `[agent] draft_on_index`); does not wait.
+    pub async fn draft_after_index(&self, since: Seq) {
+        if !self.config.agent.draft_on_index {
+            return;
+        }
+        if let Ok(sup) = self.supervisor().await {
+            if let Ok(agent) = ractor::call!(sup, SupervisorMsg::Agent) {
+                let _ = agent.cast(crate::agent::AgentMsg::AfterIndex { since });
+            }
+        }
+    }
+}
