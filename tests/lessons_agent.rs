@@ -400,3 +400,99 @@ fn with_draft_on_index_the_daemon_drafts_a_revert_it_follows() {
         .count();
     assert_eq!(calls, 1, "one call, for the new lesson: {audit}");
 }
+
+/// `sno serve` in the background with `env` set for the daemon it starts.
+fn serve_with(repo: &Repo, env: &[(&str, &str)]) -> std::process::Child {
+    let mut command = sno_command();
+    command.envs(env.iter().copied());
+    let child = command
+        .args(["serve", "."])
+        .current_dir(repo.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("sno serve starts");
+    let sock = repo.path().join(".sno/sno.sock");
+    let t = std::time::Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(60),
+            "no daemon"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child
+}
+
+/// The daemon answers `sno status` (it holds the database, so the answer
+/// can only come from it).
+fn daemon_answers(repo: &Repo) {
+    let o = repo.sno(&["status", "--json"]);
+    assert!(o.status.success(), "status: {}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["as_of"]["commit"], repo.head());
+    assert!(
+        std::os::unix::net::UnixStream::connect(repo.path().join(".sno/sno.sock")).is_ok(),
+        "the daemon left"
+    );
+}
+
+#[test]
+fn a_draft_that_panics_fails_alone_and_the_daemon_serves_on() {
+    let repo = with_a_revert();
+    let (url, _seen) = provider(vec![]);
+    configure(&repo, &url);
+    let mut server = serve_with(&repo, &[("SNO_TEST_AGENT_PANIC", "1")]);
+    for _ in 0..2 {
+        // The agent panics on each draft; the supervisor starts a new one.
+        let out = sno_in(
+            repo.path(),
+            &["lessons", "draft", "--json"],
+            &[("SNO_TEST_AGENT_KEY", "k")],
+        );
+        assert!(!out.status.success(), "a panicked draft is a failure");
+        assert!(stderr(&out).contains("error[SNO-"), "{}", stderr(&out));
+        daemon_answers(&repo);
+    }
+    assert_eq!(
+        lessons(&repo)[0]["status"],
+        "proposed",
+        "nothing was journaled"
+    );
+    drop(server.stdin.take());
+    let _ = server.wait();
+}
+
+#[test]
+fn a_provider_that_hangs_holds_only_the_agent() {
+    let repo = with_a_revert();
+    // Accepts the connection and never answers.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let held = std::thread::spawn(move || listener.accept().map(|(s, _)| s));
+    std::fs::write(
+        repo.path().join(".sno/config.toml"),
+        format!("[agent]\nendpoint = \"{url}\"\nmodel = \"m\"\ntimeout_secs = 4\n"),
+    )
+    .unwrap();
+    let mut server = serve_with(&repo, &[]);
+    let draft = sno_command()
+        .args(["lessons", "draft", "--json"])
+        .current_dir(repo.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The provider has the request: the agent is waiting on it.
+    let _stream = held.join().unwrap().unwrap();
+    daemon_answers(&repo);
+    let found = repo.sno_json(&["symbol", "load", "--json"]);
+    assert!(found["results"][0].is_object(), "{found}");
+    let out = draft.wait_with_output().unwrap();
+    assert!(!out.status.success(), "a timed-out draft is a failure");
+    assert!(stderr(&out).contains("SNO-AGENT"), "{}", stderr(&out));
+    daemon_answers(&repo);
+    drop(server.stdin.take());
+    let _ = server.wait();
+}

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use sno_protocol::tools::defaults;
 
 /// sno: a local, Git-aware code memory for AI coding agents.
 ///
@@ -97,10 +98,10 @@ pub enum Command {
         /// A question or identifiers: "where do we parse the config file".
         query: String,
         /// Token budget of the whole package (cl100k_base).
-        #[arg(long, default_value_t = 2000)]
+        #[arg(long, default_value_t = defaults::SEARCH_MAX_TOKENS)]
         max_tokens: usize,
         /// Items to rank.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = defaults::SEARCH_LIMIT)]
         limit: usize,
         /// Only paths under this prefix.
         #[arg(long)]
@@ -118,11 +119,14 @@ pub enum Command {
     /// (PageRank over calls and inheritance), in a token budget.
     Map {
         /// Token budget (cl100k_base).
-        #[arg(long, default_value_t = 1500)]
+        #[arg(long, default_value_t = defaults::MAP_MAX_TOKENS)]
         max_tokens: usize,
         /// Symbols listed per file.
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = defaults::MAP_PER_FILE)]
         per_file: usize,
+        /// Files listed at most.
+        #[arg(long, default_value_t = defaults::MAP_FILES)]
+        files: usize,
         #[command(flatten)]
         q: QueryOpts,
     },
@@ -132,7 +136,7 @@ pub enum Command {
         #[command(flatten)]
         q: QueryOpts,
         /// At most this many results.
-        #[arg(long, default_value_t = 20)]
+        #[arg(long, default_value_t = defaults::SYMBOL_LIMIT)]
         limit: usize,
     },
     /// A file's symbols, nested, with signatures and no bodies.
@@ -158,7 +162,7 @@ pub enum Command {
         #[arg(long)]
         callees: bool,
         /// Hops to follow for --callers / --callees.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = defaults::DEPTH)]
         depth: u32,
         #[command(flatten)]
         q: QueryOpts,
@@ -168,7 +172,7 @@ pub enum Command {
         /// A regular expression (Rust regex syntax).
         pattern: String,
         /// At most this many hits.
-        #[arg(long, default_value_t = 200)]
+        #[arg(long, default_value_t = defaults::GREP_LIMIT)]
         limit: usize,
         #[command(flatten)]
         q: QueryOpts,
@@ -296,9 +300,9 @@ pub enum McpCommand {
     /// Print the configuration block a client needs (or merge it into the
     /// client's config file with --write, keeping everything else there).
     Config {
-        /// The client.
-        #[arg(long, value_enum)]
-        client: crate::mcp_config::Client,
+        /// The client: claude-desktop, claude-code, cursor, codex, zed or cline.
+        #[arg(long, value_parser = client)]
+        client: sno_protocol::client_config::Client,
         /// The repository the server should serve.
         #[arg(default_value = ".")]
         path: PathBuf,
@@ -426,4 +430,9 @@ impl Command {
             | Command::Changes { q, .. } => q.json,
         }
     }
+}
+
+fn client(name: &str) -> Result<sno_protocol::client_config::Client, String> {
+    use sno_protocol::client_config::Client;
+    Client::named(name).ok_or_else(|| format!("one of {}", Client::NAMES.join(", ")))
 }

@@ -10,15 +10,15 @@ use sno_protocol::rpc::{Answer, Command as Request};
 use sno_protocol::{ErrorCode, ErrorContract};
 
 use crate::cli::{Command, History, InitArgs, JournalCommand, LessonsCommand, McpCommand};
-use crate::client::{forward, Forwarded};
 use crate::out::outln;
+use sno_serve::client::{forward, Forwarded};
 
 /// Runs a command; the exit code (errors are rendered here).
 pub async fn run(cmd: Command) -> ExitCode {
     let json = cmd.wants_json();
     let result = match cmd {
-        Command::Serve { path } => crate::daemon::serve(path).await,
-        Command::Daemon { path } => crate::daemon::run(path).await,
+        Command::Serve { path } => sno_serve::daemon::serve(path).await,
+        Command::Daemon { path } => sno_serve::daemon::run(path).await,
         Command::Watch { path, json } => crate::watch::watch(&path, json).await,
         Command::Mcp {
             command:
@@ -174,11 +174,7 @@ fn request_of(cmd: Command) -> Result<(PathBuf, Request, Option<String>), ErrorC
             path,
             Request::JournalLog {
                 tail,
-                cut_to: if json {
-                    sno_journal::memory::limits::SHORT
-                } else {
-                    200
-                },
+                cut_to: if json { sno_engine::limits::SHORT } else { 200 },
             },
             None,
         ),
@@ -206,12 +202,14 @@ fn request_of(cmd: Command) -> Result<(PathBuf, Request, Option<String>), ErrorC
         Command::Map {
             max_tokens,
             per_file,
+            files,
             q,
         } => (
             q.repo,
             Request::Map {
                 max_tokens,
                 per_file,
+                files,
                 at: q.at,
             },
             None,

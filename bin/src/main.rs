@@ -7,10 +7,7 @@
 //! `sno-protocol` type.
 
 mod cli;
-mod client;
 mod commands;
-mod daemon;
-mod mcp;
 mod mcp_config;
 mod out;
 mod progress;
@@ -28,7 +25,7 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    sno_extract::allocator::use_mimalloc();
+    sno_engine::use_mimalloc();
     let cli = cli::Cli::parse();
     init_logging(cli.verbose, serve_log(&cli.command));
     // A panic inside an actor is caught and handled by its supervisor; say it

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use sno_engine::follow::{Follower, OnChange};
 use sno_engine::watcher::{IndexedHead, RepoChanged};
 use sno_engine::writes::IndexOptions;
+use sno_engine::{CommitId, Seq};
 use sno_engine::{Engine, Open, RepoPaths};
-use sno_journal::model::{CommitId, Seq};
 use sno_protocol::status::{IndexSummary, WatchEvent};
 use sno_protocol::{ErrorCode, ErrorContract};
 
@@ -24,7 +24,7 @@ const READER_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 /// `sno watch`.
 pub async fn watch(path: &Path, json: bool) -> Result<ExitCode, ErrorContract> {
     let paths = RepoPaths::discover(path).map_err(|e| *e.0)?;
-    if std::os::unix::net::UnixStream::connect(crate::daemon::socket_path(&paths)).is_ok() {
+    if std::os::unix::net::UnixStream::connect(sno_serve::daemon::socket_path(&paths)).is_ok() {
         return Err(ErrorCode::WatchServed.with(format!(
             "the sno daemon serving {} holds its database and follows the repository itself",
             paths.root.display()
@@ -34,15 +34,7 @@ pub async fn watch(path: &Path, json: bool) -> Result<ExitCode, ErrorContract> {
     let config = sno_engine::config::IndexConfig::load(&paths.config())
         .map_err(|e| *sno_engine::Error::from(e).0)?;
     // The last indexed commit is kept here, as the database is closed.
-    let (start, settled_at) = if paths.db().exists() {
-        let journal = sno_journal::Journal::open_existing(&paths.db())
-            .map_err(|e| *sno_engine::Error::from(e).0)?;
-        let head = journal.head().ok().flatten().map(|h| h.commit);
-        let settled = journal.rolled_back_at().ok().flatten().flatten();
-        (head, settled)
-    } else {
-        (None, None)
-    };
+    let (start, settled_at) = paths.indexed_head().map_err(|e| *e.0)?;
     let known: Arc<Mutex<Option<CommitId>>> = Arc::new(Mutex::new(start));
     let indexed: IndexedHead = {
         let known = known.clone();
@@ -143,7 +135,7 @@ fn report_run(
         }
         Err(e) => {
             let served = e.is(ErrorCode::Locked)
-                && std::os::unix::net::UnixStream::connect(crate::daemon::socket_path(paths))
+                && std::os::unix::net::UnixStream::connect(sno_serve::daemon::socket_path(paths))
                     .is_ok();
             let contract = if served {
                 ErrorCode::WatchServed

@@ -2,6 +2,7 @@
 //! Types and (de)serialization only; no other crate invents a JSON shape.
 
 pub mod audit;
+pub mod client_config;
 pub mod context;
 pub mod error;
 pub mod memory;

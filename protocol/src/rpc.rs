@@ -68,6 +68,7 @@ pub enum Command {
     Map {
         max_tokens: usize,
         per_file: usize,
+        files: usize,
         at: Option<String>,
     },
     Symbols {

@@ -235,3 +235,16 @@ pub struct SyntaxArgs {
     /// python, javascript, typescript, tsx, go, rust, java, c, cpp or ruby (default for `file`: from its extension).
     pub language: Option<String>,
 }
+
+/// The defaults of arguments the CLI and the tools share: one question, one
+/// answer, whichever front end asks it.
+pub mod defaults {
+    pub const SEARCH_MAX_TOKENS: usize = 2000;
+    pub const SEARCH_LIMIT: usize = 10;
+    pub const MAP_MAX_TOKENS: usize = 1500;
+    pub const MAP_PER_FILE: usize = 5;
+    pub const MAP_FILES: usize = 20;
+    pub const SYMBOL_LIMIT: usize = 20;
+    pub const GREP_LIMIT: usize = 100;
+    pub const DEPTH: u32 = 1;
+}

@@ -171,24 +171,35 @@ impl Provider {
         let (url, body) = match self.protocol {
             Protocol::OpenAi => (
                 format!("{}/chat/completions", self.endpoint),
-                serde_json::json!({
-                    "model": self.model,
-                    "temperature": 0,
-                    "messages": [
-                        {"role": "system", "content": system},
-                        {"role": "user", "content": user},
+                ChatRequest {
+                    model: &self.model,
+                    max_tokens: None,
+                    temperature: 0,
+                    system: None,
+                    messages: vec![
+                        Message {
+                            role: "system",
+                            content: system,
+                        },
+                        Message {
+                            role: "user",
+                            content: user,
+                        },
                     ],
-                }),
+                },
             ),
             Protocol::Anthropic => (
                 format!("{}/messages", self.endpoint),
-                serde_json::json!({
-                    "model": self.model,
-                    "max_tokens": 1024,
-                    "temperature": 0,
-                    "system": system,
-                    "messages": [{"role": "user", "content": user}],
-                }),
+                ChatRequest {
+                    model: &self.model,
+                    max_tokens: Some(1024),
+                    temperature: 0,
+                    system: Some(system),
+                    messages: vec![Message {
+                        role: "user",
+                        content: user,
+                    }],
+                },
             ),
         };
         let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -540,4 +551,23 @@ mod tests {
             Err(AgentError::Unreachable { .. })
         ));
     }
+}
+
+/// The body of a chat request, in the fields both providers' APIs share
+/// (Anthropic's takes the system prompt and `max_tokens` apart).
+#[derive(serde::Serialize)]
+struct ChatRequest<'a> {
+    model: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    temperature: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<&'a str>,
+    messages: Vec<Message<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct Message<'a> {
+    role: &'static str,
+    content: &'a str,
 }

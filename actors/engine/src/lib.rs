@@ -34,6 +34,34 @@ pub mod writes;
 pub use engine::{model_spec, Engine, Open, DEFAULT_MODEL};
 pub use error::{Error, Result};
 pub use repo::RepoPaths;
+pub use sno_journal::memory::limits;
+pub use sno_journal::model::{CommitId, Seq};
+
+/// Installs mimalloc's per-thread scratch heaps for the parsers (the
+/// binary's global allocator must be mimalloc).
+pub fn use_mimalloc() {
+    sno_extract::allocator::use_mimalloc();
+}
+
+/// Loads the token counter's tables on a thread of their own (from the
+/// copy in `cache_dir` after the first time): the longest load before a
+/// first answer, and it needs nothing from the repository.
+pub fn warm_token_counter(cache_dir: std::path::PathBuf) {
+    sno_query::cl100k::cache_table_in(cache_dir);
+    std::thread::spawn(|| {
+        let t = std::time::Instant::now();
+        sno_query::pack::warm();
+        tracing::debug!(ms = t.elapsed().as_millis() as u64, "token counter loaded");
+    });
+}
+
+/// Whether a model spec (a directory or a Hugging Face id) is on this
+/// machine, and the name a server started elsewhere should be given.
+pub fn model_offline(spec: &str) -> (String, bool) {
+    let name = sno_query::semantic::source_name(spec);
+    let here = sno_query::semantic::available_offline(&name);
+    (name, here)
+}
 
 /// Milliseconds since the epoch.
 pub fn now_ms() -> u64 {

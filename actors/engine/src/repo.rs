@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use sno_index::admission::SecretFilter;
 use sno_index::confine::WorkTree;
 use sno_index::git::GitRepo;
+use sno_journal::model::CommitId;
 use sno_protocol::ErrorCode;
 
 use crate::error::Result;
@@ -109,5 +110,31 @@ impl RepoPaths {
         }
         writeln!(f, "# sno's local index\n/.sno/")?;
         Ok(())
+    }
+}
+
+/// What a front end that finds the database held can learn without opening
+/// an engine.
+impl RepoPaths {
+    /// Whether an index run (in any process) holds the writer lock.
+    pub fn writer_lock_held(&self) -> bool {
+        sno_journal::lock::WriterLock::is_held(&self.sno_dir)
+    }
+
+    /// Whether the database can be opened now (the probe is closed again).
+    pub fn database_free(&self) -> bool {
+        sno_journal::Journal::open_existing(&self.db()).is_ok()
+    }
+
+    /// The indexed head and, when the head is a rollback's, the commit it
+    /// settled at; `(None, None)` before a first index.
+    pub fn indexed_head(&self) -> Result<(Option<CommitId>, Option<CommitId>)> {
+        if !self.db().exists() {
+            return Ok((None, None));
+        }
+        let journal = sno_journal::Journal::open_existing(&self.db())?;
+        let head = journal.head()?.map(|h| h.commit);
+        let settled = journal.rolled_back_at()?.flatten();
+        Ok((head, settled))
     }
 }

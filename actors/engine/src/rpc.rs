@@ -71,8 +71,9 @@ impl Engine {
             Command::Map {
                 max_tokens,
                 per_file,
+                files,
                 at,
-            } => Answer::Map(self.map(max_tokens, per_file, None, at.as_deref())?),
+            } => Answer::Map(self.map(max_tokens, per_file, Some(files), at.as_deref())?),
             Command::Symbols { name, limit, at } => {
                 Answer::Symbols(self.symbols(&name, limit, at.as_deref())?)
             }

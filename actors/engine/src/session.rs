@@ -123,6 +123,26 @@ impl Actor for Session {
     }
 }
 
+/// A tool call as the front end that served it saw it.
+pub struct FinishedCall<'a> {
+    pub tool: &'a str,
+    /// The arguments as sent (JSON).
+    pub args: &'a str,
+    pub latency: std::time::Duration,
+    pub result_bytes: usize,
+    /// The error code, if the call failed.
+    pub error: Option<String>,
+    /// Whether the answer came from a state already in memory.
+    pub cache_hit: bool,
+}
+
+fn preview(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
 /// A connection's handle on its session actor.
 #[derive(Clone)]
 pub struct SessionHandle {
@@ -253,6 +273,59 @@ impl crate::Engine {
                 })
                 .collect(),
         })
+    }
+
+    /// Records a finished tool call of `session` in the session and the
+    /// audit (arguments as a digest and a short preview, never whole).
+    pub async fn record_call(&self, session: &SessionHandle, call: FinishedCall<'_>) {
+        let digest = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(call.args.as_bytes()));
+        let latency_us = call.latency.as_micros() as u64;
+        session.called(CallRecord {
+            time_ms: crate::now_ms(),
+            tool: call.tool.to_string(),
+            args_digest: digest.clone(),
+            args_preview: preview(call.args, 200),
+            error: call.error.clone(),
+            result_bytes: call.result_bytes as u64,
+            latency_us,
+            cache_hit: call.cache_hit,
+        });
+        self.audit(sno_journal::audit::AuditEntry::ToolCall(
+            sno_journal::audit::ToolCall {
+                session: session.id.clone(),
+                tool: call.tool.to_string(),
+                args_digest: digest,
+                result_bytes: call.result_bytes as u64,
+                latency_us,
+                error: call.error,
+            },
+        ))
+        .await;
+    }
+
+    /// [`Engine::search`] for a session: the retrieval is audited.
+    pub async fn search_for(
+        &self,
+        session: &SessionHandle,
+        args: &crate::search::SearchArgs,
+    ) -> crate::Result<sno_protocol::context::ContextPackage> {
+        let t = std::time::Instant::now();
+        let r = self.search(args);
+        let (hits, top_score) = r
+            .as_ref()
+            .map(|(_, s)| (s.hits, s.top_score))
+            .unwrap_or((0, 0.0));
+        self.audit(sno_journal::audit::AuditEntry::Retrieval(
+            sno_journal::audit::Retrieval {
+                session: session.id.clone(),
+                query: args.query.clone(),
+                hits: hits as u32,
+                top_score,
+                latency_us: t.elapsed().as_micros() as u64,
+            },
+        ))
+        .await;
+        r.map(|(pkg, _)| pkg)
     }
 
     /// Records an audit entry (asynchronously, batched by the audit actor).

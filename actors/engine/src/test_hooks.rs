@@ -2,6 +2,7 @@
 //! crashes, a run killed between commits, a draft that panics): variables
 //! of the environment, read here once when an engine starts and handed to
 //! the actors they concern, never part of the configuration users write.
+//! Release builds (what users run) do not read them at all.
 
 /// Faults and delays tests ask for.
 #[derive(Clone, Debug, Default)]
@@ -16,7 +17,16 @@ pub struct TestHooks {
 }
 
 impl TestHooks {
-    /// The hooks set in this process's environment.
+    /// The hooks set in this process's environment (none in a release
+    /// build).
+    #[cfg(not(debug_assertions))]
+    pub fn from_env() -> TestHooks {
+        TestHooks::default()
+    }
+
+    /// The hooks set in this process's environment (none in a release
+    /// build).
+    #[cfg(debug_assertions)]
     pub fn from_env() -> TestHooks {
         TestHooks {
             panic_on: std::env::var("SNO_TEST_PANIC_ON").ok(),

@@ -54,10 +54,10 @@ pub fn forward(
         }
         // An `sno init` of its own holds the writer lock while it indexes:
         // say so now (its pid is in the error) rather than wait for it.
-        if sno_journal::lock::WriterLock::is_held(&paths.sno_dir) {
+        if paths.writer_lock_held() {
             return Forwarded::Held;
         }
-        if sno_journal::Journal::open_existing(&paths.db()).is_ok() {
+        if paths.database_free() {
             // Free again (the probe is closed): the command never got past
             // opening the database, so running it again is safe.
             return Forwarded::Free;

@@ -20,13 +20,12 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use sno_engine::history::HistoryOf;
 use sno_engine::search::SearchArgs as Search;
-use sno_engine::session::SessionHandle;
+use sno_engine::session::{FinishedCall, SessionHandle};
 use sno_engine::syntax::SyntaxInput;
 use sno_engine::{Engine, Error};
-use sno_journal::audit::{AuditEntry, Retrieval, ToolCall};
-use sno_journal::session::CallRecord;
 use sno_protocol::error::ErrorAnswer;
 use sno_protocol::query::RefsKind;
+use sno_protocol::tools::defaults;
 use sno_protocol::tools::*;
 use sno_protocol::{ErrorCode, ErrorContract};
 
@@ -105,39 +104,26 @@ impl SnoServer {
         description = "Search the repository and get a context package: the most relevant symbols' source in a token budget, under a header saying which commit it reflects, how each item matched and whether anything was left out. Use for questions about where or how something is done."
     )]
     async fn search(&self, Parameters(a): Parameters<SearchArgs>) -> Answer {
-        let t = Instant::now();
-        let r = self.engine.search(&Search {
-            query: a.query.clone(),
-            max_tokens: a.max_tokens.unwrap_or(2000),
-            limit: a.limit.unwrap_or(10).clamp(1, 50),
+        let args = Search {
+            query: a.query,
+            max_tokens: a.max_tokens.unwrap_or(defaults::SEARCH_MAX_TOKENS),
+            limit: a.limit.unwrap_or(defaults::SEARCH_LIMIT).clamp(1, 50),
             scope: a.scope,
             lexical_only: a.lexical_only.unwrap_or(false),
             at: a.at,
-        });
-        let (hits, top_score) = r
-            .as_ref()
-            .map(|(_, s)| (s.hits, s.top_score))
-            .unwrap_or((0, 0.0));
-        self.engine
-            .audit(AuditEntry::Retrieval(Retrieval {
-                session: self.session.id.clone(),
-                query: a.query,
-                hits: hits as u32,
-                top_score,
-                latency_us: t.elapsed().as_micros() as u64,
-            }))
-            .await;
-        answer(r.map(|(pkg, _)| pkg))
+        };
+        answer(self.engine.search_for(&self.session, &args).await)
     }
 
     #[tool(
         description = "Find symbol definitions by name (exact, then case-insensitive, prefix, fuzzy) with path:line and signature."
     )]
     fn search_symbols(&self, Parameters(a): Parameters<SymbolsArgs>) -> Answer {
-        answer(
-            self.engine
-                .symbols(&a.name, a.limit.unwrap_or(20), a.at.as_deref()),
-        )
+        answer(self.engine.symbols(
+            &a.name,
+            a.limit.unwrap_or(defaults::SYMBOL_LIMIT),
+            a.at.as_deref(),
+        ))
     }
 
     #[tool(
@@ -168,7 +154,7 @@ impl SnoServer {
         description = "Who calls a symbol, transitively up to `depth` hops, with path:line of each call; calls matched by name alone are heuristic, with the reason."
     )]
     fn callers(&self, Parameters(a): Parameters<GraphArgs>) -> Answer {
-        let depth = a.depth.unwrap_or(1);
+        let depth = a.depth.unwrap_or(defaults::DEPTH);
         answer(
             self.engine
                 .refs(&a.name, RefsKind::Callers, depth, a.at.as_deref()),
@@ -179,7 +165,7 @@ impl SnoServer {
         description = "What a symbol calls, transitively up to `depth` hops; unresolved (external) callees are listed as heuristic."
     )]
     fn callees(&self, Parameters(a): Parameters<GraphArgs>) -> Answer {
-        let depth = a.depth.unwrap_or(1);
+        let depth = a.depth.unwrap_or(defaults::DEPTH);
         answer(
             self.engine
                 .refs(&a.name, RefsKind::Callees, depth, a.at.as_deref()),
@@ -190,7 +176,7 @@ impl SnoServer {
         description = "Regex search over the indexed files' text; each hit names its enclosing symbol."
     )]
     fn search_text(&self, Parameters(a): Parameters<TextArgs>) -> Answer {
-        let limit = a.limit.unwrap_or(100).clamp(1, 1000);
+        let limit = a.limit.unwrap_or(defaults::GREP_LIMIT).clamp(1, 1000);
         answer(self.engine.grep(&a.pattern, limit, a.at.as_deref()))
     }
 
@@ -199,9 +185,9 @@ impl SnoServer {
     )]
     fn repo_map(&self, Parameters(a): Parameters<MapArgs>) -> Answer {
         answer(self.engine.map(
-            a.max_tokens.unwrap_or(1500),
-            a.per_file.unwrap_or(5).clamp(1, 50),
-            Some(a.files.unwrap_or(20).clamp(1, 500)),
+            a.max_tokens.unwrap_or(defaults::MAP_MAX_TOKENS),
+            a.per_file.unwrap_or(defaults::MAP_PER_FILE).clamp(1, 50),
+            Some(a.files.unwrap_or(defaults::MAP_FILES).clamp(1, 500)),
             a.at.as_deref(),
         ))
     }
@@ -397,28 +383,15 @@ impl SnoServer {
         error: Option<String>,
         cache_hit: bool,
     ) {
-        let digest = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(args.as_bytes()));
-        let latency_us = t.elapsed().as_micros() as u64;
-        self.session.called(CallRecord {
-            time_ms: sno_engine::now_ms(),
-            tool: tool.to_string(),
-            args_digest: digest.clone(),
-            args_preview: cut(args, 200),
-            error: error.clone(),
-            result_bytes: result_bytes as u64,
-            latency_us,
+        let call = FinishedCall {
+            tool,
+            args,
+            latency: t.elapsed(),
+            result_bytes,
+            error,
             cache_hit,
-        });
-        self.engine
-            .audit(AuditEntry::ToolCall(ToolCall {
-                session: self.session.id.clone(),
-                tool: tool.to_string(),
-                args_digest: digest,
-                result_bytes: result_bytes as u64,
-                latency_us,
-                error,
-            }))
-            .await;
+        };
+        self.engine.record_call(&self.session, call).await;
     }
 
     /// An argument error from rmcp, in the contract, with the nearest

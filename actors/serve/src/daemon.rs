@@ -133,15 +133,8 @@ async fn relay(stream: UnixStream) {
 /// CLI commands on the socket until idle.
 pub async fn run(path: PathBuf) -> Result<ExitCode, ErrorContract> {
     let paths = RepoPaths::discover(&path).map_err(contract)?;
-    // The token counter's tables are the longest load before a first
-    // answer and need nothing from the repository: start them before the
-    // database opens (from the copy in `.sno/cache/` after the first time).
-    sno_query::cl100k::cache_table_in(paths.cache_dir());
-    std::thread::spawn(|| {
-        let t = Instant::now();
-        sno_query::pack::warm();
-        tracing::debug!(ms = t.elapsed().as_millis() as u64, "token counter loaded");
-    });
+    // Before the database opens: it needs nothing from the repository.
+    sno_engine::warm_token_counter(paths.cache_dir());
     let sock = socket_path(&paths);
     let started = Instant::now();
     let journal = loop {
