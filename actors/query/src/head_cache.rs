@@ -1,6 +1,6 @@
 //! What a server keeps on disk about the indexed head, so the next server
 //! starts fast: the lexical index and the symbol vectors in document order.
-//! Both are derived data in `.sno/cache/<commit>-<seq>-v1/`, named after the
+//! Both are derived data in `.sno/cache/<commit>-<seq>-v2/`, named after the
 //! state they were made from, so a stale one is never read; they may be
 //! deleted at any time and are rebuilt when missing or unreadable.
 
@@ -19,7 +19,7 @@ impl HeadCache {
     /// The cache of `head`; caches of other states are removed.
     pub fn for_head(sno_dir: &Path, head: &IndexedHead) -> HeadCache {
         let root = sno_dir.join("cache");
-        let name = format!("{}-{}-v1", head.commit.to_hex(), head.seq.0);
+        let name = format!("{}-{}-v2", head.commit.to_hex(), head.seq.0);
         if let Ok(entries) = std::fs::read_dir(&root) {
             for e in entries.flatten() {
                 let other = e.file_name().to_string_lossy().into_owned();

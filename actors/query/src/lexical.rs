@@ -1,14 +1,85 @@
-//! Lexical retrieval: BM25 (tantivy) over identifier-split names, qualified
-//! names, signatures, doc comments and paths of every symbol.
+//! Lexical retrieval: BM25 (tantivy) over what a symbol says. Fields, each
+//! with its weight: the name (and qualified name), the signature, the doc
+//! comment, the body (its own text, without nested symbols: identifiers,
+//! string literals and comments) and the path.
+//!
+//! Text and queries go through one analysis ([`analyzed`] then the
+//! `sno_code` analyzer): identifiers are split (`loadConfig`, `load_config`
+//! -> `load config`) and also kept whole (`loadconfig`), so an identifier
+//! query matches its own name first; words are lowercased, English stop
+//! words dropped, and the rest stemmed, so "parsing" finds `parse`.
 
+use rustc_hash::FxHashMap;
 use sno_journal::delta::State;
+use sno_journal::model::{FileRecord, SymbolId};
 use tantivy::collector::TopDocs;
 use tantivy::query::QueryParser;
-use tantivy::schema::{Field, NumericOptions, Schema, Value, TEXT};
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, Value,
+};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
+};
 use tantivy::{Index, IndexReader, TantivyDocument};
 
 use crate::lookup::{all_symbols, Located};
-use crate::words::words;
+use crate::served::Served;
+use crate::words::split_words;
+
+/// The analyzer of every text field and of queries.
+const ANALYZER: &str = "sno_code";
+
+/// How much of a body is indexed: its head says what it does, and a
+/// generated table would otherwise weigh like real code.
+const BODY_BYTES: usize = 16 * 1024;
+
+/// Distinct query terms kept: a pasted paragraph costs what a sentence does.
+const QUERY_TERMS: usize = 32;
+
+/// Field weights (BM25 per field, summed).
+const BOOSTS: [(&str, f32); 5] = [
+    ("name", 3.0),
+    ("signature", 1.2),
+    ("doc", 1.0),
+    ("body", 0.8),
+    ("path", 0.5),
+];
+
+fn analyzer() -> TextAnalyzer {
+    let builder = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(48))
+        .filter(LowerCaser);
+    match StopWordFilter::new(Language::English) {
+        Some(stop) => builder
+            .filter(stop)
+            .filter(Stemmer::new(Language::English))
+            .build(),
+        None => builder.filter(Stemmer::new(Language::English)).build(),
+    }
+}
+
+/// Code and prose as words: each identifier split into its words, and
+/// kept whole (lowercase, without separators) when it has several.
+pub fn analyzed(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for ident in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        if ident.is_empty() {
+            continue;
+        }
+        let parts = split_words(ident);
+        for p in &parts {
+            out.push_str(p);
+            out.push(' ');
+        }
+        if parts.len() > 1 {
+            for p in &parts {
+                out.push_str(p);
+            }
+            out.push(' ');
+        }
+    }
+    out
+}
 
 /// Errors building or querying the lexical index.
 #[derive(Debug, thiserror::Error)]
@@ -26,6 +97,7 @@ fn fields(index: &Index) -> Result<Fields, LexicalError> {
         name: get("name")?,
         signature: get("signature")?,
         doc: get("doc")?,
+        body: get("body")?,
         path: get("path")?,
         ord: get("ord")?,
     })
@@ -44,27 +116,78 @@ struct Fields {
     name: Field,
     signature: Field,
     doc: Field,
+    body: Field,
     path: Field,
     ord: Field,
 }
 
 fn schema() -> (Schema, Fields) {
     let mut sb = Schema::builder();
+    // Term frequencies, no positions: no phrase queries are asked.
+    let text = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(ANALYZER)
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
     let fields = Fields {
-        name: sb.add_text_field("name", TEXT),
-        signature: sb.add_text_field("signature", TEXT),
-        doc: sb.add_text_field("doc", TEXT),
-        path: sb.add_text_field("path", TEXT),
+        name: sb.add_text_field("name", text.clone()),
+        signature: sb.add_text_field("signature", text.clone()),
+        doc: sb.add_text_field("doc", text.clone()),
+        body: sb.add_text_field("body", text.clone()),
+        path: sb.add_text_field("path", text),
         ord: sb.add_u64_field("ord", NumericOptions::default().set_stored()),
     };
     (sb.build(), fields)
 }
 
+/// A file's text, for bodies; `None` when it cannot be read (its symbols
+/// are then found by their names, signatures and docs alone).
+pub type Source<'a> = &'a dyn Fn(&FileRecord) -> Option<Served>;
+
+/// Each symbol's own text: its span without the spans of the symbols
+/// nested in it (a class's body is its attributes, not its methods').
+fn own_bodies(rec: &FileRecord, text: &Served) -> FxHashMap<SymbolId, String> {
+    let mut children: FxHashMap<SymbolId, Vec<(usize, usize)>> = FxHashMap::default();
+    for s in &rec.symbols {
+        if let Some(p) = s.parent {
+            children
+                .entry(p)
+                .or_default()
+                .push((s.span.start_byte as usize, s.span.end_byte as usize));
+        }
+    }
+    let mut out = FxHashMap::default();
+    for s in &rec.symbols {
+        let (start, end) = (s.span.start_byte as usize, s.span.end_byte as usize);
+        let mut own = String::new();
+        let mut at = start;
+        let mut holes = children.remove(&s.id).unwrap_or_default();
+        holes.sort_unstable();
+        for (a, b) in holes.into_iter().chain([(end, end)]) {
+            if a > at && own.len() < BODY_BYTES {
+                own.push_str(&text.slice(at..a.min(end)));
+                own.push('\n');
+            }
+            at = at.max(b);
+        }
+        if own.len() > BODY_BYTES {
+            let mut cut = BODY_BYTES;
+            while !own.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            own.truncate(cut);
+        }
+        out.insert(s.id, own);
+    }
+    out
+}
+
 impl LexicalIndex {
-    /// Indexes every symbol of `state` in memory.
-    pub fn build(state: &State) -> Result<LexicalIndex, LexicalError> {
+    /// Indexes every symbol of `state` in memory, bodies read through
+    /// `source`.
+    pub fn build(state: &State, source: Source) -> Result<LexicalIndex, LexicalError> {
         let (schema, _) = schema();
-        Self::fill(Index::create_in_ram(schema), state)
+        Self::fill(Index::create_in_ram(schema), state, source)
     }
 
     /// Opens the index stored in `dir` for this very state, or builds it
@@ -75,6 +198,7 @@ impl LexicalIndex {
     pub fn open_or_build(
         dir: &std::path::Path,
         state: &State,
+        source: Source,
     ) -> Result<LexicalIndex, LexicalError> {
         if dir.is_dir() {
             match Index::open_in_dir(dir)
@@ -93,7 +217,7 @@ impl LexicalIndex {
         std::fs::create_dir_all(&tmp).map_err(err)?;
         let (schema, _) = schema();
         let index = Index::create_in_dir(&tmp, schema).map_err(err)?;
-        Self::fill(index, state)?;
+        Self::fill(index, state, source)?;
         if std::fs::rename(&tmp, dir).is_err() {
             // Another process stored the same index first: use theirs.
             let _ = std::fs::remove_dir_all(&tmp);
@@ -115,23 +239,34 @@ impl LexicalIndex {
             .ok()
     }
 
-    fn fill(index: Index, state: &State) -> Result<LexicalIndex, LexicalError> {
+    fn fill(index: Index, state: &State, source: Source) -> Result<LexicalIndex, LexicalError> {
+        index.tokenizers().register(ANALYZER, analyzer());
         let f = fields(&index)?;
-        // One thread: the index is small and the other core is parsing or serving.
+        // One thread: the other core is parsing or serving.
         let mut writer: tantivy::IndexWriter =
-            index.writer_with_num_threads(1, 30_000_000).map_err(err)?;
-        for (i, l) in all_symbols(state).enumerate() {
-            let s = l.symbol;
-            let mut d = TantivyDocument::default();
-            d.add_text(
-                f.name,
-                format!("{} {}", words(&s.name), words(&s.qualified_name)),
-            );
-            d.add_text(f.signature, words(&s.signature));
-            d.add_text(f.doc, words(&s.doc));
-            d.add_text(f.path, words(l.path));
-            d.add_u64(f.ord, i as u64);
-            writer.add_document(d).map_err(err)?;
+            index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
+        let mut ord = 0u64;
+        for (path, rec) in state.iter() {
+            let bodies = match source(rec) {
+                Some(text) if !rec.symbols.is_empty() => own_bodies(rec, &text),
+                _ => FxHashMap::default(),
+            };
+            for s in &rec.symbols {
+                let mut d = TantivyDocument::default();
+                d.add_text(
+                    f.name,
+                    format!("{} {}", analyzed(&s.name), analyzed(&s.qualified_name)),
+                );
+                d.add_text(f.signature, analyzed(&s.signature));
+                d.add_text(f.doc, analyzed(&s.doc));
+                if let Some(b) = bodies.get(&s.id) {
+                    d.add_text(f.body, analyzed(b));
+                }
+                d.add_text(f.path, analyzed(path));
+                d.add_u64(f.ord, ord);
+                ord += 1;
+                writer.add_document(d).map_err(err)?;
+            }
         }
         writer.commit().map_err(err)?;
         writer.wait_merging_threads().map_err(err)?;
@@ -139,12 +274,16 @@ impl LexicalIndex {
     }
 
     fn reader_for(index: Index) -> Result<LexicalIndex, LexicalError> {
+        index.tokenizers().register(ANALYZER, analyzer());
         let f = fields(&index)?;
         let reader = index.reader().map_err(err)?;
-        let mut parser = QueryParser::for_index(&index, vec![f.name, f.signature, f.doc, f.path]);
-        parser.set_field_boost(f.name, 3.0);
-        parser.set_field_boost(f.signature, 1.5);
-        parser.set_field_boost(f.path, 0.7);
+        let mut parser = QueryParser::for_index(
+            &index,
+            vec![f.name, f.signature, f.doc, f.body, f.path],
+        );
+        for (name, boost) in BOOSTS {
+            parser.set_field_boost(fields_by_name(&f, name), boost);
+        }
         Ok(LexicalIndex {
             reader,
             parser,
@@ -154,7 +293,7 @@ impl LexicalIndex {
 
     /// The best `limit` symbols for `query` with their BM25 scores, best first.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<(usize, f32)>, LexicalError> {
-        let text = words(query);
+        let text = query_terms(query);
         if text.is_empty() {
             return Ok(Vec::new());
         }
@@ -174,6 +313,29 @@ impl LexicalIndex {
     }
 }
 
+fn fields_by_name(f: &Fields, name: &str) -> Field {
+    match name {
+        "name" => f.name,
+        "signature" => f.signature,
+        "doc" => f.doc,
+        "body" => f.body,
+        _ => f.path,
+    }
+}
+
+/// A query as terms: analysed like the documents, each term once, at most
+/// [`QUERY_TERMS`] of them. Only letters, digits and spaces remain, so
+/// nothing in it is query syntax.
+fn query_terms(query: &str) -> String {
+    let mut seen = std::collections::HashSet::new();
+    analyzed(query)
+        .split(' ')
+        .filter(|t| !t.is_empty() && seen.insert(*t))
+        .take(QUERY_TERMS)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The symbols of a state in document order (what hit numbers index).
 pub fn documents(state: &State) -> Vec<Located<'_>> {
     all_symbols(state).collect()
@@ -183,6 +345,7 @@ pub fn documents(state: &State) -> Vec<Located<'_>> {
 mod tests {
     use super::*;
     use sno_journal::model::*;
+    use sno_journal::model::Language;
 
     fn state(names: &[&str]) -> State {
         let symbols = names
@@ -220,11 +383,11 @@ mod tests {
         let st = state(&["load_config", "parse_args", "read_file"]);
         let dir = tempfile::tempdir().unwrap();
         let at = dir.path().join("lexical-1");
-        let built = LexicalIndex::open_or_build(&at, &st).unwrap();
+        let built = LexicalIndex::open_or_build(&at, &st, &|_| None).unwrap();
         let want = built.search("parse arguments", 3).unwrap();
         assert_eq!(want[0].0, 1, "parse_args is document 1");
         assert!(at.is_dir());
-        let reopened = LexicalIndex::open_or_build(&at, &st).unwrap();
+        let reopened = LexicalIndex::open_or_build(&at, &st, &|_| None).unwrap();
         assert_eq!(reopened.search("parse arguments", 3).unwrap(), want);
         // Damage it: every file replaced by an empty one. Replaced, not
         // truncated in place: the files are memory-mapped, and a mapping
@@ -237,10 +400,14 @@ mod tests {
             std::fs::write(&empty, b"").unwrap();
             std::fs::rename(&empty, &path).unwrap();
         }
-        let rebuilt = LexicalIndex::open_or_build(&at, &st).unwrap();
+        let rebuilt = LexicalIndex::open_or_build(&at, &st, &|_| None).unwrap();
         assert_eq!(rebuilt.search("parse arguments", 3).unwrap(), want);
         assert_eq!(
-            LexicalIndex::build(&st).unwrap().search("read", 3).unwrap()[0].0,
+            LexicalIndex::build(&st, &|_| None)
+                .unwrap()
+                .search("read", 3)
+                .unwrap()[0]
+                .0,
             2
         );
     }

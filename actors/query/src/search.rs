@@ -206,8 +206,9 @@ impl<'a> Retriever<'a> {
         state: &'a State,
         embedder: Option<&'a Embedder>,
         vectors: Option<Vec<Vec<f32>>>,
+        source: crate::lexical::Source,
     ) -> Result<Retriever<'a>, crate::lexical::LexicalError> {
-        Self::with_lexical(state, embedder, vectors, LexicalIndex::build(state)?)
+        Self::with_lexical(state, embedder, vectors, LexicalIndex::build(state, source)?)
     }
 
     /// [`Retriever::new`] with a lexical index already at hand (one stored

@@ -54,16 +54,17 @@ fn main() {
     assert_eq!(vectors.len(), docs.len());
     drop(texts);
 
-    let t = Instant::now();
-    let retriever = Retriever::new(&state, Some(&embedder), Some(vectors)).expect("indexes");
-    let build_s = t.elapsed().as_secs_f64();
-    let history = HistoryFacts::from_journal(&journal, head.seq).expect("history");
     let repo = GitRepo::open(std::path::Path::new(repo_dir)).expect("git");
     let read = |rec: &sno_journal::model::FileRecord| {
         repo.blob(rec.blob)
             .ok()
             .map(|b| sno_query::served::Served::new(&b, true))
     };
+    let t = Instant::now();
+    let retriever =
+        Retriever::new(&state, Some(&embedder), Some(vectors), &read).expect("indexes");
+    let build_s = t.elapsed().as_secs_f64();
+    let history = HistoryFacts::from_journal(&journal, head.seq).expect("history");
 
     let mut latencies = Vec::new();
     let mut rank_ms = Vec::new();
