@@ -11,11 +11,17 @@ use crate::lookup::Located;
 use crate::semantic::{Embedder, SemanticIndex};
 use crate::words::words;
 
-/// Weights of the signals in the fused score.
+/// Weights of the signals in the fused score. Lexical and semantic
+/// contribute by rank (reciprocal-rank fusion: a signal's raw scores are
+/// not comparable with another's, its ranks are), scaled so that a first
+/// rank is worth the signal's weight; the other signals are bonuses in the
+/// same unit.
 #[derive(Clone, Copy, Debug)]
 pub struct Weights {
     pub lexical: f32,
     pub semantic: f32,
+    /// An identifier-shaped query's exact name matches.
+    pub name: f32,
     pub structural: f32,
     pub history: f32,
     pub memory: f32,
@@ -25,7 +31,8 @@ impl Default for Weights {
     fn default() -> Self {
         Weights {
             lexical: 1.0,
-            semantic: 1.0,
+            semantic: 0.6,
+            name: 2.0,
             structural: 0.3,
             history: 0.1,
             memory: 0.2,
@@ -33,7 +40,33 @@ impl Default for Weights {
     }
 }
 
-/// Each signal's contribution to an item's score (already weighted).
+/// The k of reciprocal-rank fusion: how slowly a rank's worth decays.
+/// 60 is the value of Cormack et al., used by most hybrid search engines.
+pub const RRF_K: f32 = 60.0;
+
+/// What rank `r` (0 = first) of a signal is worth, 1.0 for the first.
+pub fn rank_worth(r: usize) -> f32 {
+    (RRF_K + 1.0) / (RRF_K + 1.0 + r as f32)
+}
+
+/// Candidates each signal ranks: fixed, so an item's rank never depends on
+/// how many items the caller asked for.
+pub const POOL: usize = 200;
+
+/// Whether a query names code rather than asks in words: one token such as
+/// `parse_config`, `Config.load`, `flags::defs` or `loadConfig`.
+pub fn identifier_shaped(query: &str) -> bool {
+    let q = query.trim();
+    !q.is_empty()
+        && !q.contains(char::is_whitespace)
+        && q.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && q
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '$'))
+}
+
+/// Each signal's contribution to an item's score (already weighted). An
+/// exact name match counts as lexical.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Signals {
     pub lexical: f32,
@@ -48,6 +81,24 @@ impl Signals {
     pub fn total(&self) -> f32 {
         self.lexical + self.semantic + self.structural + self.history + self.memory
     }
+}
+
+/// Whether `l` is what an identifier-shaped `query` names: its name, or its
+/// qualified name or a dotted tail of it (`Config.load`, `flags::defs` as
+/// `flags.defs`), compared case-sensitively, then ignoring case.
+fn name_match(l: &Located, query: &str) -> Option<u8> {
+    let q = query.replace("::", ".");
+    let s = l.symbol;
+    let qualified = s.qualified_name.replace("::", ".");
+    let tail = |full: &str, q: &str| full == q || full.ends_with(&format!(".{q}"));
+    if tail(&qualified, &q) || s.name == q {
+        return Some(0);
+    }
+    let (ql, fl) = (q.to_lowercase(), qualified.to_lowercase());
+    if tail(&fl, &ql) || s.name.to_lowercase() == ql {
+        return Some(1);
+    }
+    None
 }
 
 /// A ranked symbol.
@@ -269,18 +320,32 @@ impl<'a> Retriever<'a> {
             req.weights,
         );
         let mut signals: BTreeMap<usize, Signals> = BTreeMap::new();
-        let pool = (limit * 5).max(50);
-        let lex = self.lexical.search(query, pool).unwrap_or_default();
-        let top_lex = lex.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
-        for (doc, score) in lex {
-            signals.entry(doc).or_default().lexical = w.lexical * score / top_lex;
+        let ident = identifier_shaped(query);
+        let lex = self.lexical.search(query, POOL).unwrap_or_default();
+        for (rank, (doc, _)) in lex.into_iter().enumerate() {
+            signals.entry(doc).or_default().lexical = w.lexical * rank_worth(rank);
+        }
+        if ident {
+            // A name is a question with one right answer: its definitions
+            // first, in the order exact, then ignoring case.
+            let mut named: Vec<(u8, usize)> = self
+                .docs
+                .iter()
+                .enumerate()
+                .filter_map(|(i, l)| name_match(l, query).map(|m| (m, i)))
+                .collect();
+            named.sort();
+            for (rank, (_, doc)) in named.into_iter().take(POOL).enumerate() {
+                signals.entry(doc).or_default().lexical += w.name * rank_worth(rank);
+            }
         }
         if let (Some((embedder, index)), false) = (&self.semantic, lexical_only) {
             let q = embedder.embed(&[words(query)]).pop().unwrap_or_default();
-            for (doc, sim) in index.search(&q, pool) {
-                if sim > 0.0 {
-                    signals.entry(doc).or_default().semantic = w.semantic * sim;
-                }
+            // Names are matched by their letters; meaning adds less there.
+            let weight = if ident { w.semantic / 3.0 } else { w.semantic };
+            let ranked = index.search(&q, POOL);
+            for (rank, (doc, _)) in ranked.into_iter().filter(|(_, sim)| *sim > 0.0).enumerate() {
+                signals.entry(doc).or_default().semantic = weight * rank_worth(rank);
             }
         }
         // Structural: neighbours of the strongest seeds, decaying per hop.
