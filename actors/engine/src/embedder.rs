@@ -29,12 +29,18 @@ pub enum EmbedderMsg {
 pub struct EmbedderArgs {
     pub journal: Arc<Journal>,
     pub model: Arc<crate::model::ModelCell>,
+    /// The repository, whose files' bodies are part of the embedded text.
+    pub root: std::path::PathBuf,
+    /// Whether secret values are masked before embedding.
+    pub mask_secrets: bool,
 }
 
 /// The embedder's state.
 pub struct EmbedderState {
     journal: Arc<Journal>,
     model: Arc<crate::model::ModelCell>,
+    root: std::path::PathBuf,
+    mask_secrets: bool,
 }
 
 /// The embedder actor.
@@ -55,6 +61,8 @@ impl Actor for Embedder {
         Ok(EmbedderState {
             journal: a.journal,
             model: a.model,
+            root: a.root,
+            mask_secrets: a.mask_secrets,
         })
     }
 
@@ -103,15 +111,20 @@ fn refresh(st: &EmbedderState) -> Result<EmbedSummary, String> {
         ),
         _ => None,
     };
-    let checked: Vec<_> = match &changed {
-        Some(paths) => docs
-            .iter()
-            .filter(|d| paths.contains(d.path))
-            .cloned()
-            .collect(),
-        None => docs.clone(),
-    };
-    let (_, new) = doc_vectors(&checked, model, |hashes| {
+    // The embedded text holds the head of each body: read the files.
+    let git = sno_index::git::GitRepo::open(&st.root).map_err(|e| e.to_string())?;
+    let mut texts = Vec::new();
+    for (path, rec) in &state {
+        if rec.symbols.is_empty() || changed.as_ref().is_some_and(|c| !c.contains(path)) {
+            continue;
+        }
+        let text = git
+            .blob(rec.blob)
+            .ok()
+            .map(|b| sno_query::served::Served::new(&b, st.mask_secrets));
+        texts.extend(sno_query::search::file_texts(path, rec, text.as_ref()));
+    }
+    let (_, new) = doc_vectors(&texts, model, |hashes| {
         if same_model {
             journal.vectors(hashes).unwrap_or_default()
         } else {

@@ -374,7 +374,8 @@ impl ReadModel {
                 }
                 let same_model =
                     journal.vectors_model().ok().flatten().as_deref() == Some(e.source.as_str());
-                let (v, fresh) = sno_query::search::doc_vectors(&docs, e, |h| {
+                let texts = sno_query::search::doc_texts(state, &|rec| self.blob(rec.blob));
+                let (v, fresh) = sno_query::search::doc_vectors(&texts, e, |h| {
                     if same_model {
                         journal.vectors(h).unwrap_or_default()
                     } else {

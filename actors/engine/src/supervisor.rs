@@ -135,6 +135,8 @@ impl Supervisor {
         let args = EmbedderArgs {
             journal: a.journal.clone(),
             model: a.model.clone(),
+            root: a.root.clone(),
+            mask_secrets: a.config.mask_secrets,
         };
         Ok(Actor::spawn_linked(None, Embedder, args, me.get_cell())
             .await?

@@ -146,7 +146,7 @@ pub type Source<'a> = &'a dyn Fn(&FileRecord) -> Option<Served>;
 
 /// Each symbol's own text: its span without the spans of the symbols
 /// nested in it (a class's body is its attributes, not its methods').
-fn own_bodies(rec: &FileRecord, text: &Served) -> FxHashMap<SymbolId, String> {
+pub(crate) fn own_bodies(rec: &FileRecord, text: &Served) -> FxHashMap<SymbolId, String> {
     let mut children: FxHashMap<SymbolId, Vec<(usize, usize)>> = FxHashMap::default();
     for s in &rec.symbols {
         if let Some(p) = s.parent {

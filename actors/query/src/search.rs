@@ -4,11 +4,12 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use sno_journal::delta::State;
-use sno_journal::model::{EdgeKind, EdgeTarget, SymbolId};
+use sno_journal::model::{EdgeKind, EdgeTarget, FileRecord, SymbolId};
 
 use crate::lexical::LexicalIndex;
 use crate::lookup::Located;
 use crate::semantic::{Embedder, SemanticIndex};
+use crate::served::Served;
 use crate::words::words;
 
 /// Weights of the signals in the fused score. Lexical and semantic
@@ -177,16 +178,67 @@ impl HistoryFacts {
     }
 }
 
-/// The text embedded and indexed for a symbol.
-pub fn symbol_text(l: &Located) -> String {
+/// Words of a body embedded with its symbol: the head says what the code
+/// does, and more would average the vector towards every other body's.
+const BODY_HEAD_WORDS: usize = 48;
+
+/// The text embedded for a symbol: its qualified name, signature, doc,
+/// path, and the first words of its own body (identifiers split, comments
+/// and strings), when its file could be read.
+pub fn symbol_text(l: &Located, body: Option<&str>) -> String {
     let s = l.symbol;
-    format!(
+    let mut text = format!(
         "{} {} {} {}",
         words(&s.qualified_name),
         words(&s.signature),
         words(&s.doc),
         words(l.path)
-    )
+    );
+    if let Some(b) = body {
+        // The signature opens the body: skip what was said already.
+        let b = b.strip_prefix(s.signature.as_str()).unwrap_or(b);
+        for w in crate::words::split_words(b)
+            .into_iter()
+            .filter(|w| w.len() > 1)
+            .take(BODY_HEAD_WORDS)
+        {
+            text.push(' ');
+            text.push_str(&w);
+        }
+    }
+    text
+}
+
+/// The embedded texts of a file's symbols, in order; `text` is the file
+/// as served, when it could be read.
+pub fn file_texts(path: &str, rec: &FileRecord, text: Option<&Served>) -> Vec<String> {
+    let bodies = text
+        .map(|t| crate::lexical::own_bodies(rec, t))
+        .unwrap_or_default();
+    rec.symbols
+        .iter()
+        .map(|symbol| {
+            symbol_text(
+                &Located { path, symbol },
+                bodies.get(&symbol.id).map(String::as_str),
+            )
+        })
+        .collect()
+}
+
+/// The embedded texts of every symbol of `state`, in document order.
+pub fn doc_texts(state: &State, source: crate::lexical::Source) -> Vec<String> {
+    state
+        .iter()
+        .flat_map(|(path, rec)| {
+            let text = if rec.symbols.is_empty() {
+                None
+            } else {
+                source(rec)
+            };
+            file_texts(path, rec, text.as_ref())
+        })
+        .collect()
 }
 
 /// What to search for.
@@ -215,11 +267,11 @@ pub type StoredVector = (u64, Vec<f32>);
 /// embedded now. Returns the vectors in document order and the newly made
 /// ones, for the caller to store.
 pub fn doc_vectors(
-    docs: &[Located],
+    texts: &[String],
     embedder: &Embedder,
     cached: impl FnOnce(&[u64]) -> Vec<Option<Vec<f32>>>,
 ) -> (Vec<Vec<f32>>, Vec<StoredVector>) {
-    let texts: Vec<String> = docs.iter().map(symbol_text).collect();
+    let docs = texts;
     let hashes: Vec<u64> = texts.iter().map(|t| text_hash(t)).collect();
     let mut vectors = cached(&hashes);
     vectors.resize(docs.len(), None);
@@ -259,11 +311,16 @@ impl<'a> Retriever<'a> {
         vectors: Option<Vec<Vec<f32>>>,
         source: crate::lexical::Source,
     ) -> Result<Retriever<'a>, crate::lexical::LexicalError> {
+        let vectors = match (embedder, vectors) {
+            (Some(e), None) => Some(doc_vectors(&doc_texts(state, source), e, |_| Vec::new()).0),
+            (_, v) => v,
+        };
         Self::with_lexical(state, embedder, vectors, LexicalIndex::build(state, source)?)
     }
 
     /// [`Retriever::new`] with a lexical index already at hand (one stored
-    /// on disk by [`LexicalIndex::open_or_build`]).
+    /// on disk by [`LexicalIndex::open_or_build`]) and the vectors, in
+    /// document order, when there is an embedder.
     pub fn with_lexical(
         state: &'a State,
         embedder: Option<&'a Embedder>,
@@ -273,10 +330,9 @@ impl<'a> Retriever<'a> {
         let t = std::time::Instant::now();
         let docs = crate::lexical::documents(state);
         let t_lexical = t.elapsed();
-        let semantic = embedder.map(|e| {
-            let vectors = vectors.unwrap_or_else(|| doc_vectors(&docs, e, |_| Vec::new()).0);
-            (e, SemanticIndex::build(&vectors))
-        });
+        let semantic = embedder
+            .zip(vectors)
+            .map(|(e, vectors)| (e, SemanticIndex::build(&vectors)));
         let t_semantic = t.elapsed() - t_lexical;
         let by_id: HashMap<SymbolId, usize> = docs
             .iter()

@@ -12,7 +12,7 @@ use std::time::Instant;
 use sno_index::git::GitRepo;
 use sno_journal::Journal;
 use sno_query::context::{build_package, PackageInput};
-use sno_query::search::{symbol_text, HistoryFacts, Retriever, SearchRequest, Weights};
+use sno_query::search::{doc_texts, HistoryFacts, Retriever, SearchRequest, Weights};
 use sno_query::semantic::Embedder;
 
 fn pct(sorted: &[f64], p: f64) -> f64 {
@@ -46,20 +46,20 @@ fn main() {
     let embedder = Embedder::load(model_dir).expect("model");
     let model_s = t.elapsed().as_secs_f64();
 
-    let docs = sno_query::lexical::documents(&state);
-    let texts: Vec<String> = docs.iter().map(symbol_text).collect();
-    let t = Instant::now();
-    let vectors = embedder.embed(&texts);
-    let embed_s = t.elapsed().as_secs_f64();
-    assert_eq!(vectors.len(), docs.len());
-    drop(texts);
-
     let repo = GitRepo::open(std::path::Path::new(repo_dir)).expect("git");
     let read = |rec: &sno_journal::model::FileRecord| {
         repo.blob(rec.blob)
             .ok()
             .map(|b| sno_query::served::Served::new(&b, true))
     };
+    let docs = sno_query::lexical::documents(&state);
+    let texts: Vec<String> = doc_texts(&state, &read);
+    let t = Instant::now();
+    let vectors = embedder.embed(&texts);
+    let embed_s = t.elapsed().as_secs_f64();
+    assert_eq!(vectors.len(), docs.len());
+    drop(texts);
+
     let t = Instant::now();
     let retriever =
         Retriever::new(&state, Some(&embedder), Some(vectors), &read).expect("indexes");
