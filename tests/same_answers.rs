@@ -74,7 +74,7 @@ fn cli_json_and_mcp_tools_answer_alike() {
         (
             vec!["search", "load the configuration file", "--lexical-only"],
             "search",
-            json!({"query": "load the configuration file", "lexical_only": true}),
+            json!({"query": "load the configuration file", "lexical_only": true, "format": "json"}),
         ),
     ];
     let mut server = Server::init(&repo, "2025-06-18").0;

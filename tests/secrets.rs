@@ -140,7 +140,7 @@ fn no_read_tool_serves_a_secret_and_search_still_finds_the_code() {
     // Search finds the code around a secret and shows where it was masked.
     let r = s.call(
         "search",
-        json!({"query": "github token", "max_tokens": 4000}),
+        json!({"query": "github token", "max_tokens": 4000, "format": "json"}),
     );
     let pkg = body(&r);
     let names: Vec<&str> = pkg["items"]
@@ -150,8 +150,21 @@ fn no_read_tool_serves_a_secret_and_search_still_finds_the_code() {
         .map(|i| i["qualified_name"].as_str().unwrap())
         .collect();
     assert!(names.contains(&"GITHUB_TOKEN"), "{names:?}");
-    let text = pkg["package"].as_str().unwrap();
-    assert!(text.contains("«redacted:github-token»"), "{text}");
+    let source = pkg["items"][names.iter().position(|n| *n == "GITHUB_TOKEN").unwrap()]["source"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(source.contains("«redacted:github-token»"), "{source}");
+    assert!(!source.contains("ghp_"), "{source}");
+    // The markdown an agent reads by default, too.
+    let md = text(&s.call(
+        "search",
+        json!({"query": "github token", "max_tokens": 4000}),
+    ));
+    assert!(
+        md.contains("«redacted:github-token»") && !md.contains("ghp_"),
+        "{md}"
+    );
     // A pattern search cannot probe a secret: it runs over masked text.
     let r = s.call("search_text", json!({"pattern": "ghp_R8"}));
     assert_eq!(body(&r)["results"], json!([]), "{r}");

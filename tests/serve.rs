@@ -112,12 +112,12 @@ fn a_real_mcp_client_calls_every_tool() {
         (
             "search",
             "search",
-            json!({"query": "read a config file", "max_tokens": 800}),
+            json!({"query": "read a config file", "max_tokens": 800, "format": "json"}),
         ),
         (
             "search_at",
             "search",
-            json!({"query": "cache the values", "at": cached}),
+            json!({"query": "cache the values", "at": cached, "format": "json"}),
         ),
         ("symbols", "search_symbols", json!({"name": "Config.load"})),
         (

@@ -558,7 +558,7 @@ fn answers_name_files_edited_since_the_indexed_commit() {
         e["enclosing"]["qualified_name"], "Config.load",
         "lines are the indexed ones: {e}"
     );
-    let found = body(&s.call("search", json!({"query": "load config"})));
+    let found = body(&s.call("search", json!({"query": "load config", "format": "json"})));
     assert!(
         found["header"]["edited_in_work_tree"]
             .as_array()
@@ -567,7 +567,10 @@ fn answers_name_files_edited_since_the_indexed_commit() {
         "{found}"
     );
     repo.remove("app/main.py");
-    let found = body(&s.call("search", json!({"query": "Config load main"})));
+    let found = body(&s.call(
+        "search",
+        json!({"query": "Config load main", "format": "json"}),
+    ));
     assert!(
         found["header"]["edited_in_work_tree"]
             .as_array()

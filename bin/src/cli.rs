@@ -109,6 +109,9 @@ pub enum Command {
         /// Turn the semantic signal off.
         #[arg(long)]
         lexical_only: bool,
+        /// Rank files (by the symbols found in them) instead of symbols.
+        #[arg(long)]
+        files: bool,
         /// A model2vec model directory (default: $SNO_MODEL, then minishlab/potion-base-8M).
         #[arg(long)]
         model: Option<String>,

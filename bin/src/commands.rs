@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use sno_engine::{Engine, Open, RepoPaths};
+use sno_protocol::context::{AnswerFormat, Grouping};
 use sno_protocol::query::RefsKind;
 use sno_protocol::rpc::{Answer, Command as Request};
 use sno_protocol::{ErrorCode, ErrorContract};
@@ -185,6 +186,7 @@ fn request_of(cmd: Command) -> Result<(PathBuf, Request, Option<String>), ErrorC
             limit,
             scope,
             lexical_only,
+            files,
             model,
             q,
         } => (
@@ -196,6 +198,17 @@ fn request_of(cmd: Command) -> Result<(PathBuf, Request, Option<String>), ErrorC
                 scope,
                 lexical_only,
                 at: q.at,
+                // --json prints the structured form, within the budget too.
+                format: if q.json {
+                    AnswerFormat::Json
+                } else {
+                    AnswerFormat::Markdown
+                },
+                group: if files {
+                    Grouping::Files
+                } else {
+                    Grouping::Symbols
+                },
             },
             model,
         ),

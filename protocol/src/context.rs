@@ -15,7 +15,8 @@ pub struct SignalScores {
     pub memory: f32,
 }
 
-/// A ranked item of a package.
+/// A ranked item of a package that is in it: its source is in the
+/// markdown, or, in the JSON form, in `source`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ContextItem {
     pub rank: usize,
@@ -24,10 +25,60 @@ pub struct ContextItem {
     pub path: String,
     pub line: u32,
     pub end_line: u32,
+    /// The fused score, 3 significant digits.
     pub score: f32,
     pub signals: SignalScores,
-    /// `whole`, `truncated` or `omitted` (no room in the budget).
-    pub packed: String,
+    /// The source (JSON form); cut to fit when `truncated`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+/// A ranked item that did not fit in the budget: where to find it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct OmittedItem {
+    pub rank: usize,
+    pub qualified_name: String,
+    pub path: String,
+    pub line: u32,
+}
+
+/// A file ranked by the symbols found in it (`files` answers).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FileItem {
+    pub rank: usize,
+    pub path: String,
+    /// 3 significant digits.
+    pub score: f32,
+    /// Its best symbols, as `name:line`, best first.
+    pub symbols: Vec<String>,
+}
+
+/// How the answer is given.
+#[derive(
+    Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum AnswerFormat {
+    /// The compact markdown package an agent reads.
+    #[default]
+    Markdown,
+    /// The structured form.
+    Json,
+}
+
+/// What the answer ranks.
+#[derive(
+    Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Grouping {
+    /// Symbols, with their source.
+    #[default]
+    Symbols,
+    /// Files, by the symbols found in them.
+    Files,
 }
 
 /// How complete the package is.
@@ -71,16 +122,30 @@ pub struct TrustHeader {
     pub parse_state: ParseState,
     /// Path prefix the search was limited to.
     pub scope: Option<String>,
-    /// `path:line` of every included item.
-    pub anchors: Vec<String>,
 }
 
-/// A whole answer.
+/// A whole answer, within its `max_tokens` in the form it was asked in.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ContextPackage {
     pub query: String,
     pub header: TrustHeader,
+    /// The ranked symbols that are in the answer, best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub items: Vec<ContextItem>,
-    /// The markdown an agent reads: header, then the included sources.
+    /// The ranked files (`files` answers), best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileItem>,
+    /// Ranked items that did not fit, best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<OmittedItem>,
+    /// How many more ranked items did not fit than `omitted` lists.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub more: usize,
+    /// The markdown an agent reads (the markdown form only).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub package: String,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

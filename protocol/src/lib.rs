@@ -13,3 +13,10 @@ pub mod status;
 pub mod tools;
 
 pub use error::{ErrorCode, ErrorContract, Fixability};
+
+/// The one JSON encoding of answers that leave the process: compact, as
+/// the MCP server sends them, so the size a budget is checked against is
+/// the size sent.
+pub fn to_wire<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}

@@ -64,6 +64,10 @@ pub enum Command {
         scope: Option<String>,
         lexical_only: bool,
         at: Option<String>,
+        #[serde(default)]
+        format: crate::context::AnswerFormat,
+        #[serde(default)]
+        group: crate::context::Grouping,
     },
     Map {
         max_tokens: usize,

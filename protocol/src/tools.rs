@@ -21,6 +21,10 @@ pub struct SearchArgs {
     pub at: Option<String>,
     /// Leave the semantic signal out (lexical and structural only). Default false.
     pub lexical_only: Option<bool>,
+    /// "markdown" (default: the compact package to read) or "json" (the structured form); either fits `max_tokens`.
+    pub format: Option<crate::context::AnswerFormat>,
+    /// "symbols" (default) or "files": rank files by the symbols found in them, for "which files" questions.
+    pub group: Option<crate::context::Grouping>,
 }
 
 /// `search_symbols`.

@@ -126,8 +126,13 @@ pub fn wait_for_daemon_exit(repo: &Repo) {
 }
 
 pub fn body(r: &Value) -> Value {
-    let text = r["result"]["content"][0]["text"]
+    serde_json::from_str(&text(r)).unwrap()
+}
+
+/// A tool answer's text as sent.
+pub fn text(r: &Value) -> String {
+    r["result"]["content"][0]["text"]
         .as_str()
-        .unwrap_or_else(|| panic!("no text: {r}"));
-    serde_json::from_str(text).unwrap()
+        .unwrap_or_else(|| panic!("no text: {r}"))
+        .to_string()
 }

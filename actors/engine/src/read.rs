@@ -332,13 +332,11 @@ impl ReadModel {
             });
             let lexical = match (lexical, &head_cache) {
                 (Some(l), _) => Ok(l),
-                (None, Some(c)) => {
-                    sno_query::lexical::LexicalIndex::open_or_build(
-                        &c.lexical_dir(),
-                        &snap.state,
-                        &|rec| self.blob(rec.blob),
-                    )
-                }
+                (None, Some(c)) => sno_query::lexical::LexicalIndex::open_or_build(
+                    &c.lexical_dir(),
+                    &snap.state,
+                    &|rec| self.blob(rec.blob),
+                ),
                 (None, None) => {
                     sno_query::lexical::LexicalIndex::build(&snap.state, &|rec| self.blob(rec.blob))
                 }

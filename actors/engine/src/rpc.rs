@@ -57,6 +57,8 @@ impl Engine {
                 scope,
                 lexical_only,
                 at,
+                format,
+                group,
             } => {
                 let (pkg, _) = self.search(&SearchArgs {
                     query,
@@ -65,6 +67,8 @@ impl Engine {
                     scope,
                     lexical_only,
                     at,
+                    format,
+                    group,
                 })?;
                 Answer::Search(Box::new(pkg))
             }

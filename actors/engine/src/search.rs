@@ -1,7 +1,7 @@
 //! Search: a question's context package, ranked, packed into a token
 //! budget, under the header that says how far to trust it.
 
-use sno_protocol::context::ContextPackage;
+use sno_protocol::context::{AnswerFormat, ContextPackage, Grouping};
 use sno_query::search::SearchRequest;
 
 use crate::engine::Engine;
@@ -21,6 +21,10 @@ pub struct SearchArgs {
     pub lexical_only: bool,
     /// Answer from this journaled commit-ish instead of the indexed head.
     pub at: Option<String>,
+    /// Markdown (for agents) or JSON; the budget holds for either.
+    pub format: AnswerFormat,
+    /// Rank symbols, or files.
+    pub group: Grouping,
 }
 
 impl Engine {
@@ -36,7 +40,14 @@ impl Engine {
             lexical_only: a.lexical_only,
             weights: Default::default(),
         };
-        let hits = retriever.search(&request, &owner.history, &self.read.lesson_paths());
+        let lessons = self.read.lesson_paths();
+        let (hits, files) = match a.group {
+            Grouping::Symbols => (retriever.search(&request, &owner.history, &lessons), None),
+            Grouping::Files => (
+                Vec::new(),
+                Some(retriever.search_files(&request, &owner.history, &lessons)),
+            ),
+        };
         let head_differs = self.read.head_differs(&snap.as_of);
         let work_tree = &self.work_tree;
         let edited = |path: &str, rec: &sno_journal::model::FileRecord| {
@@ -54,6 +65,8 @@ impl Engine {
             state: &snap.state,
             retriever,
             hits: &hits,
+            files: files.as_deref(),
+            format: a.format,
             as_of: snap.as_of.clone(),
             head_differs,
             semantic_off_reason,
@@ -63,8 +76,12 @@ impl Engine {
             edited: snap.is_head.then_some(&edited),
         });
         let stats = SearchStats {
-            hits: hits.len(),
-            top_score: hits.first().map(|h| h.signals.total()).unwrap_or(0.0),
+            hits: files.as_ref().map(Vec::len).unwrap_or(hits.len()),
+            top_score: match &files {
+                Some(f) => f.first().map(|f| f.score),
+                None => hits.first().map(|h| h.signals.total()),
+            }
+            .unwrap_or(0.0),
         };
         Ok((pkg, stats))
     }

@@ -7,12 +7,13 @@ use std::collections::BTreeSet;
 use sno_journal::delta::State;
 use sno_journal::model::{FileRecord, FileState};
 use sno_protocol::context::{
-    Completeness, ContextItem, ContextPackage, ParseState, SignalScores, TrustHeader,
+    AnswerFormat, Completeness, ContextItem, ContextPackage, FileItem, OmittedItem, ParseState,
+    SignalScores, TrustHeader,
 };
 use sno_protocol::query::AsOfCommit;
 
-use crate::pack::{count_tokens, pack, Candidate, Packed};
-use crate::search::{Hit, Retriever};
+use crate::pack::{count_tokens, pack, Packed, CUT_MARKER};
+use crate::search::{FileHit, Hit, Retriever};
 
 /// Whether a file (path, indexed record) differs in the work tree.
 pub type EditedInWorkTree<'a> = dyn Fn(&str, &FileRecord) -> bool + 'a;
@@ -23,6 +24,9 @@ pub struct PackageInput<'a> {
     pub state: &'a State,
     pub retriever: &'a Retriever<'a>,
     pub hits: &'a [Hit],
+    /// Ranked files instead of symbols (`files` answers).
+    pub files: Option<&'a [FileHit<'a>]>,
+    pub format: AnswerFormat,
     pub as_of: AsOfCommit,
     /// The repository's HEAD, when the index is not at it.
     pub head_differs: Option<String>,
@@ -42,34 +46,33 @@ fn fence_lang(path: &str) -> &'static str {
         .unwrap_or("")
 }
 
-/// Builds the package for ranked hits.
-pub fn build_package(input: &PackageInput) -> ContextPackage {
-    // Sources, read from the indexed commit's blobs.
-    let mut candidates = Vec::new();
-    for h in input.hits {
-        let l = input.retriever.docs[h.doc];
-        let rec = &input.state[l.path];
-        let sp = l.symbol.span;
-        let src = (input.read)(rec)
-            .map(|file| crate::lookup::source_of(l.symbol, &file))
-            .unwrap_or_default();
-        candidates.push(Candidate {
-            text: format!(
-                "\n### `{}` — {}:{} ({})\n```{}\n{}\n```\n",
-                l.symbol.qualified_name,
-                l.path,
-                sp.start_line,
-                l.symbol.kind.name(),
-                fence_lang(l.path),
-                src
-            ),
-        });
+/// Rounds to 3 significant digits: what a score can honestly say.
+pub fn round3(x: f32) -> f32 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
     }
-    let files: BTreeSet<&str> = input
-        .hits
-        .iter()
-        .map(|h| input.retriever.docs[h.doc].path)
-        .collect();
+    let scale = 10f32.powi(2 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
+}
+
+fn signals(h: &Hit) -> SignalScores {
+    SignalScores {
+        lexical: round3(h.signals.lexical),
+        semantic: round3(h.signals.semantic),
+        structural: round3(h.signals.structural),
+        history: round3(h.signals.history),
+        memory: round3(h.signals.memory),
+    }
+}
+
+/// Builds the answer for ranked hits (or ranked files), within
+/// `max_tokens` as a whole, header and metadata included, in the form asked.
+pub fn build_package(input: &PackageInput) -> ContextPackage {
+    let docs = &input.retriever.docs;
+    let files: BTreeSet<&str> = match input.files {
+        Some(f) => f.iter().map(|f| f.path).collect(),
+        None => input.hits.iter().map(|h| docs[h.doc].path).collect(),
+    };
     let parse_state = ParseState {
         files: files.len(),
         clean: files
@@ -95,7 +98,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         "lexical+structural"
     }
     .to_string();
-    let make_header = |completeness: Completeness, anchors: Vec<String>| TrustHeader {
+    let make_header = |completeness: Completeness| TrustHeader {
         as_of: input.as_of.clone(),
         head_differs: input.head_differs.clone(),
         edited_in_work_tree: edited_in_work_tree.clone(),
@@ -104,123 +107,297 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         completeness,
         parse_state: parse_state.clone(),
         scope: input.scope.map(str::to_string),
-        anchors,
     };
-    let all_anchors: Vec<String> = input
-        .hits
-        .iter()
-        .map(|h| {
-            format!(
-                "{}:{}",
-                input.retriever.docs[h.doc].path,
-                input.retriever.docs[h.doc].symbol.span.start_line
-            )
+    let json = input.format == AnswerFormat::Json;
+    let ranked = input.files.map(|f| f.len()).unwrap_or(input.hits.len());
+
+    // What each ranked entry shows: a symbol's source, or a file's best
+    // symbols.
+    let sources: Vec<String> = match input.files {
+        Some(fs) => fs
+            .iter()
+            .map(|f| {
+                f.docs
+                    .iter()
+                    .take(FILE_SYMBOLS)
+                    .map(|d| {
+                        let s = docs[*d].symbol;
+                        format!("{}:{}", s.qualified_name, s.span.start_line)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .collect(),
+        None => input
+            .hits
+            .iter()
+            .map(|h| {
+                let l = docs[h.doc];
+                (input.read)(&input.state[l.path])
+                    .map(|file| crate::lookup::source_of(l.symbol, &file))
+                    .unwrap_or_default()
+            })
+            .collect(),
+    };
+    let item = |i: usize, src: Option<&str>| {
+        let h = &input.hits[i];
+        let l = docs[h.doc];
+        ContextItem {
+            rank: i + 1,
+            qualified_name: l.symbol.qualified_name.clone(),
+            kind: l.symbol.kind.name().to_string(),
+            path: l.path.to_string(),
+            line: l.symbol.span.start_line,
+            end_line: l.symbol.span.end_line,
+            score: round3(h.signals.total()),
+            signals: signals(h),
+            truncated: src.is_some_and(|s| s.ends_with(CUT_MARKER)),
+            source: src.map(str::to_string),
+        }
+    };
+    let file_item = |i: usize, src: &str| {
+        let f = &input.files.expect("files")[i];
+        FileItem {
+            rank: i + 1,
+            path: f.path.to_string(),
+            score: round3(f.score),
+            symbols: src
+                .lines()
+                .filter(|l| !l.starts_with('…') && !l.is_empty())
+                .map(str::to_string)
+                .collect(),
+        }
+    };
+    let render = |i: usize, src: &str| -> String {
+        match (input.files.is_some(), json) {
+            (false, false) => {
+                let l = docs[input.hits[i].doc];
+                format!(
+                    "\n### `{}` — {}:{} ({})\n```{}\n{}\n```\n",
+                    l.symbol.qualified_name,
+                    l.path,
+                    l.symbol.span.start_line,
+                    l.symbol.kind.name(),
+                    fence_lang(l.path),
+                    src
+                )
+            }
+            (false, true) => sno_protocol::to_wire(&item(i, Some(src))) + ",",
+            (true, false) => {
+                let f = &input.files.expect("files")[i];
+                let mut out = format!("\n### {}\n", f.path);
+                for line in src.lines() {
+                    out.push_str(&format!("- `{line}`\n"));
+                }
+                out
+            }
+            (true, true) => sno_protocol::to_wire(&file_item(i, src)) + ",",
+        }
+    };
+    let omitted_entry = |i: usize| -> OmittedItem {
+        match input.files {
+            Some(fs) => OmittedItem {
+                rank: i + 1,
+                qualified_name: String::new(),
+                path: fs[i].path.to_string(),
+                line: 0,
+            },
+            None => {
+                let l = docs[input.hits[i].doc];
+                OmittedItem {
+                    rank: i + 1,
+                    qualified_name: l.symbol.qualified_name.clone(),
+                    path: l.path.to_string(),
+                    line: l.symbol.span.start_line,
+                }
+            }
+        }
+    };
+    let omitted_text = |o: &OmittedItem| -> String {
+        if json {
+            sno_protocol::to_wire(o) + ","
+        } else if o.qualified_name.is_empty() {
+            format!(" · {}", o.path)
+        } else {
+            format!(" · `{}` {}:{}", o.qualified_name, o.path, o.line)
+        }
+    };
+
+    // Room: the header at its longest, what lists the items left out (at
+    // most a tenth of the budget), and the rest for the entries.
+    let header_of = |status: &str| {
+        make_header(Completeness {
+            status: status.into(),
+            included: ranked,
+            omitted: ranked,
+            truncated: ranked,
+            tokens: input.max_tokens,
+            max_tokens: input.max_tokens,
         })
-        .collect();
-    // Reserve room for the header as if every item were included: the real
-    // one can only be shorter.
-    // Reserve room for the longest header this answer could get (every
-    // status, every anchor), plus a little for token boundaries: the real
-    // one can only be shorter.
-    let header_budget = ["full", "budget_limited", "truncated"]
-        .iter()
-        .map(|status| {
-            let provisional = make_header(
-                Completeness {
-                    status: status.to_string(),
-                    included: input.hits.len(),
-                    omitted: input.hits.len(),
-                    truncated: input.hits.len(),
-                    tokens: input.max_tokens,
-                    max_tokens: input.max_tokens,
-                },
-                all_anchors.clone(),
-            );
-            count_tokens(&render_header(&provisional))
+    };
+    // The longest header this answer could get.
+    let worst = ["full", "budget_limited", "truncated"]
+        .into_iter()
+        .map(header_of)
+        .max_by_key(|h| {
+            if json {
+                count_tokens(&sno_protocol::to_wire(h))
+            } else {
+                count_tokens(&render_header(h))
+            }
         })
-        .max()
-        .unwrap_or(0)
-        + 4;
-    let packing = pack(&candidates, input.max_tokens.saturating_sub(header_budget));
-    let included: Vec<usize> = (0..input.hits.len())
-        .filter(|i| packing.outcome[*i] != Packed::Omitted)
-        .collect();
-    let omitted = input.hits.len() - included.len();
-    let truncated = packing
-        .outcome
-        .iter()
-        .filter(|o| **o == Packed::Truncated)
-        .count();
-    let status = if truncated > 0 {
-        "truncated"
-    } else if omitted > 0 {
-        "budget_limited"
+        .expect("three statuses");
+    let framing = if json {
+        count_tokens(&sno_protocol::to_wire(&ContextPackage {
+            query: input.query.to_string(),
+            header: worst.clone(),
+            items: Vec::new(),
+            files: Vec::new(),
+            omitted: Vec::new(),
+            more: ranked,
+            package: String::new(),
+        })) + 12
     } else {
-        "full"
+        count_tokens(&render_header(&worst)) + count_tokens(OMITTED_LEAD) + 8
     };
-    let mut header = make_header(
-        Completeness {
+    let all_omitted: String = (0..ranked)
+        .map(|i| omitted_text(&omitted_entry(i)))
+        .collect();
+    let reserve = (input.max_tokens / 10).min(count_tokens(&all_omitted));
+    let mut budget = input.max_tokens.saturating_sub(framing + reserve);
+    loop {
+        let packing = pack(&sources, &render, budget);
+        let included: Vec<usize> = (0..ranked)
+            .filter(|i| packing.outcome[*i] != Packed::Omitted)
+            .collect();
+        let truncated = packing
+            .outcome
+            .iter()
+            .filter(|o| **o == Packed::Truncated)
+            .count();
+        let left_out: Vec<usize> = (0..ranked)
+            .filter(|i| packing.outcome[*i] == Packed::Omitted)
+            .collect();
+        let status = if truncated > 0 {
+            "truncated"
+        } else if !left_out.is_empty() {
+            "budget_limited"
+        } else {
+            "full"
+        };
+        let header = make_header(Completeness {
             status: status.into(),
             included: included.len(),
-            omitted,
+            omitted: left_out.len(),
             truncated,
             tokens: 0,
             max_tokens: input.max_tokens,
-        },
-        included.iter().map(|i| all_anchors[*i].clone()).collect(),
-    );
-    // The header states the package's own token count, which depends on the
-    // header: settle it (two rounds suffice; digits rarely change twice).
-    // Header and body are counted apart, which saves re-encoding the body;
-    // at the seam tokens merge rather than split, so the sum bounds the
-    // real count (the tests check the budget against the real count).
-    let mut header_text = render_header(&header);
-    for _ in 0..3 {
-        let total = count_tokens(&header_text) + packing.tokens;
-        if total == header.completeness.tokens {
-            break;
-        }
-        header.completeness.tokens = total;
-        header_text = render_header(&header);
-    }
-    let package_text = format!("{header_text}{}", packing.body);
-    let items: Vec<ContextItem> = input
-        .hits
-        .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            let l = input.retriever.docs[h.doc];
-            ContextItem {
-                rank: i + 1,
-                qualified_name: l.symbol.qualified_name.clone(),
-                kind: l.symbol.kind.name().to_string(),
-                path: l.path.to_string(),
-                line: l.symbol.span.start_line,
-                end_line: l.symbol.span.end_line,
-                score: h.signals.total(),
-                signals: SignalScores {
-                    lexical: h.signals.lexical,
-                    semantic: h.signals.semantic,
-                    structural: h.signals.structural,
-                    history: h.signals.history,
-                    memory: h.signals.memory,
-                },
-                packed: match packing.outcome[i] {
-                    Packed::Whole => "whole",
-                    Packed::Truncated => "truncated",
-                    Packed::Omitted => "omitted",
+        });
+        let mut pkg = ContextPackage {
+            query: input.query.to_string(),
+            header,
+            items: Vec::new(),
+            files: Vec::new(),
+            omitted: Vec::new(),
+            more: left_out.len(),
+            package: String::new(),
+        };
+        if json {
+            for &i in &included {
+                let src = packing.sources[i].as_deref().unwrap_or_default();
+                match input.files {
+                    Some(_) => pkg.files.push(file_item(i, src)),
+                    None => pkg.items.push(item(i, Some(src))),
                 }
-                .to_string(),
             }
-        })
-        .collect();
-    ContextPackage {
-        query: input.query.to_string(),
-        header,
-        items,
-        package: package_text,
+        }
+        let finish = |pkg: &mut ContextPackage| -> usize {
+            let omitted_line = if pkg.omitted.is_empty() && pkg.more == 0 {
+                String::new()
+            } else {
+                let listed: Vec<String> = pkg.omitted.iter().map(omitted_text).collect();
+                let more = match (pkg.more, listed.is_empty()) {
+                    (0, _) => String::new(),
+                    (n, true) => format!(" {n} item(s)"),
+                    (n, false) => format!(" · and {n} more"),
+                };
+                format!("\n{OMITTED_LEAD} {}{more}\n", listed.join(" · "))
+            };
+            // The header states the answer's own token count, which
+            // depends on the header: settle it.
+            let mut total = 0;
+            for _ in 0..4 {
+                pkg.header.completeness.tokens = total;
+                if !json {
+                    pkg.package = format!(
+                        "{}{}{omitted_line}",
+                        render_header(&pkg.header),
+                        packing.body
+                    );
+                }
+                let measured = measure(pkg, json);
+                if measured == total {
+                    break;
+                }
+                total = measured;
+            }
+            total
+        };
+        // The items left out, listed while the answer stays in budget.
+        let mut total = finish(&mut pkg);
+        let mut room = input.max_tokens.saturating_sub(total);
+        for &i in &left_out {
+            let o = omitted_entry(i);
+            let t = count_tokens(&omitted_text(&o)) + 2;
+            if t > room {
+                break;
+            }
+            room -= t;
+            pkg.omitted.push(o);
+            pkg.more -= 1;
+        }
+        if !pkg.omitted.is_empty() {
+            total = finish(&mut pkg);
+            while total > input.max_tokens && pkg.omitted.pop().is_some() {
+                pkg.more += 1;
+                total = finish(&mut pkg);
+            }
+        }
+        if !json {
+            // Markdown readers get the items in the structured fields too
+            // (without their source, which the package holds).
+            match input.files {
+                None => pkg.items = included.iter().map(|&i| item(i, None)).collect(),
+                Some(_) => {
+                    pkg.files = included
+                        .iter()
+                        .map(|&i| file_item(i, packing.sources[i].as_deref().unwrap_or_default()))
+                        .collect()
+                }
+            }
+        }
+        if total <= input.max_tokens || budget == 0 {
+            return pkg;
+        }
+        // Seams merged or split differently than counted: a little less.
+        budget = budget.saturating_sub((total - input.max_tokens).max(8));
     }
 }
+
+/// The tokens of the answer as it is sent: the markdown, or the JSON.
+fn measure(pkg: &ContextPackage, json: bool) -> usize {
+    if json {
+        count_tokens(&sno_protocol::to_wire(pkg))
+    } else {
+        count_tokens(&pkg.package)
+    }
+}
+
+/// Symbols listed per file in a `files` answer.
+const FILE_SYMBOLS: usize = 3;
+
+/// What opens the list of items left out of a markdown package.
+const OMITTED_LEAD: &str = "> not included (token budget):";
 
 /// The trust header as markdown.
 pub fn render_header(h: &TrustHeader) -> String {
@@ -291,8 +468,5 @@ pub fn render_header(h: &TrustHeader) -> String {
             .map(|x| format!("under `{x}`"))
             .unwrap_or_else(|| "whole repository".into())
     ));
-    if !h.anchors.is_empty() {
-        s.push_str(&format!("> anchors: {}\n", h.anchors.join(", ")));
-    }
     s
 }

@@ -277,10 +277,8 @@ impl LexicalIndex {
         index.tokenizers().register(ANALYZER, analyzer());
         let f = fields(&index)?;
         let reader = index.reader().map_err(err)?;
-        let mut parser = QueryParser::for_index(
-            &index,
-            vec![f.name, f.signature, f.doc, f.body, f.path],
-        );
+        let mut parser =
+            QueryParser::for_index(&index, vec![f.name, f.signature, f.doc, f.body, f.path]);
         for (name, boost) in BOOSTS {
             parser.set_field_boost(fields_by_name(&f, name), boost);
         }
@@ -344,8 +342,8 @@ pub fn documents(state: &State) -> Vec<Located<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sno_journal::model::*;
     use sno_journal::model::Language;
+    use sno_journal::model::*;
 
     fn state(names: &[&str]) -> State {
         let symbols = names

@@ -1,5 +1,6 @@
-//! Packing ranked items into a token budget (cl100k_base), whole symbols
-//! first, and saying exactly what did not fit.
+//! Packing ranked items into a token budget (cl100k_base): whole items
+//! first in rank order, then the best item that did not fit cut to fill
+//! what is left, and saying exactly what did not fit.
 
 /// Loads the cl100k_base tables now (tens of milliseconds) rather than in
 /// the first answer that packs.
@@ -12,112 +13,169 @@ pub fn count_tokens(text: &str) -> usize {
     crate::cl100k::counter().encode_ordinary(text).len()
 }
 
-/// One item offered to the packer, in rank order.
-#[derive(Clone, Debug)]
-pub struct Candidate {
-    /// The block to include (heading and source).
-    pub text: String,
-}
-
 /// How an item ended up in the package.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Packed {
     Whole,
-    /// Cut to fit: only the first part is included.
+    /// Cut to fit: only the first lines of its source are included.
     Truncated,
     /// Left out: no room.
     Omitted,
 }
 
+/// What is appended to a cut source.
+pub const CUT_MARKER: &str = "\n… [cut to fit the token budget]";
+
+/// Renders candidate `i` around a source (its own, or a cut of it).
+pub type Render<'a> = dyn Fn(usize, &str) -> String + 'a;
+
 /// The result of packing.
 #[derive(Clone, Debug)]
 pub struct Packing {
+    /// The included blocks, in rank order.
     pub body: String,
     pub outcome: Vec<Packed>,
+    /// The source each included candidate was rendered with (cut ones end
+    /// with [`CUT_MARKER`]).
+    pub sources: Vec<Option<String>>,
     pub tokens: usize,
 }
 
-/// Fills `budget` tokens with candidates in order: each whole if it fits,
-/// skipping ones that do not; the first candidate is cut rather than
-/// dropped when even it does not fit, so a package is never empty.
-pub fn pack(candidates: &[Candidate], budget: usize) -> Packing {
-    let bpe = crate::cl100k::counter();
-    // Pieces are counted one by one; token boundaries can merge across them,
-    // so the whole is counted once at the end and trimmed if it overshoots.
-    let mut pieces: Vec<(usize, String)> = Vec::new();
+/// The least room worth filling with a cut item: a few lines of code.
+const MIN_CUT: usize = 40;
+
+/// Fills `budget` tokens with `sources` rendered by `render`, in order:
+/// each whole if it fits, skipping ones that do not; then, if room is
+/// left, the first one skipped, cut to the lines that fit.
+pub fn pack(sources: &[String], render: &Render, budget: usize) -> Packing {
+    let n = sources.len();
+    let mut outcome = vec![Packed::Omitted; n];
+    let mut texts: Vec<Option<(String, String)>> = vec![None; n];
     let mut used = 0;
-    let mut outcome = Vec::with_capacity(candidates.len());
-    for (i, c) in candidates.iter().enumerate() {
+    for (i, src) in sources.iter().enumerate() {
+        let text = render(i, src);
         // A cl100k token covers at most a few dozen bytes of code: when even
         // that bound cannot fit, skip the (costly) exact count.
-        if i > 0 && used + c.text.len() / 32 > budget {
-            outcome.push(Packed::Omitted);
+        if used + text.len() / 32 > budget {
             continue;
         }
-        let tokens = bpe.encode_ordinary(&c.text);
-        if used + tokens.len() <= budget {
-            used += tokens.len();
-            pieces.push((i, c.text.clone()));
-            outcome.push(Packed::Whole);
-        } else if i == 0 && budget > used + 16 {
-            let marker = "\n… [truncated to fit the token budget]\n";
-            let room = budget - used - count_tokens(marker);
-            // Decoding a token prefix can re-encode to a few more tokens:
-            // shrink until it really fits.
-            let mut take = room.min(tokens.len());
-            let cut = loop {
-                let cut = bpe.decode(&tokens[..take]).unwrap_or_default();
-                if count_tokens(&cut) <= room || take == 0 {
-                    break cut;
-                }
-                take -= 1;
-            };
-            let text = format!("{cut}{marker}");
-            used += count_tokens(&text);
-            pieces.push((i, text));
-            outcome.push(Packed::Truncated);
-        } else {
-            outcome.push(Packed::Omitted);
+        let t = count_tokens(&text);
+        if used + t <= budget {
+            used += t;
+            outcome[i] = Packed::Whole;
+            texts[i] = Some((src.clone(), text));
         }
     }
+    if let Some(i) = outcome.iter().position(|o| *o == Packed::Omitted) {
+        let room = budget.saturating_sub(used);
+        if room >= MIN_CUT {
+            if let Some((cut, text, _)) = cut_to_fit(&sources[i], i, render, room) {
+                outcome[i] = Packed::Truncated;
+                texts[i] = Some((cut, text));
+            }
+        }
+    }
+    // Pieces are counted one by one; token boundaries can merge across
+    // them, so the whole is counted once and trimmed if it overshoots.
     loop {
-        let body: String = pieces.iter().map(|(_, t)| t.as_str()).collect();
-        let tokens = bpe.encode_ordinary(&body).len();
-        if tokens <= budget || pieces.len() <= 1 {
-            return Packing {
-                body,
-                outcome,
-                tokens,
-            };
+        let body: String = texts.iter().flatten().map(|(_, t)| t.as_str()).collect();
+        let tokens = count_tokens(&body);
+        let last = texts.iter().rposition(Option::is_some);
+        match last {
+            Some(l) if tokens > budget => {
+                texts[l] = None;
+                outcome[l] = Packed::Omitted;
+            }
+            _ => {
+                return Packing {
+                    body,
+                    outcome,
+                    sources: texts.into_iter().map(|t| t.map(|(s, _)| s)).collect(),
+                    tokens,
+                }
+            }
         }
-        let (i, _) = pieces.pop().expect("more than one piece");
-        outcome[i] = Packed::Omitted;
     }
+}
+
+/// The longest head of `source` (whole lines) whose rendering fits `room`
+/// tokens: the source cut, its rendering and the rendering's tokens.
+fn cut_to_fit(
+    source: &str,
+    i: usize,
+    render: &Render,
+    room: usize,
+) -> Option<(String, String, usize)> {
+    let ends: Vec<usize> = source
+        .match_indices('\n')
+        .map(|(at, _)| at)
+        .chain([source.len()])
+        .collect();
+    let attempt = |lines: usize| {
+        let cut = format!("{}{CUT_MARKER}", &source[..ends[lines - 1]]);
+        let text = render(i, &cut);
+        let t = count_tokens(&text);
+        (cut, text, t)
+    };
+    // Binary search on the number of lines kept.
+    let (mut lo, mut hi) = (1usize, ends.len());
+    let mut best = None;
+    while lo <= hi {
+        let mid = (lo + hi) / 2;
+        let (cut, text, t) = attempt(mid);
+        if t <= room {
+            best = Some((cut, text, t));
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    best
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn c(n: usize) -> Candidate {
-        Candidate {
-            text: "word ".repeat(n),
-        }
+    fn src(lines: usize) -> String {
+        (0..lines)
+            .map(|i| format!("line number {i} of the body"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn plain(_: usize, s: &str) -> String {
+        format!("\n```\n{s}\n```\n")
     }
 
     #[test]
-    fn whole_items_first_and_nothing_dropped_silently() {
-        let p = pack(&[c(10), c(100), c(5)], 30);
-        assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted, Packed::Whole]);
-        assert!(p.tokens <= 30);
+    fn whole_items_first_then_the_best_one_left_out_is_cut_to_fill() {
+        let sources = [src(3), src(60), src(2)];
+        let p = pack(&sources, &plain, 120);
+        assert_eq!(p.outcome[0], Packed::Whole);
+        assert_eq!(p.outcome[2], Packed::Whole);
+        assert_eq!(p.outcome[1], Packed::Truncated, "the room left is filled");
+        assert!(p.sources[1].as_deref().unwrap().ends_with(CUT_MARKER));
+        assert!(p.tokens <= 120, "{}", p.tokens);
+        assert!(
+            p.tokens >= 120 - MIN_CUT,
+            "most of the budget is used: {}",
+            p.tokens
+        );
         assert_eq!(p.tokens, count_tokens(&p.body));
     }
 
     #[test]
     fn an_oversized_first_item_is_cut_and_says_so() {
-        let p = pack(&[c(500)], 50);
+        let p = pack(&[src(500)], &plain, 80);
         assert_eq!(p.outcome, [Packed::Truncated]);
-        assert!(p.body.contains("truncated"));
-        assert!(p.tokens <= 50, "{}", p.tokens);
+        assert!(p.body.contains("cut to fit"));
+        assert!(p.tokens <= 80, "{}", p.tokens);
+    }
+
+    #[test]
+    fn no_room_for_a_useful_cut_leaves_it_out() {
+        let p = pack(&[src(2), src(400)], &plain, 40);
+        assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted]);
     }
 }

@@ -12,11 +12,9 @@ use crate::semantic::{Embedder, SemanticIndex};
 use crate::served::Served;
 use crate::words::words;
 
-/// Weights of the signals in the fused score. Lexical and semantic
-/// contribute by rank (reciprocal-rank fusion: a signal's raw scores are
-/// not comparable with another's, its ranks are), scaled so that a first
-/// rank is worth the signal's weight; the other signals are bonuses in the
-/// same unit.
+/// Weights of the signals in the fused score. Each signal is normalised
+/// to [0, 1] over its candidates first, so a weight is what the signal's
+/// best match is worth.
 #[derive(Clone, Copy, Debug)]
 pub struct Weights {
     pub lexical: f32,
@@ -28,6 +26,9 @@ pub struct Weights {
     pub memory: f32,
 }
 
+/// Semantic 0.6 was chosen on the quality eval (`ops/bench/quality`) among
+/// 0.6, 1.0 and 1.5: the best docstring->code MRR with identifiers intact;
+/// see the README's table.
 impl Default for Weights {
     fn default() -> Self {
         Weights {
@@ -41,29 +42,37 @@ impl Default for Weights {
     }
 }
 
-/// The k of reciprocal-rank fusion: how slowly a rank's worth decays.
-/// 60 is the value of Cormack et al., used by most hybrid search engines.
-pub const RRF_K: f32 = 60.0;
-
-/// What rank `r` (0 = first) of a signal is worth, 1.0 for the first.
-pub fn rank_worth(r: usize) -> f32 {
-    (RRF_K + 1.0) / (RRF_K + 1.0 + r as f32)
-}
-
 /// Candidates each signal ranks: fixed, so an item's rank never depends on
 /// how many items the caller asked for.
 pub const POOL: usize = 200;
 
-/// Whether a query names code rather than asks in words: one token such as
-/// `parse_config`, `Config.load`, `flags::defs` or `loadConfig`.
-pub fn identifier_shaped(query: &str) -> bool {
+/// Query words past which a static embedding (a mean of word vectors)
+/// drifts to the centre of everything: longer queries weigh meaning less.
+pub const SEMANTIC_WORDS: usize = 12;
+
+/// Whether a query is one name-like token (`Config`, `parse_config`,
+/// `Config.load`, `flags::defs`, `loadConfig`): its exact name matches
+/// rank first.
+pub fn name_shaped(query: &str) -> bool {
     let q = query.trim();
     !q.is_empty()
         && !q.contains(char::is_whitespace)
-        && q.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && q
-            .chars()
+        && q.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && q.chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '$'))
+}
+
+/// Whether a name-shaped query is spelled as code rather than as a word
+/// (`parse_config`, `Config.load`, `loadConfig`, but not `car`): meaning
+/// then adds little to the letters.
+pub fn identifier_shaped(query: &str) -> bool {
+    let q = query.trim();
+    name_shaped(q)
+        && (q.contains(['_', '.', ':', '$'])
+            || q.chars().skip(1).any(char::is_uppercase)
+            || q.chars().any(|c| c.is_ascii_digit()))
 }
 
 /// Each signal's contribution to an item's score (already weighted). An
@@ -182,9 +191,16 @@ impl HistoryFacts {
 /// does, and more would average the vector towards every other body's.
 const BODY_HEAD_WORDS: usize = 48;
 
+/// Words every body has, which say nothing of what it does.
+const KEYWORDS: &[&str] = &[
+    "return", "self", "this", "def", "fn", "func", "function", "let", "const", "var", "if", "else",
+    "elif", "for", "while", "in", "pub", "new", "none", "null", "nil", "true", "false", "mut",
+    "str", "int", "err", "end", "do", "then", "is", "not", "and", "or", "the", "to", "of",
+];
+
 /// The text embedded for a symbol: its qualified name, signature, doc,
-/// path, and the first words of its own body (identifiers split, comments
-/// and strings), when its file could be read.
+/// path, and, when it has no doc comment, the first words of its own body
+/// (identifiers split, comments and strings).
 pub fn symbol_text(l: &Located, body: Option<&str>) -> String {
     let s = l.symbol;
     let mut text = format!(
@@ -194,12 +210,14 @@ pub fn symbol_text(l: &Located, body: Option<&str>) -> String {
         words(&s.doc),
         words(l.path)
     );
-    if let Some(b) = body {
+    // A doc comment says what the code is for; without one, the head of
+    // the body stands in for it.
+    if let Some(b) = body.filter(|_| s.doc.trim().is_empty()) {
         // The signature opens the body: skip what was said already.
         let b = b.strip_prefix(s.signature.as_str()).unwrap_or(b);
         for w in crate::words::split_words(b)
             .into_iter()
-            .filter(|w| w.len() > 1)
+            .filter(|w| w.len() > 1 && !KEYWORDS.contains(&w.as_str()))
             .take(BODY_HEAD_WORDS)
         {
             text.push(' ');
@@ -315,7 +333,12 @@ impl<'a> Retriever<'a> {
             (Some(e), None) => Some(doc_vectors(&doc_texts(state, source), e, |_| Vec::new()).0),
             (_, v) => v,
         };
-        Self::with_lexical(state, embedder, vectors, LexicalIndex::build(state, source)?)
+        Self::with_lexical(
+            state,
+            embedder,
+            vectors,
+            LexicalIndex::build(state, source)?,
+        )
     }
 
     /// [`Retriever::new`] with a lexical index already at hand (one stored
@@ -377,31 +400,44 @@ impl<'a> Retriever<'a> {
         );
         let mut signals: BTreeMap<usize, Signals> = BTreeMap::new();
         let ident = identifier_shaped(query);
+        let named = name_shaped(query);
+        // Each signal is normalised over its own candidates (its best is
+        // 1, BM25 by its top score, similarity min-max over the pool), so
+        // a weak match stays weak: ranks alone would make a lone path-word
+        // match worth as much as a name match.
         let lex = self.lexical.search(query, POOL).unwrap_or_default();
-        for (rank, (doc, _)) in lex.into_iter().enumerate() {
-            signals.entry(doc).or_default().lexical = w.lexical * rank_worth(rank);
+        let top_lex = lex.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
+        for (doc, score) in lex {
+            signals.entry(doc).or_default().lexical = w.lexical * score / top_lex;
         }
-        if ident {
+        if named {
             // A name is a question with one right answer: its definitions
-            // first, in the order exact, then ignoring case.
-            let mut named: Vec<(u8, usize)> = self
-                .docs
-                .iter()
-                .enumerate()
-                .filter_map(|(i, l)| name_match(l, query).map(|m| (m, i)))
-                .collect();
-            named.sort();
-            for (rank, (_, doc)) in named.into_iter().take(POOL).enumerate() {
-                signals.entry(doc).or_default().lexical += w.name * rank_worth(rank);
+            // first, exact spelling before any case.
+            for (i, l) in self.docs.iter().enumerate() {
+                if let Some(m) = name_match(l, query) {
+                    signals.entry(i).or_default().lexical += w.name / f32::from(1 + m);
+                }
             }
         }
         if let (Some((embedder, index)), false) = (&self.semantic, lexical_only) {
             let q = embedder.embed(&[words(query)]).pop().unwrap_or_default();
             // Names are matched by their letters; meaning adds less there.
-            let weight = if ident { w.semantic / 3.0 } else { w.semantic };
+            // A long query's mean vector says less than a short one's.
+            let n = crate::words::split_words(query).len().max(1);
+            let length = (SEMANTIC_WORDS as f32 / n as f32).clamp(0.25, 1.0);
+            let weight = if ident {
+                w.semantic / 3.0
+            } else {
+                w.semantic * length
+            };
             let ranked = index.search(&q, POOL);
-            for (rank, (doc, _)) in ranked.into_iter().filter(|(_, sim)| *sim > 0.0).enumerate() {
-                signals.entry(doc).or_default().semantic = weight * rank_worth(rank);
+            let hi = ranked.iter().map(|x| x.1).fold(f32::MIN, f32::max);
+            let lo = ranked.iter().map(|x| x.1).fold(f32::MAX, f32::min);
+            let span = hi - lo;
+            for (doc, sim) in ranked.into_iter().filter(|(_, sim)| *sim > 0.0) {
+                // A pool of one (or of equals) has nothing to spread.
+                let norm = if span > 1e-4 { (sim - lo) / span } else { 1.0 };
+                signals.entry(doc).or_default().semantic = weight * norm;
             }
         }
         // Structural: neighbours of the strongest seeds, decaying per hop.
@@ -411,6 +447,11 @@ impl<'a> Retriever<'a> {
             .collect();
         seeds.sort_by(|a, b| b.1.total_cmp(&a.1));
         seeds.truncate(10);
+        // A neighbour's share is relative to the best seed's strength.
+        let best = seeds.first().map(|s| s.1).unwrap_or(1.0).max(1e-6);
+        for s in &mut seeds {
+            s.1 /= best;
+        }
         let neighbours = &self.neighbours;
         for (seed, strength) in seeds {
             let mut frontier = vec![seed];
@@ -468,6 +509,48 @@ impl<'a> Retriever<'a> {
         hits.truncate(limit);
         hits
     }
+
+    /// Ranks files for a request: each file by the symbols of it that
+    /// rank, the best counting most (the k-th best halves again), so a
+    /// file that holds several answers rises above one that holds one.
+    pub fn search_files(
+        &self,
+        req: &SearchRequest,
+        history: &HistoryFacts,
+        lesson_paths: &HashSet<String>,
+    ) -> Vec<FileHit<'a>> {
+        let all = self.search(
+            &SearchRequest {
+                limit: POOL,
+                ..*req
+            },
+            history,
+            lesson_paths,
+        );
+        let mut by_file: HashMap<&'a str, FileHit<'a>> = HashMap::new();
+        for h in &all {
+            let path = self.docs[h.doc].path;
+            let f = by_file.entry(path).or_insert_with(|| FileHit {
+                path,
+                score: 0.0,
+                docs: Vec::new(),
+            });
+            f.score += h.signals.total() * 0.5f32.powi(f.docs.len() as i32);
+            f.docs.push(h.doc);
+        }
+        let mut files: Vec<FileHit> = by_file.into_values().collect();
+        files.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(b.path)));
+        files.truncate(req.limit);
+        files
+    }
+}
+
+/// A ranked file: its score and its symbols that rank, best first.
+#[derive(Clone, Debug)]
+pub struct FileHit<'a> {
+    pub path: &'a str,
+    pub score: f32,
+    pub docs: Vec<usize>,
 }
 
 /// Graph neighbours of each document: callers, callees, bases, subtypes

@@ -23,6 +23,7 @@ use sno_engine::search::SearchArgs as Search;
 use sno_engine::session::{FinishedCall, SessionHandle};
 use sno_engine::syntax::SyntaxInput;
 use sno_engine::{Engine, Error};
+use sno_protocol::context::AnswerFormat;
 use sno_protocol::error::ErrorAnswer;
 use sno_protocol::query::RefsKind;
 use sno_protocol::tools::defaults;
@@ -111,8 +112,15 @@ impl SnoServer {
             scope: a.scope,
             lexical_only: a.lexical_only.unwrap_or(false),
             at: a.at,
+            format: a.format.unwrap_or_default(),
+            group: a.group.unwrap_or_default(),
         };
-        answer(self.engine.search_for(&self.session, &args).await)
+        let r = self.engine.search_for(&self.session, &args).await;
+        match (r, args.format) {
+            // What an agent reads: the package alone, within the budget.
+            (Ok(pkg), AnswerFormat::Markdown) => Ok(pkg.package),
+            (r, _) => answer(r),
+        }
     }
 
     #[tool(

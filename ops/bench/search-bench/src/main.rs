@@ -61,8 +61,7 @@ fn main() {
     drop(texts);
 
     let t = Instant::now();
-    let retriever =
-        Retriever::new(&state, Some(&embedder), Some(vectors), &read).expect("indexes");
+    let retriever = Retriever::new(&state, Some(&embedder), Some(vectors), &read).expect("indexes");
     let build_s = t.elapsed().as_secs_f64();
     let history = HistoryFacts::from_journal(&journal, head.seq).expect("history");
 
@@ -82,6 +81,8 @@ fn main() {
             let hits = retriever.search(&req, &history, &HashSet::new());
             let ranked = t.elapsed().as_secs_f64() * 1000.0;
             let pkg = build_package(&PackageInput {
+                files: None,
+                format: sno_protocol::context::AnswerFormat::Markdown,
                 query: q,
                 state: &state,
                 retriever: &retriever,

@@ -1,0 +1,127 @@
+//! The budget is the whole answer: every `search` answer, markdown or JSON,
+//! symbols or files, is within `max_tokens` cl100k_base tokens, header and
+//! metadata included, and uses most of it when more candidates exist.
+
+mod support;
+
+use serde_json::json;
+use support::*;
+
+/// A repository with enough code that every budget leaves things out.
+fn corpus() -> Repo {
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    for m in 0..8 {
+        let mut src = format!("\"\"\"Module {m}: handlers for orders and invoices.\"\"\"\n\n");
+        for f in 0..12 {
+            let body_lines = 2 + (f * 7 + m * 3) % 25;
+            src.push_str(&format!(
+                "def handle_order_{m}_{f}(order, invoice, config):\n    \"\"\"Settle order {f} against its invoice and load the config.\"\"\"\n"
+            ));
+            for l in 0..body_lines {
+                src.push_str(&format!(
+                    "    total_{l} = order.amount * {l} + invoice.tax(config.rate) - {f}\n"
+                ));
+            }
+            src.push_str("    return total_0\n\n");
+        }
+        repo.write(&format!("billing/orders_{m}.py"), src);
+    }
+    repo.commit("corpus");
+    repo.sno_json(&["init", "--json"]);
+    repo
+}
+
+fn tokens(text: &str) -> usize {
+    tiktoken_rs::cl100k_base()
+        .unwrap()
+        .encode_ordinary(text)
+        .len()
+}
+
+#[test]
+fn every_answer_fits_its_budget_and_uses_it() {
+    let repo = corpus();
+    let mut server = Server::init(&repo, "2025-06-18").0;
+    let queries = [
+        "settle the order against the invoice",
+        "load config file",
+        "handle_order_3_4",
+        "Config.load",
+        "where is the tax rate applied to invoices",
+        "read text",
+    ];
+    let budgets = [300, 500, 800, 1200, 2000, 4000, 8000];
+    let mut answers = 0;
+    let mut filled = Vec::new();
+    for q in queries {
+        for max in budgets {
+            for format in ["markdown", "json"] {
+                for group in ["symbols", "files"] {
+                    let r = server.call(
+                        "search",
+                        json!({"query": q, "max_tokens": max, "limit": 50, "format": format, "group": group}),
+                    );
+                    let answer = text(&r);
+                    let used = tokens(&answer);
+                    assert!(
+                        used <= max,
+                        "{q:?} at {max} ({format}, {group}): {used} tokens\n{answer}"
+                    );
+                    answers += 1;
+                    if format == "json" {
+                        let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+                        // The header states the count, and it is right.
+                        assert_eq!(
+                            v["header"]["completeness"]["tokens"].as_u64().unwrap() as usize,
+                            used,
+                            "{answer}"
+                        );
+                    } else if group == "symbols" && answer.contains("not included (token budget)") {
+                        filled.push(used as f64 / max as f64);
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(answers, queries.len() * budgets.len() * 4);
+    // Whenever candidates were left out, the budget was mostly used.
+    assert!(!filled.is_empty());
+    let low: Vec<&f64> = filled.iter().filter(|f| **f < 0.8).collect();
+    assert!(
+        low.len() * 10 <= filled.len(),
+        "answers using under 80% of the budget while leaving items out: {low:?} of {}",
+        filled.len()
+    );
+    server.finish();
+}
+
+#[test]
+fn files_answers_rank_the_files_that_hold_the_answer() {
+    let repo = corpus();
+    let v = repo.sno_json(&[
+        "search",
+        "load config file",
+        "--files",
+        "--json",
+        "--lexical-only",
+    ]);
+    let files: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files[0], "app/config.py", "{v}");
+    let distinct: std::collections::HashSet<&&str> = files.iter().collect();
+    assert_eq!(distinct.len(), files.len(), "each file once: {files:?}");
+    assert!(
+        v["files"][0]["symbols"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("Config"),
+        "{v}"
+    );
+    let md = stdout(&repo.sno(&["search", "load config file", "--files", "--lexical-only"]));
+    assert!(md.contains("### app/config.py"), "{md}");
+}
