@@ -61,7 +61,9 @@ class Server:
         res = r.get("result") or {}
         if res.get("isError") or "error" in r:
             raise SystemExit(f"{tool} {args} failed: {json.dumps(r)[:400]}")
-        return json.loads(res["content"][0]["text"])
+        text = res["content"][0]["text"]
+        # `search` answers markdown unless asked for JSON.
+        return json.loads(text) if text[:1] in "{[" else text
 
     def memory(self, pid):
         out = {}
