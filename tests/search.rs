@@ -392,3 +392,46 @@ fn files_edited_since_the_indexed_commit_are_named_in_the_header() {
     let v = ask(&["--at", "HEAD~1"]);
     assert!(v["header"]["edited_in_work_tree"].is_null(), "{v}");
 }
+
+#[test]
+fn docs_and_config_are_answered_in_sections() {
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    repo.write(
+        "CONTRIBUTING.md",
+        "# Contributing\n\nThanks for helping.\n\n## Running the tests\n\nRun `make check` from the root; it runs pytest and the linters.\n\n## Releases\n\nTag the commit and push the tag.\n",
+    );
+    repo.write(
+        ".github/workflows/ci.yml",
+        "name: CI\non:\n  push:\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make check\n",
+    );
+    repo.write(".env", "API_TOKEN=hunter2\n");
+    repo.commit("docs");
+    repo.sno_json(&["init", "--json"]);
+    let v = repo.sno_json(&[
+        "search",
+        "how do I run the tests",
+        "--json",
+        "--lexical-only",
+    ]);
+    let first = &v["items"][0];
+    assert_eq!(first["path"], "CONTRIBUTING.md", "{v}");
+    assert_eq!(first["kind"], "doc", "{v}");
+    assert_eq!(first["qualified_name"], "Running the tests", "{v}");
+    assert!(
+        first["source"].as_str().unwrap().contains("make check"),
+        "{v}"
+    );
+    let v = repo.sno_json(&["search", "CI jobs steps", "--json", "--lexical-only"]);
+    let ci = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["path"] == ".github/workflows/ci.yml")
+        .unwrap_or_else(|| panic!("the CI file: {v}"));
+    assert_eq!(ci["kind"], "config");
+    // A secret file is never a section: it is not even read.
+    let v = repo.sno_json(&["search", "API_TOKEN hunter2", "--json", "--lexical-only"]);
+    assert!(!v["items"].to_string().contains("hunter2"), "{v}");
+    assert!(!v["items"].to_string().contains(".env"), "{v}");
+}

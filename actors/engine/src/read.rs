@@ -324,6 +324,8 @@ impl ReadModel {
             lexical,
             vectors,
         } = pre;
+        // Sections of docs and config files, cut from the state's files.
+        let chunks = sno_query::chunks::of_state(&snap.state, &|rec| self.blob(rec.blob));
         let (embedder, history, lexical) = std::thread::scope(|scope| {
             let model = scope.spawn(|| self.embedder());
             let history = scope.spawn(|| match history {
@@ -335,10 +337,13 @@ impl ReadModel {
                 (None, Some(c)) => sno_query::lexical::LexicalIndex::open_or_build(
                     &c.lexical_dir(),
                     &snap.state,
+                    &chunks,
                     &|rec| self.blob(rec.blob),
                 ),
                 (None, None) => {
-                    sno_query::lexical::LexicalIndex::build(&snap.state, &|rec| self.blob(rec.blob))
+                    sno_query::lexical::LexicalIndex::build(&snap.state, &chunks, &|rec| {
+                        self.blob(rec.blob)
+                    })
                 }
             };
             (
@@ -360,19 +365,21 @@ impl ReadModel {
         };
         let searcher = Searcher::try_new(owner, |o| {
             let state = &o.snapshot.state;
-            let docs = sno_query::lexical::documents(state);
+            // Symbols, then the sections of docs and config files.
+            let n = sno_query::lexical::documents(state).len() + chunks.len();
             let vectors = o.embedder.as_deref().map(|e| {
                 let stored = vectors.or_else(|| {
                     head_cache
                         .as_ref()
-                        .and_then(|c| c.read_vectors(&e.source, Some(docs.len())))
+                        .and_then(|c| c.read_vectors(&e.source, Some(n)))
                 });
-                if let Some(v) = stored.filter(|v| v.len() == docs.len()) {
+                if let Some(v) = stored.filter(|v| v.len() == n) {
                     return v;
                 }
                 let same_model =
                     journal.vectors_model().ok().flatten().as_deref() == Some(e.source.as_str());
-                let texts = sno_query::search::doc_texts(state, &|rec| self.blob(rec.blob));
+                let mut texts = sno_query::search::doc_texts(state, &|rec| self.blob(rec.blob));
+                texts.extend(chunks.iter().map(sno_query::chunks::Chunk::embedded_text));
                 let (v, fresh) = sno_query::search::doc_vectors(&texts, e, |h| {
                     if same_model {
                         journal.vectors(h).unwrap_or_default()
@@ -388,7 +395,7 @@ impl ReadModel {
                 }
                 v
             });
-            Retriever::with_lexical(state, o.embedder.as_deref(), vectors, lexical)
+            Retriever::with_lexical(state, chunks, o.embedder.as_deref(), vectors, lexical)
                 .map_err(Error::internal)
         })?;
         tracing::debug!(

@@ -41,9 +41,21 @@ pub struct PackageInput<'a> {
 }
 
 fn fence_lang(path: &str) -> &'static str {
-    sno_journal::model::Language::from_path(path)
-        .map(|l| l.name())
-        .unwrap_or("")
+    if let Some(l) = sno_journal::model::Language::from_path(path) {
+        return l.name();
+    }
+    match path
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .as_deref()
+    {
+        Some("md" | "markdown") => "markdown",
+        Some("yml" | "yaml") => "yaml",
+        Some("toml") => "toml",
+        Some("json") => "json",
+        Some("rst") => "rst",
+        _ => "",
+    }
 }
 
 /// Rounds to 3 significant digits: what a score can honestly say.
@@ -68,10 +80,10 @@ fn signals(h: &Hit) -> SignalScores {
 /// Builds the answer for ranked hits (or ranked files), within
 /// `max_tokens` as a whole, header and metadata included, in the form asked.
 pub fn build_package(input: &PackageInput) -> ContextPackage {
-    let docs = &input.retriever.docs;
+    let r = input.retriever;
     let files: BTreeSet<&str> = match input.files {
         Some(f) => f.iter().map(|f| f.path).collect(),
-        None => input.hits.iter().map(|h| docs[h.doc].path).collect(),
+        None => input.hits.iter().map(|h| r.entry(h.doc).path).collect(),
     };
     let parse_state = ParseState {
         files: files.len(),
@@ -121,8 +133,8 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                     .iter()
                     .take(FILE_SYMBOLS)
                     .map(|d| {
-                        let s = docs[*d].symbol;
-                        format!("{}:{}", s.qualified_name, s.span.start_line)
+                        let e = r.entry(*d);
+                        format!("{}:{}", e.name, e.line)
                     })
                     .collect::<Vec<_>>()
                     .join("\n")
@@ -132,23 +144,23 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             .hits
             .iter()
             .map(|h| {
-                let l = docs[h.doc];
-                (input.read)(&input.state[l.path])
-                    .map(|file| crate::lookup::source_of(l.symbol, &file))
+                let e = r.entry(h.doc);
+                (input.read)(&input.state[e.path])
+                    .map(|file| file.slice(e.bytes.0..e.bytes.1))
                     .unwrap_or_default()
             })
             .collect(),
     };
     let item = |i: usize, src: Option<&str>| {
         let h = &input.hits[i];
-        let l = docs[h.doc];
+        let e = r.entry(h.doc);
         ContextItem {
             rank: i + 1,
-            qualified_name: l.symbol.qualified_name.clone(),
-            kind: l.symbol.kind.name().to_string(),
-            path: l.path.to_string(),
-            line: l.symbol.span.start_line,
-            end_line: l.symbol.span.end_line,
+            qualified_name: e.name.to_string(),
+            kind: e.kind.to_string(),
+            path: e.path.to_string(),
+            line: e.line,
+            end_line: e.end_line,
             score: round3(h.signals.total()),
             signals: signals(h),
             truncated: src.is_some_and(|s| s.ends_with(CUT_MARKER)),
@@ -171,14 +183,14 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     let render = |i: usize, src: &str| -> String {
         match (input.files.is_some(), json) {
             (false, false) => {
-                let l = docs[input.hits[i].doc];
+                let e = r.entry(input.hits[i].doc);
                 format!(
                     "\n### `{}` — {}:{} ({})\n```{}\n{}\n```\n",
-                    l.symbol.qualified_name,
-                    l.path,
-                    l.symbol.span.start_line,
-                    l.symbol.kind.name(),
-                    fence_lang(l.path),
+                    e.name,
+                    e.path,
+                    e.line,
+                    e.kind,
+                    fence_lang(e.path),
                     src
                 )
             }
@@ -203,12 +215,12 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                 line: 0,
             },
             None => {
-                let l = docs[input.hits[i].doc];
+                let e = r.entry(input.hits[i].doc);
                 OmittedItem {
                     rank: i + 1,
-                    qualified_name: l.symbol.qualified_name.clone(),
-                    path: l.path.to_string(),
-                    line: l.symbol.span.start_line,
+                    qualified_name: e.name.to_string(),
+                    path: e.path.to_string(),
+                    line: e.line,
                 }
             }
         }

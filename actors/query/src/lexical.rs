@@ -22,6 +22,7 @@ use tantivy::tokenizer::{
 };
 use tantivy::{Index, IndexReader, TantivyDocument};
 
+use crate::chunks::Chunk;
 use crate::lookup::{all_symbols, Located};
 use crate::served::Served;
 use crate::words::split_words;
@@ -185,9 +186,13 @@ pub(crate) fn own_bodies(rec: &FileRecord, text: &Served) -> FxHashMap<SymbolId,
 impl LexicalIndex {
     /// Indexes every symbol of `state` in memory, bodies read through
     /// `source`.
-    pub fn build(state: &State, source: Source) -> Result<LexicalIndex, LexicalError> {
+    pub fn build(
+        state: &State,
+        chunks: &[Chunk],
+        source: Source,
+    ) -> Result<LexicalIndex, LexicalError> {
         let (schema, _) = schema();
-        Self::fill(Index::create_in_ram(schema), state, source)
+        Self::fill(Index::create_in_ram(schema), state, chunks, source)
     }
 
     /// Opens the index stored in `dir` for this very state, or builds it
@@ -198,6 +203,7 @@ impl LexicalIndex {
     pub fn open_or_build(
         dir: &std::path::Path,
         state: &State,
+        chunks: &[Chunk],
         source: Source,
     ) -> Result<LexicalIndex, LexicalError> {
         if dir.is_dir() {
@@ -217,7 +223,7 @@ impl LexicalIndex {
         std::fs::create_dir_all(&tmp).map_err(err)?;
         let (schema, _) = schema();
         let index = Index::create_in_dir(&tmp, schema).map_err(err)?;
-        Self::fill(index, state, source)?;
+        Self::fill(index, state, chunks, source)?;
         if std::fs::rename(&tmp, dir).is_err() {
             // Another process stored the same index first: use theirs.
             let _ = std::fs::remove_dir_all(&tmp);
@@ -239,7 +245,12 @@ impl LexicalIndex {
             .ok()
     }
 
-    fn fill(index: Index, state: &State, source: Source) -> Result<LexicalIndex, LexicalError> {
+    fn fill(
+        index: Index,
+        state: &State,
+        chunks: &[Chunk],
+        source: Source,
+    ) -> Result<LexicalIndex, LexicalError> {
         index.tokenizers().register(ANALYZER, analyzer());
         let f = fields(&index)?;
         // One thread: the other core is parsing or serving.
@@ -267,6 +278,16 @@ impl LexicalIndex {
                 ord += 1;
                 writer.add_document(d).map_err(err)?;
             }
+        }
+        // Sections of docs and config files follow the symbols.
+        for c in chunks {
+            let mut d = TantivyDocument::default();
+            d.add_text(f.name, analyzed(&c.title));
+            d.add_text(f.body, analyzed(&c.text));
+            d.add_text(f.path, analyzed(&c.path));
+            d.add_u64(f.ord, ord);
+            ord += 1;
+            writer.add_document(d).map_err(err)?;
         }
         writer.commit().map_err(err)?;
         writer.wait_merging_threads().map_err(err)?;
@@ -381,11 +402,11 @@ mod tests {
         let st = state(&["load_config", "parse_args", "read_file"]);
         let dir = tempfile::tempdir().unwrap();
         let at = dir.path().join("lexical-1");
-        let built = LexicalIndex::open_or_build(&at, &st, &|_| None).unwrap();
+        let built = LexicalIndex::open_or_build(&at, &st, &[], &|_| None).unwrap();
         let want = built.search("parse arguments", 3).unwrap();
         assert_eq!(want[0].0, 1, "parse_args is document 1");
         assert!(at.is_dir());
-        let reopened = LexicalIndex::open_or_build(&at, &st, &|_| None).unwrap();
+        let reopened = LexicalIndex::open_or_build(&at, &st, &[], &|_| None).unwrap();
         assert_eq!(reopened.search("parse arguments", 3).unwrap(), want);
         // Damage it: every file replaced by an empty one. Replaced, not
         // truncated in place: the files are memory-mapped, and a mapping
@@ -398,10 +419,10 @@ mod tests {
             std::fs::write(&empty, b"").unwrap();
             std::fs::rename(&empty, &path).unwrap();
         }
-        let rebuilt = LexicalIndex::open_or_build(&at, &st, &|_| None).unwrap();
+        let rebuilt = LexicalIndex::open_or_build(&at, &st, &[], &|_| None).unwrap();
         assert_eq!(rebuilt.search("parse arguments", 3).unwrap(), want);
         assert_eq!(
-            LexicalIndex::build(&st, &|_| None)
+            LexicalIndex::build(&st, &[], &|_| None)
                 .unwrap()
                 .search("read", 3)
                 .unwrap()[0]

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use sno_journal::delta::State;
 use sno_journal::model::{EdgeKind, EdgeTarget, FileRecord, SymbolId};
 
+use crate::chunks::Chunk;
 use crate::lexical::LexicalIndex;
 use crate::lookup::Located;
 use crate::semantic::{Embedder, SemanticIndex};
@@ -315,6 +316,8 @@ pub fn doc_vectors(
 pub struct Retriever<'a> {
     pub docs: Vec<Located<'a>>,
     lexical: LexicalIndex,
+    /// Sections of docs and config files, numbered after the symbols.
+    pub chunks: Vec<Chunk>,
     semantic: Option<(&'a Embedder, SemanticIndex)>,
     /// Graph neighbours of each document, computed once.
     neighbours: HashMap<usize, Vec<usize>>,
@@ -329,16 +332,17 @@ impl<'a> Retriever<'a> {
         vectors: Option<Vec<Vec<f32>>>,
         source: crate::lexical::Source,
     ) -> Result<Retriever<'a>, crate::lexical::LexicalError> {
+        let chunks = crate::chunks::of_state(state, source);
         let vectors = match (embedder, vectors) {
-            (Some(e), None) => Some(doc_vectors(&doc_texts(state, source), e, |_| Vec::new()).0),
+            (Some(e), None) => {
+                let mut texts = doc_texts(state, source);
+                texts.extend(chunks.iter().map(Chunk::embedded_text));
+                Some(doc_vectors(&texts, e, |_| Vec::new()).0)
+            }
             (_, v) => v,
         };
-        Self::with_lexical(
-            state,
-            embedder,
-            vectors,
-            LexicalIndex::build(state, source)?,
-        )
+        let lexical = LexicalIndex::build(state, &chunks, source)?;
+        Self::with_lexical(state, chunks, embedder, vectors, lexical)
     }
 
     /// [`Retriever::new`] with a lexical index already at hand (one stored
@@ -346,6 +350,7 @@ impl<'a> Retriever<'a> {
     /// document order, when there is an embedder.
     pub fn with_lexical(
         state: &'a State,
+        chunks: Vec<Chunk>,
         embedder: Option<&'a Embedder>,
         vectors: Option<Vec<Vec<f32>>>,
         lexical: LexicalIndex,
@@ -372,10 +377,51 @@ impl<'a> Retriever<'a> {
         );
         Ok(Retriever {
             docs,
+            chunks,
             lexical,
             semantic,
             neighbours,
         })
+    }
+
+    /// Ranked documents: symbols, then sections of docs and config files.
+    pub fn len(&self) -> usize {
+        self.docs.len() + self.chunks.len()
+    }
+
+    /// Whether there is nothing to rank.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What document `doc` is.
+    pub fn entry(&self, doc: usize) -> Entry<'_> {
+        match self.docs.get(doc) {
+            Some(l) => Entry {
+                path: l.path,
+                name: &l.symbol.qualified_name,
+                kind: l.symbol.kind.name(),
+                line: l.symbol.span.start_line,
+                end_line: l.symbol.span.end_line,
+                bytes: (
+                    l.symbol.span.start_byte as usize,
+                    l.symbol.span.end_byte as usize,
+                ),
+                symbol: Some(l.symbol),
+            },
+            None => {
+                let c = &self.chunks[doc - self.docs.len()];
+                Entry {
+                    path: &c.path,
+                    name: &c.title,
+                    kind: c.kind.name(),
+                    line: c.start_line,
+                    end_line: c.end_line,
+                    bytes: (c.start_byte, c.end_byte),
+                    symbol: None,
+                }
+            }
+        }
     }
 
     /// Whether the semantic signal is available.
@@ -474,7 +520,7 @@ impl<'a> Retriever<'a> {
         let seed_files: Vec<&str> = {
             let mut v: Vec<(&str, f32)> = signals
                 .iter()
-                .map(|(d, s)| (self.docs[*d].path, s.lexical + s.semantic))
+                .map(|(d, s)| (self.entry(*d).path, s.lexical + s.semantic))
                 .collect();
             v.sort_by(|a, b| b.1.total_cmp(&a.1));
             let mut files: Vec<&str> = v.into_iter().map(|(p, _)| p).collect();
@@ -483,7 +529,7 @@ impl<'a> Retriever<'a> {
             files
         };
         for (doc, s) in signals.iter_mut() {
-            let path = self.docs[*doc].path;
+            let path = self.entry(*doc).path;
             let coupling = seed_files
                 .iter()
                 .filter(|f| **f != path)
@@ -496,7 +542,7 @@ impl<'a> Retriever<'a> {
         }
         let mut hits: Vec<Hit> = signals
             .into_iter()
-            .filter(|(doc, _)| scope.is_none_or(|p| self.docs[*doc].path.starts_with(p)))
+            .filter(|(doc, _)| scope.is_none_or(|p| self.entry(*doc).path.starts_with(p)))
             .filter(|(_, s)| s.lexical + s.semantic + s.structural > 0.0)
             .map(|(doc, signals)| Hit { doc, signals })
             .collect();
@@ -518,7 +564,7 @@ impl<'a> Retriever<'a> {
         req: &SearchRequest,
         history: &HistoryFacts,
         lesson_paths: &HashSet<String>,
-    ) -> Vec<FileHit<'a>> {
+    ) -> Vec<FileHit<'_>> {
         let all = self.search(
             &SearchRequest {
                 limit: POOL,
@@ -527,9 +573,9 @@ impl<'a> Retriever<'a> {
             history,
             lesson_paths,
         );
-        let mut by_file: HashMap<&'a str, FileHit<'a>> = HashMap::new();
+        let mut by_file: HashMap<&str, FileHit> = HashMap::new();
         for h in &all {
-            let path = self.docs[h.doc].path;
+            let path = self.entry(h.doc).path;
             let f = by_file.entry(path).or_insert_with(|| FileHit {
                 path,
                 score: 0.0,
@@ -543,6 +589,21 @@ impl<'a> Retriever<'a> {
         files.truncate(req.limit);
         files
     }
+}
+
+/// A ranked document as answers show it: a symbol, or a section of a doc
+/// or config file (kind `doc` or `config`, no symbol).
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<'r> {
+    pub path: &'r str,
+    /// Qualified name, or the section's heading.
+    pub name: &'r str,
+    pub kind: &'r str,
+    pub line: u32,
+    pub end_line: u32,
+    /// Byte range in the file.
+    pub bytes: (usize, usize),
+    pub symbol: Option<&'r sno_journal::model::Symbol>,
 }
 
 /// A ranked file: its score and its symbols that rank, best first.
