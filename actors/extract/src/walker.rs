@@ -96,6 +96,7 @@ field_ids! {
     parameters = "parameters",
     path = "path",
     property = "property",
+    right = "right",
     receiver = "receiver",
     source = "source",
     superclass = "superclass",

@@ -23,6 +23,7 @@ node_kinds! {
         AbstractClassDeclaration = "abstract_class_declaration",
         AbstractMethodSignature = "abstract_method_signature",
         ArrowFunction = "arrow_function",
+        AssignmentExpression = "assignment_expression",
         ClassDeclaration = "class_declaration",
         ClassHeritage = "class_heritage",
         CallExpression = "call_expression",
@@ -196,6 +197,10 @@ impl<'t> Rules<'t> for Script {
                 self.function_variables(w, node);
                 true
             }
+            K::AssignmentExpression => {
+                self.assigned_function(w, node);
+                true
+            }
             K::ImportStatement => {
                 self.import(w, node);
                 false
@@ -277,6 +282,62 @@ impl Script {
             let name = w.text(name);
             w.symbol(&name, SymbolKind::Function, span, body, doc, None, single);
         }
+    }
+
+    /// CommonJS and prototype definitions: `exports.f = function () {}`
+    /// and `module.exports.f = …` are Functions `f`; `A.prototype.m =
+    /// function () {}` is the Method `A.m`, and `A.s = () => {}` the
+    /// Function `A.s`. Assignments to `this` or to computed members are
+    /// not definitions of a name.
+    fn assigned_function(&self, w: &mut Walk<'_>, node: Node<'_>) {
+        let f = &self.g.f;
+        let (Some(left), Some(right)) = (
+            node.child_by_field_id(f.left),
+            node.child_by_field_id(f.right),
+        ) else {
+            return;
+        };
+        if !self.is_function(right) || self.g.kind(left) != K::MemberExpression {
+            return;
+        }
+        let (Some(prop), Some(object)) = (
+            left.child_by_field_id(f.property),
+            left.child_by_field_id(f.object),
+        ) else {
+            return;
+        };
+        if self.g.kind(prop) != K::PropertyIdentifier {
+            return;
+        }
+        let object = w.text(object);
+        let plain = |o: &str| {
+            !o.is_empty()
+                && o.split('.').all(|part| {
+                    part.chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+                        && part
+                            .chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                })
+        };
+        let (kind, qualifier) = match &*object {
+            "exports" | "module.exports" => (SymbolKind::Function, None),
+            o if o.starts_with("this") || !plain(o) => return,
+            o => match o.strip_suffix(".prototype") {
+                Some(class) => (SymbolKind::Method, Some(class.to_string())),
+                None => (SymbolKind::Function, Some(o.to_string())),
+            },
+        };
+        // The statement is what a JSDoc comment sits above.
+        let stmt = node
+            .parent()
+            .filter(|p| p.kind() == "expression_statement")
+            .unwrap_or(node);
+        let doc = w.doc_comment(stmt, DocStyle::JsDoc);
+        let body = right.child_by_field_id(f.body);
+        let name = w.text(prop);
+        w.symbol(&name, kind, stmt, body, doc, qualifier.as_deref(), true);
     }
 
     fn heritage(&self, w: &mut Walk<'_>, sym: usize, heritage: Node<'_>) {
@@ -756,6 +817,49 @@ export const loadAll = async (names) => {
 
 module.exports = { Row };
 "##;
+
+    #[test]
+    fn commonjs_and_prototype_definitions() {
+        let src = r#"/**
+ * Makes a frozen map.
+ */
+exports.defineConstants = function (obj) {
+  return Object.freeze(exports.createMap(obj));
+};
+module.exports.createMap = (obj) => Object.assign(Object.create(null), obj);
+
+function Mocha(options) {
+  this.options = options;
+  this.handler = function () {};
+}
+
+/** Drops references after a run. */
+Mocha.prototype.cleanReferencesAfterRun = function (clean) {
+  this._clean = clean !== false;
+  return this;
+};
+Mocha.unloadFile = (file) => delete require.cache[file];
+items[0].run = function () {};
+"#;
+        let f = extract_clean(Language::JavaScript, src);
+        let want = [
+            ("defineConstants", S::Function),
+            ("createMap", S::Function),
+            ("Mocha", S::Function),
+            ("Mocha.cleanReferencesAfterRun", S::Method),
+            ("Mocha.unloadFile", S::Function),
+        ];
+        assert_eq!(outline(&f), want.map(|(q, k)| (q.to_string(), k)));
+        assert_eq!(sym(&f, "defineConstants").doc, "Makes a frozen map.");
+        assert_eq!(lines(&f, "defineConstants"), (4, 6));
+        assert_eq!(
+            sym(&f, "Mocha.cleanReferencesAfterRun").doc,
+            "Drops references after a run."
+        );
+        // The call inside is attributed to the definition.
+        assert!(f.calls.iter().any(|c| c.callee == "createMap"
+            && c.caller.map(|i| f.symbols[i].name.as_str()) == Some("defineConstants")));
+    }
 
     #[test]
     fn jsx_page_symbols() {
