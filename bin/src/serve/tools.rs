@@ -818,7 +818,7 @@ impl SnoServer {
     // ---- syntax ---------------------------------------------------------
 
     #[tool(
-        description = "Check syntax with tree-sitter before or after an edit: give `file` (read from the work tree) or `code` with its `language` (python, javascript, typescript, tsx, go, rust, java, c, cpp, ruby). Returns diagnostics with line and column; none means it parses."
+        description = "Check syntax with tree-sitter before or after an edit: give `file` (read from the work tree) or `code` with its `language` (python, javascript, typescript, tsx, go, rust, java, c, cpp, ruby, csharp, php, kotlin, swift, scala). Returns diagnostics with line and column; none means it parses."
     )]
     fn validate_syntax(&self, Parameters(a): Parameters<SyntaxArgs>) -> Answer {
         answer(|| {
@@ -1067,13 +1067,15 @@ fn language(name: &str) -> Result<sno_journal::model::Language, ErrorContract> {
         "c++" | "cc" => "cpp",
         "rb" => "ruby",
         "rs" => "rust",
+        "cs" | "c#" => "csharp",
+        "kt" => "kotlin",
         other => other,
     };
     all.into_iter().find(|l| l.name() == alias).ok_or_else(|| {
         let mut c = ErrorContract::new(
             "SNO-UNSUPPORTED-LANGUAGE",
             format!("sno does not parse `{name}`"),
-            "Use one of: python, javascript, typescript, tsx, go, rust, java, c, cpp, ruby.",
+            "Use one of: python, javascript, typescript, tsx, go, rust, java, c, cpp, ruby, csharp, php, kotlin, swift, scala.",
             Fixability::Trivial,
         );
         c.did_you_mean = nearest(name, all.iter().map(|l| l.name().to_string()), 3);
