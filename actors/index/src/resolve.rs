@@ -740,7 +740,9 @@ impl<'r, 'a> FileScope<'r, 'a> {
     fn imported(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
         self.imports.iter().find_map(|(imp, t)| {
             let t = t.as_ref()?;
-            let named = imp.names.iter().any(|n| n == name || n == "*");
+            // A Swift `import Module` brings in every public name of it.
+            let named = imp.names.iter().any(|n| n == name || n == "*")
+                || (self.lang == Language::Swift && imp.names.is_empty());
             if named {
                 return self.resolver.in_target(name, t, want, true);
             }
