@@ -149,6 +149,15 @@ pub(crate) fn excerpt(bytes: &[u8]) -> String {
     out
 }
 
+/// A name without the backticks that let Kotlin, Swift and Scala use a
+/// keyword or spaces in it: `` `default` `` is `default`.
+pub(crate) fn unquoted(name: &str) -> &str {
+    match name.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
+        Some(inner) if !inner.is_empty() => inner,
+        _ => name,
+    }
+}
+
 /// A C# XML doc comment's text without the `<summary>` tags that wrap
 /// nearly every one; other tags are kept.
 pub(crate) fn without_summary_tags(doc: String) -> String {
@@ -235,6 +244,14 @@ mod tests {
         assert_eq!(last_segment("std::fs::read"), "read");
         assert_eq!(base_name("\\App\\Core\\Base"), "Base");
         assert_eq!(last_segment("App\\Util\\helper"), "helper");
+    }
+
+    #[test]
+    fn backticks_are_dropped_from_names() {
+        assert_eq!(unquoted("`default`"), "default");
+        assert_eq!(unquoted("`a test`"), "a test");
+        assert_eq!(unquoted("plain"), "plain");
+        assert_eq!(unquoted("`"), "`");
     }
 
     #[test]

@@ -336,6 +336,8 @@ impl<'t> Walk<'t> {
     }
 
     /// Records a symbol found at the current node and returns its index.
+    /// A name quoted in backticks (Kotlin's `` `a test` ``, Swift's
+    /// `` `default` ``, Scala's) is recorded without them.
     ///
     /// `span` covers the whole definition; the signature runs from its start
     /// to `body` (or its end). `qualifier` is put between the container's
@@ -353,6 +355,7 @@ impl<'t> Walk<'t> {
         qualifier: Option<&str>,
         opens_scope: bool,
     ) -> usize {
+        let name = source_text::unquoted(name);
         let parent = self.container();
         let mut qualified_name = String::new();
         if let Some(p) = parent {
@@ -459,7 +462,7 @@ impl<'t> Walk<'t> {
 
     /// Records a call of `callee` at `at`, from the innermost container.
     pub(crate) fn call(&mut self, callee: &str, receiver: Option<String>, at: Node<'_>) {
-        let callee = callee.trim();
+        let callee = source_text::unquoted(callee.trim());
         if callee.is_empty() {
             return;
         }

@@ -518,6 +518,14 @@ val VERSION = "1"
     }
 
     #[test]
+    fn kotlin_backticked_names_lose_their_backticks() {
+        let src = "class LoaderTest {\n    @Test fun `loads a file`() { `do it`() }\n}\n";
+        let f = extract_clean(Language::Kotlin, src);
+        assert_eq!(sym(&f, "LoaderTest.loads a file").kind, S::Method);
+        assert_eq!(calls(&f), ["LoaderTest.loads a file -> do it @2"]);
+    }
+
+    #[test]
     fn kotlin_locals_are_no_symbols() {
         let src = "fun main() {\n    val x = 1\n    fun helper() = x\n    helper()\n}\nclass A { init { val y = 2 } }\n";
         let f = extract_clean(Language::Kotlin, src);
