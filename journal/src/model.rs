@@ -129,7 +129,8 @@ impl fmt::Display for Seq {
     }
 }
 
-/// The languages sno extracts structure from.
+/// The languages sno extracts structure from. Stored by position: append
+/// new languages, never reorder.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
 pub enum Language {
     Python,
@@ -143,11 +144,16 @@ pub enum Language {
     C,
     Cpp,
     Ruby,
+    CSharp,
+    Php,
+    Kotlin,
+    Swift,
+    Scala,
 }
 
 impl Language {
     /// All languages, in a stable order.
-    pub const ALL: [Language; 10] = [
+    pub const ALL: [Language; 15] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -158,6 +164,11 @@ impl Language {
         Language::C,
         Language::Cpp,
         Language::Ruby,
+        Language::CSharp,
+        Language::Php,
+        Language::Kotlin,
+        Language::Swift,
+        Language::Scala,
     ];
 
     /// The language of a path, judged by its extension.
@@ -178,6 +189,11 @@ impl Language {
                 Language::Cpp
             }
             "rb" | "rake" | "gemspec" => Language::Ruby,
+            "cs" => Language::CSharp,
+            "php" | "phtml" => Language::Php,
+            "kt" | "kts" => Language::Kotlin,
+            "swift" => Language::Swift,
+            "scala" | "sc" => Language::Scala,
             _ => return None,
         })
     }
@@ -195,6 +211,11 @@ impl Language {
             Language::C => "c",
             Language::Cpp => "cpp",
             Language::Ruby => "ruby",
+            Language::CSharp => "csharp",
+            Language::Php => "php",
+            Language::Kotlin => "kotlin",
+            Language::Swift => "swift",
+            Language::Scala => "scala",
         }
     }
 }

@@ -236,7 +236,8 @@ pub struct SyntaxArgs {
     pub file: Option<String>,
     /// Or source code to check (with `language`).
     pub code: Option<String>,
-    /// python, javascript, typescript, tsx, go, rust, java, c, cpp or ruby (default for `file`: from its extension).
+    /// python, javascript, typescript, tsx, go, rust, java, c, cpp, ruby, csharp, php,
+    /// kotlin, swift or scala (default for `file`: from its extension).
     pub language: Option<String>,
 }
 

@@ -29,6 +29,8 @@ pub fn language(name: &str) -> Result<Language> {
         "c++" | "cc" => "cpp",
         "rb" => "ruby",
         "rs" => "rust",
+        "cs" | "c#" => "csharp",
+        "kt" => "kotlin",
         other => other,
     };
     Language::ALL

@@ -27,7 +27,7 @@ use sno_journal::model::{Diagnostic, Language};
 
 /// The tree-sitter grammar for a sno language. TypeScript uses
 /// `LANGUAGE_TYPESCRIPT` and TSX `LANGUAGE_TSX`; the JavaScript grammar covers
-/// JSX.
+/// JSX. PHP uses `LANGUAGE_PHP`, which reads the HTML around `<?php` too.
 pub fn grammar(lang: Language) -> tree_sitter::Language {
     match lang {
         Language::Python => tree_sitter_python::LANGUAGE.into(),
@@ -40,6 +40,11 @@ pub fn grammar(lang: Language) -> tree_sitter::Language {
         Language::C => tree_sitter_c::LANGUAGE.into(),
         Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
         Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+        Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+        Language::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+        Language::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+        Language::Swift => tree_sitter_swift::LANGUAGE.into(),
+        Language::Scala => tree_sitter_scala::LANGUAGE.into(),
     }
 }
 

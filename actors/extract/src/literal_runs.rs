@@ -515,6 +515,9 @@ mod same_facts {
             (Language::Go, format!("package p\n\nimport \"fmt\"\n\nvar table = []byte{{\n  {nums},\n}}\n\n// F prints.\nfunc F() {{ fmt.Println(table[0]) }}\n")),
             (Language::Java, format!("package p;\nimport java.util.List;\n/** A. */\nclass A extends B {{\n  static final int[] T = {{{nums}}};\n  void m() {{ f(T); }}\n}}\n")),
             (Language::Ruby, format!("require \"x\"\n\nTABLE = [{nums}].freeze\n\n# A.\nclass A < B\n  def m\n    f(TABLE)\n  end\nend\n")),
+            (Language::CSharp, format!("using System;\n/// <summary>A.</summary>\nclass A : B {{\n  static readonly int[] T = {{{nums}}};\n  void M() {{ F(T); }}\n}}\n")),
+            (Language::Php, format!("<?php\nuse A\\B;\nconst T = [{nums}];\n/** A. */\nclass A extends B {{ function m() {{ return f(T); }} }}\n")),
+            (Language::Swift, format!("import Foundation\nlet table: [UInt8] = [{nums}]\n/// A.\nclass A: B {{ func m() {{ f(table[0]) }} }}\n")),
         ]
     }
 

@@ -171,6 +171,11 @@ fn every_truncation_of_real_code_never_panics() {
         (Language::C, "#include <stdio.h>\n#define M 1\ntypedef struct { int x; } P;\nint main(void) { printf(\"%d\", M); }\n"),
         (Language::Cpp, "namespace n { class A : public B { void f(); }; void A::f() { g(); } }\n"),
         (Language::Ruby, "require 'x'\n# Doc\nclass A < B\n  include M\n  def self.f(x)\n    x.g(1)\n  end\nend\n"),
+        (Language::CSharp, "using A.B;\nnamespace N {\n/// D\nclass C : B, I { C() : base() {} void M() { this.x?.Y(new Z()); } }\n}\n"),
+        (Language::Php, "<?php\nuse A\\{B, C as D};\n/** D */\nclass A extends B { function f() { $this->g(parent::h(new C())); } }\n"),
+        (Language::Kotlin, "import a.b.*\n/** D */\nclass A(x: Int) : B(x), I {\n  companion object { fun f() = g(1) }\n}\n"),
+        (Language::Swift, "import UIKit\n/// D\nclass A: B { init() { super.init(); x?.y[0].z() } }\nextension A: P {}\n"),
+        (Language::Scala, "import a.{b, c => d}\n/** D */\nclass A extends B with C { def f(x: Int) = g(x) }\nobject A\n"),
     ];
     for &(lang, src) in samples {
         let bytes = src.as_bytes();

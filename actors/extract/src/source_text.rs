@@ -118,18 +118,18 @@ pub(crate) fn docstring(literal: &str) -> String {
 }
 
 /// The name of a base type as written (`pkg.Base`, `ns::Mixin<int>`,
-/// `*Base`): last segment, generic arguments dropped.
+/// `*Base`, PHP's `\App\Base`): last segment, generic arguments dropped.
 pub(crate) fn base_name(text: &str) -> &str {
     let t = text.trim().trim_start_matches(['*', '&', ' ']);
     let t = t.find(['<', '[', '(']).map_or(t, |i| &t[..i]).trim_end();
-    let start = t.rfind(['.', ':']).map_or(0, |i| i + 1);
+    let start = t.rfind(['.', ':', '\\']).map_or(0, |i| i + 1);
     // `dyn Trait`, `'a Foo`, `mut Foo`: the name is the last word.
     t[start..].split_whitespace().last().unwrap_or("")
 }
 
-/// The last segment of a dotted or `::` path: `load` for `Config.load`.
+/// The last segment of a dotted, `::` or `\\` path: `load` for `Config.load`.
 pub(crate) fn last_segment(text: &str) -> &str {
-    let start = text.rfind(['.', ':']).map_or(0, |i| i + 1);
+    let start = text.rfind(['.', ':', '\\']).map_or(0, |i| i + 1);
     text[start..].trim()
 }
 
@@ -147,6 +147,36 @@ pub(crate) fn excerpt(bytes: &[u8]) -> String {
         out.push_str("...");
     }
     out
+}
+
+/// A name without the backticks that let Kotlin, Swift and Scala use a
+/// keyword or spaces in it: `` `default` `` is `default`.
+pub(crate) fn unquoted(name: &str) -> &str {
+    match name.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
+        Some(inner) if !inner.is_empty() => inner,
+        _ => name,
+    }
+}
+
+/// A C# XML doc comment's text without the `<summary>` tags that wrap
+/// nearly every one; other tags are kept.
+pub(crate) fn without_summary_tags(doc: String) -> String {
+    if !doc.contains("summary>") {
+        return doc;
+    }
+    // A line that held only a tag goes with it.
+    let lines: Vec<String> = doc
+        .lines()
+        .filter_map(|l| {
+            if !l.contains("summary>") {
+                return Some(l.to_string());
+            }
+            let rest = l.replace("<summary>", "").replace("</summary>", "");
+            let rest = rest.trim();
+            (!rest.is_empty()).then(|| rest.to_string())
+        })
+        .collect();
+    join_trimmed(lines)
 }
 
 /// Whether a name is written in UPPER_CASE (a constant by convention).
@@ -212,6 +242,30 @@ mod tests {
         assert_eq!(base_name("Generic[T]"), "Generic");
         assert_eq!(base_name("&'a mut Foo<T>"), "Foo");
         assert_eq!(last_segment("std::fs::read"), "read");
+        assert_eq!(base_name("\\App\\Core\\Base"), "Base");
+        assert_eq!(last_segment("App\\Util\\helper"), "helper");
+    }
+
+    #[test]
+    fn backticks_are_dropped_from_names() {
+        assert_eq!(unquoted("`default`"), "default");
+        assert_eq!(unquoted("`a test`"), "a test");
+        assert_eq!(unquoted("plain"), "plain");
+        assert_eq!(unquoted("`"), "`");
+    }
+
+    #[test]
+    fn summary_tags_are_dropped() {
+        assert_eq!(
+            without_summary_tags(
+                "<summary>\nLoads.\n</summary>\n<param name=\"x\">X.</param>".into()
+            ),
+            "Loads.\n<param name=\"x\">X.</param>"
+        );
+        assert_eq!(
+            without_summary_tags("<summary>One.</summary>".into()),
+            "One."
+        );
     }
 
     #[test]

@@ -73,17 +73,24 @@ macro_rules! field_ids {
 }
 
 field_ids! {
+    accessors = "accessors",
     alias = "alias",
     argument = "argument",
-    attribute = "attribute",
     arguments = "arguments",
+    attribute = "attribute",
     block = "block",
     body = "body",
+    bound_identifier = "bound_identifier",
     bounds = "bounds",
+    condition = "condition",
     constructor = "constructor",
+    declaration_kind = "declaration_kind",
     declarator = "declarator",
+    expression = "expression",
+    extend = "extend",
     field = "field",
     function = "function",
+    inherits_from = "inherits_from",
     interfaces = "interfaces",
     left = "left",
     list = "list",
@@ -93,14 +100,20 @@ field_ids! {
     name = "name",
     object = "object",
     operand = "operand",
+    operator = "operator",
     parameters = "parameters",
     path = "path",
+    pattern = "pattern",
     property = "property",
-    right = "right",
+    qualifier = "qualifier",
     receiver = "receiver",
+    right = "right",
+    scope = "scope",
     source = "source",
+    suffix = "suffix",
     superclass = "superclass",
     superclasses = "superclasses",
+    target = "target",
     trait_ = "trait",
     type_ = "type",
     value = "value",
@@ -323,6 +336,8 @@ impl<'t> Walk<'t> {
     }
 
     /// Records a symbol found at the current node and returns its index.
+    /// A name quoted in backticks (Kotlin's `` `a test` ``, Swift's
+    /// `` `default` ``, Scala's) is recorded without them.
     ///
     /// `span` covers the whole definition; the signature runs from its start
     /// to `body` (or its end). `qualifier` is put between the container's
@@ -340,6 +355,7 @@ impl<'t> Walk<'t> {
         qualifier: Option<&str>,
         opens_scope: bool,
     ) -> usize {
+        let name = source_text::unquoted(name);
         let parent = self.container();
         let mut qualified_name = String::new();
         if let Some(p) = parent {
@@ -371,6 +387,32 @@ impl<'t> Walk<'t> {
             self.scopes.push((index, self.depth));
         }
         index
+    }
+
+    /// Moves the end of a symbol's span back over trailing whitespace, for
+    /// grammars whose indented blocks run on to the next token (Scala 3), and
+    /// hashes what is left.
+    pub(crate) fn trim_span_end(&mut self, index: usize) {
+        let Some(s) = self.facts.symbols.get_mut(index) else {
+            return;
+        };
+        let (start, old_end) = (s.span.start_byte as usize, s.span.end_byte as usize);
+        let mut end = old_end;
+        while end > start && self.src.get(end - 1).is_some_and(u8::is_ascii_whitespace) {
+            end -= 1;
+        }
+        if end == old_end {
+            return;
+        }
+        let lines_dropped = memchr::memchr_iter(b'\n', &self.src[end..old_end]).count();
+        let line_start = self.src[..end]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        s.span.end_line = s.span.end_line.saturating_sub(to_u32(lines_dropped));
+        s.span.end_col = to_u32(end - line_start + 1);
+        s.span.end_byte = to_u32(end);
+        s.content_hash = xxhash_rust::xxh3::xxh3_64(&self.src[start..end]);
     }
 
     /// A node's span, without a trailing line break some grammars include
@@ -420,7 +462,7 @@ impl<'t> Walk<'t> {
 
     /// Records a call of `callee` at `at`, from the innermost container.
     pub(crate) fn call(&mut self, callee: &str, receiver: Option<String>, at: Node<'_>) {
-        let callee = callee.trim();
+        let callee = source_text::unquoted(callee.trim());
         if callee.is_empty() {
             return;
         }

@@ -19,6 +19,11 @@ fn sources() -> Vec<(Language, String)> {
         (Language::Go, "package p\n\nimport \"fmt\"\n\n// F prints.\nfunc F() { fmt.Println(g()) }\ntype T struct{ A int }\nfunc (t *T) M() { t.N() }\n".to_string()),
         (Language::TypeScript, "import { x } from './y';\nexport class A extends B implements I {\n  m(): number { return f(x); }\n}\n".to_string()),
         (Language::Ruby, "require 'x'\nclass A < B\n  def m\n    f(1)\n  end\nend\n".to_string()),
+        (Language::CSharp, "using A;\n/// <summary>S.</summary>\nclass S : B { void M() { var s = $\"{F()}\"; this.G(); } }\n".to_string()),
+        (Language::Php, "<?php\nclass A extends B {\n  function m() { return <<<EOT\n  {$this->f()}\n  EOT; }\n}\n?>\n<p><?= g() ?></p>\n".to_string()),
+        (Language::Kotlin, "import a.B\n/** A. */\nclass A : B() {\n  fun m() = \"${f()}\".g()\n}\n".to_string()),
+        (Language::Swift, "import UIKit\n/// A.\nclass A: B {\n  func m() { let s = \"\\(f())\"; g(s) }\n}\n".to_string()),
+        (Language::Scala, "import a.B\nobject A:\n  def m(x: Int): Int =\n    f(x)\n\n  def n = s\"${g(1)}\"\n".to_string()),
     ]
 }
 

@@ -32,6 +32,46 @@ pub struct PathIndex {
     /// Directories holding at least one file, with how many files are below
     /// them (Go packages, Java packages).
     dirs: HashMap<String, usize>,
+    /// Last segment of a directory's name (after its last `/` and `.`:
+    /// `Config` for `src/Acme.Config`) -> directories with that name, for
+    /// finding a namespace's directory without scanning them all.
+    by_dir_name: HashMap<String, Vec<String>>,
+}
+
+/// Whether an import brings in every name of its module (`*`).
+fn glob(imp: &RawImport) -> bool {
+    imp.names.iter().any(|n| n == "*")
+}
+
+/// The key of a directory in [`PathIndex::by_dir_name`].
+fn dir_name_key(dir: &str) -> &str {
+    dir.rsplit(['/', '.']).next().unwrap_or(dir)
+}
+
+/// The one candidate whose path (as `path_of` gives it) ends with `segs`,
+/// or else with the longest tail of them, of at least `keep` segments, that
+/// one candidate ends with; `None` if a tail fits several. Paths are split
+/// at `/` and `.`.
+fn unique_by_tail<'c>(
+    cands: &'c [String],
+    segs: &[&str],
+    keep: usize,
+    path_of: impl Fn(&'c str) -> &'c str,
+) -> Option<String> {
+    let keep = keep.clamp(1, segs.len().max(1));
+    for k in 0..=segs.len().saturating_sub(keep) {
+        let tail = &segs[k..];
+        let mut found = cands.iter().filter(|c| {
+            let mut parts = path_of(c).rsplit(['/', '.']);
+            tail.iter().rev().all(|s| parts.next() == Some(*s))
+        });
+        match (found.next(), found.next()) {
+            (Some(one), None) => return Some(one.clone()),
+            (Some(_), Some(_)) => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 fn dir_of(path: &str) -> &str {
@@ -106,7 +146,16 @@ impl PathIndex {
         Self::insert_sorted(self.by_file_name.entry(name.to_string()).or_default(), p);
         let mut d = dir_of(p);
         while !d.is_empty() {
-            *self.dirs.entry(d.to_string()).or_default() += 1;
+            let n = self.dirs.entry(d.to_string()).or_default();
+            *n += 1;
+            if *n == 1 {
+                Self::insert_sorted(
+                    self.by_dir_name
+                        .entry(dir_name_key(d).to_string())
+                        .or_default(),
+                    d,
+                );
+            }
             d = dir_of(d);
         }
         for key in Self::python_module_keys(p) {
@@ -127,6 +176,7 @@ impl PathIndex {
                 *n -= 1;
                 if *n == 0 {
                     self.dirs.remove(d);
+                    Self::remove_sorted(&mut self.by_dir_name, dir_name_key(d), d);
                 }
             }
             d = dir_of(d);
@@ -160,6 +210,52 @@ impl PathIndex {
             [one] => Some((*one).clone()),
             _ => None,
         }
+    }
+
+    /// The unique directory whose path ends with the namespace `segs`, or
+    /// with a tail of it of at least `keep` segments (a source root can
+    /// stand for the leading ones: PHP's PSR-4, C# projects). A dotted
+    /// directory name counts as nested ones (`src/Acme.Config` ends with
+    /// `Acme`, `Config`).
+    fn namespace_dir(&self, segs: &[&str], keep: usize) -> Option<String> {
+        let cands = self.by_dir_name.get(*segs.last()?)?;
+        unique_by_tail(cands, segs, keep, |d| d)
+    }
+
+    /// The file of a type named by a namespaced path (`a.b.Config` in
+    /// `a/b/Config.kt`), found as [`PathIndex::namespace_dir`] finds a
+    /// directory, keeping at least two segments of the path.
+    fn type_file(&self, segs: &[&str], ext: &str) -> Option<String> {
+        let cands = self.by_file_name.get(&format!("{}.{ext}", segs.last()?))?;
+        let dot_ext = format!(".{ext}");
+        unique_by_tail(cands, segs, 2, |p| p.strip_suffix(&dot_ext).unwrap_or(p))
+    }
+
+    /// A namespaced import (C#, PHP, Kotlin, Scala): the file of the type
+    /// it names, or the directory of the namespace it names, or the
+    /// directory of the namespace that holds what it names (a function, or
+    /// a type in a file of another name). `glob` imports name a namespace
+    /// first. A namespace's directory keeps `keep` segments of its path.
+    fn resolve_namespaced(
+        &self,
+        m: &str,
+        sep: char,
+        ext: &str,
+        glob: bool,
+        keep: usize,
+    ) -> Option<EdgeTarget> {
+        let segs: Vec<&str> = m.split(sep).filter(|s| !s.is_empty()).collect();
+        if segs.is_empty() {
+            return None;
+        }
+        let file = || self.type_file(&segs, ext).map(EdgeTarget::File);
+        let dir = |segs: &[&str]| self.namespace_dir(segs, keep).map(EdgeTarget::Module);
+        if glob {
+            return dir(&segs).or_else(file);
+        }
+        file()
+            .or_else(|| dir(&segs))
+            .or_else(|| dir(&segs[..segs.len() - 1]))
     }
 
     /// Resolves an import written in `from` (a file of language `lang`).
@@ -241,6 +337,40 @@ impl PathIndex {
                     return Some(EdgeTarget::File(format!("lib/{with_ext}")));
                 }
                 self.unique_suffix(&with_ext).map(EdgeTarget::File)
+            }
+            // `using A.B;` names a namespace; `using static A.B.C;` and
+            // `using X = A.B.C;` may name a type.
+            Language::CSharp => self.resolve_namespaced(m, '.', "cs", glob(imp), 2),
+            Language::Php if imp.is_relative => {
+                // `require 'x.php'`: beside the file, from the root, or a
+                // unique file of that path.
+                let local = normalize(&join(dir, m))
+                    .into_iter()
+                    .chain(normalize(m))
+                    .find(|p| self.has(p));
+                local
+                    .or_else(|| {
+                        let tail = m.trim_start_matches(['.', '/']);
+                        (!tail.is_empty())
+                            .then(|| self.unique_suffix(tail))
+                            .flatten()
+                    })
+                    .map(EdgeTarget::File)
+            }
+            // PSR-4 maps a vendor prefix to a source root: a namespace's
+            // directory may keep only its last segment.
+            Language::Php => self.resolve_namespaced(m, '\\', "php", false, 1),
+            Language::Kotlin => self.resolve_namespaced(m, '.', "kt", glob(imp), 2),
+            Language::Scala => self.resolve_namespaced(m, '.', "scala", glob(imp), 2),
+            Language::Swift => {
+                // A module is a target directory (`Sources/Name` in a
+                // Swift package); `import struct A.B` imports from `A`.
+                let module = m.split('.').next().unwrap_or(m);
+                let preferred = format!("Sources/{module}");
+                if self.dirs.contains_key(&preferred) {
+                    return Some(EdgeTarget::Module(preferred));
+                }
+                self.namespace_dir(&[module], 1).map(EdgeTarget::Module)
             }
         }
     }
@@ -349,9 +479,13 @@ fn family(lang: Option<Language>) -> u8 {
         Some(Language::JavaScript | Language::TypeScript | Language::Tsx) => 2,
         Some(Language::Go) => 3,
         Some(Language::Rust) => 4,
-        Some(Language::Java) => 5,
+        // The JVM's languages call each other.
+        Some(Language::Java | Language::Kotlin | Language::Scala) => 5,
         Some(Language::C | Language::Cpp) => 6,
         Some(Language::Ruby) => 7,
+        Some(Language::CSharp) => 8,
+        Some(Language::Php) => 9,
+        Some(Language::Swift) => 10,
         None => 0,
     }
 }
@@ -493,17 +627,74 @@ pub struct Resolver<'a> {
 /// Receivers that name the enclosing object or class.
 const SELF_RECEIVERS: &[&str] = &["self", "this", "cls", "Self", "@"];
 
+/// Whether a receiver names the enclosing object or class: PHP's too
+/// (`$this->f()`, `static::f()`).
+fn is_self(lang: Language, receiver: &str) -> bool {
+    SELF_RECEIVERS.contains(&receiver)
+        || (lang == Language::Php && matches!(receiver, "$this" | "static"))
+}
+
+/// Whether a receiver names the bases: `super`, C#'s `base`, PHP's
+/// `parent`.
+fn is_super(lang: Language, receiver: &str) -> bool {
+    match lang {
+        Language::CSharp => matches!(receiver, "super" | "base"),
+        Language::Php => matches!(receiver, "super" | "parent"),
+        _ => receiver == "super",
+    }
+}
+
 /// Languages in which a bare call inside a method may call a method of the
-/// enclosing class (an implicit `this`): Java, C++, Ruby. In Python, Rust,
-/// JavaScript and Go a bare name is never a method of `self`.
+/// enclosing class (an implicit `this`): Java, C++, Ruby, C#, Kotlin, Scala
+/// and Swift. In Python, Rust, JavaScript, Go and PHP (`$this->` is
+/// required) a bare name is never a method of `self`.
 fn implicit_receiver(lang: Language) -> bool {
-    matches!(lang, Language::Java | Language::Cpp | Language::Ruby)
+    matches!(
+        lang,
+        Language::Java
+            | Language::Cpp
+            | Language::Ruby
+            | Language::CSharp
+            | Language::Kotlin
+            | Language::Scala
+            | Language::Swift
+    )
 }
 
 /// Languages whose files of one directory share a namespace without any
-/// import: Go packages (functions and types), Java packages (types).
+/// import: Go packages (functions and types), Java, Kotlin and Scala
+/// packages, C# and PHP namespaces (a directory stands for the package or
+/// namespace, as their conventions have it). Swift's module is a whole
+/// build target: a name from another of its files is found only by being
+/// unique, a guess.
 fn package_scope(lang: Language) -> bool {
-    matches!(lang, Language::Go | Language::Java)
+    matches!(
+        lang,
+        Language::Go
+            | Language::Java
+            | Language::Kotlin
+            | Language::Scala
+            | Language::CSharp
+            | Language::Php
+    )
+}
+
+/// Languages whose import without names (`import a.b.Config`) names the
+/// last segment itself, a type or function, not a module to call through.
+fn imports_name_last_segment(lang: Language) -> bool {
+    matches!(
+        lang,
+        Language::Java | Language::Kotlin | Language::Scala | Language::Php | Language::CSharp
+    )
+}
+
+/// The last segment of an import's module: `Config` for `a.b.Config` and
+/// `App\Config`.
+fn last_module_segment(module: &str) -> &str {
+    module
+        .rsplit(['.', '/', ':', '\\'])
+        .next()
+        .unwrap_or(module)
 }
 
 /// Whether a kind defines members (a method's container).
@@ -549,15 +740,22 @@ impl<'r, 'a> FileScope<'r, 'a> {
     fn imported(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
         self.imports.iter().find_map(|(imp, t)| {
             let t = t.as_ref()?;
-            let named = imp.names.iter().any(|n| n == name || n == "*");
-            let whole = imp.names.is_empty() && self.lang == Language::Java && {
-                // `import a.b.Config;` names the class itself.
-                let last = imp.module.rsplit('.').next().unwrap_or(&imp.module);
-                last == name
-            };
-            (named || whole)
-                .then(|| self.resolver.in_target(name, t, want, true))
-                .flatten()
+            // A Swift `import Module` brings in every public name of it.
+            let named = imp.names.iter().any(|n| n == name || n == "*")
+                || (self.lang == Language::Swift && imp.names.is_empty());
+            if named {
+                return self.resolver.in_target(name, t, want, true);
+            }
+            // `import a.b.Config;` names the class itself, and `import
+            // a.b.Config as C` names it `C`.
+            if imp.names.is_empty() && imports_name_last_segment(self.lang) {
+                let last = last_module_segment(&imp.module);
+                let local = imp.alias.as_deref().unwrap_or(last);
+                if local == name {
+                    return self.resolver.in_target(last, t, want, true);
+                }
+            }
+            None
         })
     }
 
@@ -738,24 +936,24 @@ impl<'r, 'a> FileScope<'r, 'a> {
                     .map(exact)
                     .or_else(|| by_name(Guess::UniqueName))
             }
-            Some(r) if SELF_RECEIVERS.contains(&r) => self
+            Some(r) if is_self(self.lang, r) => self
                 .own_method(call.caller, callee)
                 .or_else(|| by_name(Guess::UnknownReceiver)),
-            Some("super") => self
+            Some(r) if is_super(self.lang, r) => self
                 .method_from(call.caller, callee, true)
                 .or_else(|| by_name(Guess::UnknownReceiver)),
             Some(r) => {
                 // `module.func()` through an import of the module.
                 let through_import = self.imports.iter().find_map(|(imp, t)| {
                     let t = t.as_ref()?;
-                    let last = imp
-                        .module
-                        .rsplit(['.', '/', ':'])
-                        .next()
-                        .unwrap_or(&imp.module);
-                    let names_it = imp.alias.as_deref() == Some(r)
-                        || imp.module == r
-                        || (imp.alias.is_none() && last == r);
+                    let last = last_module_segment(&imp.module);
+                    // An import that names a type is no module to call
+                    // through: `Config.load()` is the type's (below).
+                    let names_type = imp.names.is_empty() && imports_name_last_segment(self.lang);
+                    let names_it = !names_type
+                        && (imp.alias.as_deref() == Some(r)
+                            || imp.module == r
+                            || (imp.alias.is_none() && last == r));
                     if names_it {
                         return self
                             .resolver
@@ -770,7 +968,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
                     return Some(exact(id));
                 }
                 // `Type.method()` / `Type::method()` on a type in scope.
-                let head = r.rsplit(['.', ':']).next().unwrap_or(r);
+                let head = r.rsplit(['.', ':', '\\']).next().unwrap_or(r);
                 if let Some(id) = self
                     .type_in_scope(head)
                     .and_then(|ty| self.member(ty, callee))
@@ -1125,6 +1323,154 @@ mod tests {
         assert_eq!(
             ix.resolve_import("bin/x.rb", Language::Ruby, &imp("acme", &[], false)),
             file("lib/acme.rb")
+        );
+    }
+
+    fn module(d: &str) -> Option<EdgeTarget> {
+        Some(EdgeTarget::Module(d.into()))
+    }
+
+    #[test]
+    fn csharp_namespaces_and_types() {
+        let ix = index(&[
+            "src/Acme.Config/Loader.cs",
+            "src/Acme.Config/Formats/Json.cs",
+            "tests/Acme.Tests/LoaderTests.cs",
+        ]);
+        let from = "tests/Acme.Tests/LoaderTests.cs";
+        let using = |m: &str| RawImport {
+            names: vec!["*".into()],
+            ..imp(m, &[], false)
+        };
+        // `using A.B;` finds the namespace's directory, dotted or nested.
+        assert_eq!(
+            ix.resolve_import(from, Language::CSharp, &using("Acme.Config")),
+            module("src/Acme.Config")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::CSharp, &using("Acme.Config.Formats")),
+            module("src/Acme.Config/Formats")
+        );
+        // `using X = A.B.Type;` names the type's file.
+        assert_eq!(
+            ix.resolve_import(
+                from,
+                Language::CSharp,
+                &imp("Acme.Config.Loader", &[], false)
+            ),
+            file("src/Acme.Config/Loader.cs")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::CSharp, &using("System.Linq")),
+            None
+        );
+    }
+
+    #[test]
+    fn php_psr4_classes_functions_and_includes() {
+        let ix = index(&[
+            "src/Core/BaseLoader.php",
+            "src/Util/functions.php",
+            "lib/bootstrap.php",
+            "public/index.php",
+        ]);
+        let from = "public/index.php";
+        // `App\` stands for `src/`: the class is found by its path's tail.
+        assert_eq!(
+            ix.resolve_import(
+                from,
+                Language::Php,
+                &imp("App\\Core\\BaseLoader", &[], false)
+            ),
+            file("src/Core/BaseLoader.php")
+        );
+        // `use function App\Util\helper;`: the namespace's directory.
+        assert_eq!(
+            ix.resolve_import(from, Language::Php, &imp("App\\Util\\helper", &[], false)),
+            module("src/Util")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Php, &imp("../lib/bootstrap.php", &[], true)),
+            file("lib/bootstrap.php")
+        );
+        assert_eq!(
+            ix.resolve_import("lib/x.php", Language::Php, &imp("bootstrap.php", &[], true)),
+            file("lib/bootstrap.php")
+        );
+        assert_eq!(
+            ix.resolve_import(from, Language::Php, &imp("Vendor\\Lib\\Client", &[], false)),
+            None
+        );
+    }
+
+    #[test]
+    fn kotlin_scala_and_swift() {
+        let ix = index(&[
+            "app/src/main/kotlin/com/acme/config/Loader.kt",
+            "app/src/main/kotlin/com/acme/config/Util.kt",
+            "core/src/main/scala/com/acme/core/Base.scala",
+            "Sources/ConfigKit/Loader.swift",
+            "Sources/App/main.swift",
+        ]);
+        let kt = "app/src/main/kotlin/com/acme/App.kt";
+        assert_eq!(
+            ix.resolve_import(
+                kt,
+                Language::Kotlin,
+                &imp("com.acme.config.Loader", &[], false)
+            ),
+            file("app/src/main/kotlin/com/acme/config/Loader.kt")
+        );
+        // A function or a class of another file name: its package.
+        assert_eq!(
+            ix.resolve_import(
+                kt,
+                Language::Kotlin,
+                &imp("com.acme.config.helper", &[], false)
+            ),
+            module("app/src/main/kotlin/com/acme/config")
+        );
+        assert_eq!(
+            ix.resolve_import(kt, Language::Kotlin, &imp("com.acme.config", &["*"], false)),
+            module("app/src/main/kotlin/com/acme/config")
+        );
+        assert_eq!(
+            ix.resolve_import(kt, Language::Scala, &imp("com.acme.core.Base", &[], false)),
+            file("core/src/main/scala/com/acme/core/Base.scala")
+        );
+        assert_eq!(
+            ix.resolve_import(
+                "Sources/App/main.swift",
+                Language::Swift,
+                &imp("ConfigKit", &[], false)
+            ),
+            module("Sources/ConfigKit")
+        );
+        assert_eq!(
+            ix.resolve_import(
+                "Sources/App/main.swift",
+                Language::Swift,
+                &imp("Foundation", &[], false)
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn dir_names_follow_removals() {
+        let mut ix = index(&["a/Config/x.cs", "b/Config/y.cs"]);
+        let using = |m: &str| RawImport {
+            names: vec!["*".into()],
+            ..imp(m, &[], false)
+        };
+        assert_eq!(
+            ix.resolve_import("c.cs", Language::CSharp, &using("Config")),
+            None
+        );
+        ix.remove("b/Config/y.cs");
+        assert_eq!(
+            ix.resolve_import("c.cs", Language::CSharp, &using("Config")),
+            module("a/Config")
         );
     }
 }

@@ -352,7 +352,7 @@ impl SnoServer {
     // ---- syntax ---------------------------------------------------------
 
     #[tool(
-        description = "Check syntax with tree-sitter before or after an edit: give `file` (read from the work tree) or `code` with its `language` (python, javascript, typescript, tsx, go, rust, java, c, cpp, ruby). Returns diagnostics with line and column; none means it parses."
+        description = "Check syntax with tree-sitter before or after an edit: give `file` (read from the work tree) or `code` with its `language` (python, javascript, typescript, tsx, go, rust, java, c, cpp, ruby, csharp, php, kotlin, swift, scala). Returns diagnostics with line and column; none means it parses."
     )]
     fn validate_syntax(&self, Parameters(a): Parameters<SyntaxArgs>) -> Answer {
         let input = match (&a.file, &a.code) {

@@ -452,6 +452,8 @@ mod tests {
     fn enum_positions_are_pinned() {
         assert_eq!(bytes(Language::Python), [0]);
         assert_eq!(bytes(Language::Ruby), [9]);
+        assert_eq!(bytes(Language::CSharp), [10]);
+        assert_eq!(bytes(Language::Scala), [14]);
         assert_eq!(bytes(SymbolKind::Module), [0]);
         assert_eq!(bytes(SymbolKind::EnumMember), [17]);
         assert_eq!(bytes(EdgeKind::Inherits), [3]);

@@ -7,12 +7,17 @@ use tree_sitter::Tree;
 use crate::facts::FileFacts;
 
 mod c_cpp;
+mod csharp;
 mod go;
 mod java;
 mod javascript;
+mod kotlin;
+mod php;
 mod python;
 mod ruby;
 mod rust;
+mod scala;
+mod swift;
 
 #[cfg(test)]
 pub(crate) mod test_support;
@@ -29,5 +34,10 @@ pub(crate) fn extract_tree(lang: Language, tree: &Tree, src: &[u8]) -> FileFacts
         Language::Java => java::extract(tree, src),
         Language::C | Language::Cpp => c_cpp::extract(lang, tree, src),
         Language::Ruby => ruby::extract(tree, src),
+        Language::CSharp => csharp::extract(tree, src),
+        Language::Php => php::extract(tree, src),
+        Language::Kotlin => kotlin::extract(tree, src),
+        Language::Swift => swift::extract(tree, src),
+        Language::Scala => scala::extract(tree, src),
     }
 }
