@@ -43,7 +43,10 @@ fn tokens(text: &str) -> usize {
 fn every_answer_fits_its_budget_and_uses_it() {
     let repo = corpus();
     let mut server = Server::init(&repo, "2025-06-18").0;
+    // A pasted commit message can be longer than the budget itself.
+    let long = "Settle the order against its invoice and load the config first. ".repeat(300);
     let queries = [
+        long.as_str(),
         "settle the order against the invoice",
         "load config file",
         "handle_order_3_4",

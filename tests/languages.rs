@@ -303,7 +303,7 @@ fn every_deep_language_is_counted_found_outlined_and_resolved() {
     assert_eq!(r["results"][0]["kind"], "function", "{r}");
 
     // `sno outline`: containers, kinds and signatures per language.
-    let outline = |path: &str| repo.sno_json(&["outline", path, "--json"])["results"].clone();
+    let outline = |path: &str| repo.sno_json(&["outline", path, "--json"])["outline"].clone();
     let cs = outline("src/Acme/Config/ConfigLoader.cs");
     assert_eq!(names(&level(&cs)), ["ConfigLoader", "BaseLoader"], "{cs}");
     assert_eq!(

@@ -236,7 +236,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     };
 
     // Room: the header at its longest, what lists the items left out (at
-    // most a tenth of the budget), and the rest for the entries.
+    // most a twentieth of the budget), and the rest for the entries.
     let header_of = |status: &str| {
         make_header(Completeness {
             status: status.into(),
@@ -261,7 +261,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         .expect("three statuses");
     let framing = if json {
         count_tokens(&sno_protocol::to_wire(&ContextPackage {
-            query: input.query.to_string(),
+            query: echoed(input.query),
             header: worst.clone(),
             items: Vec::new(),
             files: Vec::new(),
@@ -275,7 +275,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     let all_omitted: String = (0..ranked)
         .map(|i| omitted_text(&omitted_entry(i)))
         .collect();
-    let reserve = (input.max_tokens / 10).min(count_tokens(&all_omitted));
+    let reserve = (input.max_tokens / 20).min(count_tokens(&all_omitted));
     let mut budget = input.max_tokens.saturating_sub(framing + reserve);
     loop {
         let packing = pack(&sources, &render, budget);
@@ -306,7 +306,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             max_tokens: input.max_tokens,
         });
         let mut pkg = ContextPackage {
-            query: input.query.to_string(),
+            query: echoed(input.query),
             header,
             items: Vec::new(),
             files: Vec::new(),
@@ -402,6 +402,16 @@ fn measure(pkg: &ContextPackage, json: bool) -> usize {
         count_tokens(&sno_protocol::to_wire(pkg))
     } else {
         count_tokens(&pkg.package)
+    }
+}
+
+/// The query as the answer repeats it: the caller has it, so a long one
+/// (a pasted commit message) is cut rather than spending the budget.
+fn echoed(query: &str) -> String {
+    const MAX: usize = 160;
+    match query.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}…", &query[..at]),
+        None => query.to_string(),
     }
 }
 
