@@ -45,7 +45,11 @@ impl Engine {
             Grouping::Symbols => (retriever.search(&request, &owner.history, &lessons), None),
             Grouping::Files => (
                 Vec::new(),
-                Some(retriever.search_files(&request, &owner.history, &lessons)),
+                Some(
+                    retriever.search_files(&request, &owner.history, &lessons, &|rec| {
+                        self.read.blob(rec.blob)
+                    }),
+                ),
             ),
         };
         let head_differs = self.read.head_differs(&snap.as_of);

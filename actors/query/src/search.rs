@@ -318,6 +318,9 @@ pub struct Retriever<'a> {
     lexical: LexicalIndex,
     /// Sections of docs and config files, numbered after the symbols.
     pub chunks: Vec<Chunk>,
+    state: &'a State,
+    /// Whole files, for file answers: built on first use.
+    files: std::sync::OnceLock<Option<crate::lexical::FileIndex>>,
     semantic: Option<(&'a Embedder, SemanticIndex)>,
     /// Graph neighbours of each document, computed once.
     neighbours: HashMap<usize, Vec<usize>>,
@@ -378,6 +381,8 @@ impl<'a> Retriever<'a> {
         Ok(Retriever {
             docs,
             chunks,
+            state,
+            files: std::sync::OnceLock::new(),
             lexical,
             semantic,
             neighbours,
@@ -556,14 +561,16 @@ impl<'a> Retriever<'a> {
         hits
     }
 
-    /// Ranks files for a request: each file by the symbols of it that
-    /// rank, the best counting most (the k-th best halves again), so a
-    /// file that holds several answers rises above one that holds one.
+    /// Ranks files for a request by two lists fused: the symbols of each
+    /// file that rank (the best counting most, the k-th best half the one
+    /// before), and BM25 over whole files (built on first use, with the
+    /// files' text from `source`). Each is normalised by its best.
     pub fn search_files(
         &self,
         req: &SearchRequest,
         history: &HistoryFacts,
         lesson_paths: &HashSet<String>,
+        source: crate::lexical::Source,
     ) -> Vec<FileHit<'_>> {
         let all = self.search(
             &SearchRequest {
@@ -583,6 +590,37 @@ impl<'a> Retriever<'a> {
             });
             f.score += h.signals.total() * 0.5f32.powi(f.docs.len() as i32);
             f.docs.push(h.doc);
+        }
+        let best = by_file
+            .values()
+            .map(|f| f.score)
+            .fold(0.0f32, f32::max)
+            .max(1e-6);
+        for f in by_file.values_mut() {
+            f.score /= best;
+        }
+        let files = self.files.get_or_init(|| {
+            crate::lexical::FileIndex::build(self.state, source)
+                .map_err(|e| tracing::warn!(error = %e, "no file index"))
+                .ok()
+        });
+        if let Some(index) = files {
+            let hits = index.search(req.query, POOL).unwrap_or_default();
+            let top = hits.first().map(|h| h.1).unwrap_or(1.0).max(1e-6);
+            for (path, score) in hits {
+                if req.scope.is_some_and(|p| !path.starts_with(p)) {
+                    continue;
+                }
+                let Some((path, _)) = self.state.get_key_value(path) else {
+                    continue;
+                };
+                let f = by_file.entry(path.as_str()).or_insert_with(|| FileHit {
+                    path,
+                    score: 0.0,
+                    docs: Vec::new(),
+                });
+                f.score += req.weights.lexical * score / top;
+            }
         }
         let mut files: Vec<FileHit> = by_file.into_values().collect();
         files.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(b.path)));

@@ -2060,7 +2060,7 @@ def main():
     ap.add_argument("--cap-b", type=int, default=None, help="queries of set (b) per repository (default 40; --small 15)")
     ap.add_argument("--cap-c", type=int, default=None, help="commits of set (c) per repository (default 100; --small 20)")
     ap.add_argument("--limit", type=int, default=10, help="search limit for sets (a) and (b) (default 10)")
-    ap.add_argument("--files", action="store_true", help="set (c) asks sno for files (group: files) instead of grouping its symbols")
+    ap.add_argument("--symbol-files", dest="files", action="store_false", help="set (c) groups sno's ranked symbols by file instead of asking for files (group: files, the default)")
     ap.add_argument("--limit-files", type=int, default=50, help="search limit for set (c) (default 50, the maximum)")
     ap.add_argument("--max-tokens", type=int, default=2000, help="max_tokens of each scored search (default 2000)")
     ap.add_argument("--budget-queries", type=int, default=None, help="queries per repository in the budget sweep (default 8; --small 3)")
