@@ -33,7 +33,7 @@ fn package_has_a_trust_header_and_whole_symbols() {
     assert!(md.contains("index matches HEAD"), "{md}");
     assert!(md.contains("match: lexical+structural"), "{md}");
     assert!(md.contains("completeness: full"), "{md}");
-    assert!(md.contains("### `Config.load` — app/config.py:13"), "{md}");
+    assert!(md.contains("`Config.load` app/config.py:13 (method)"), "{md}");
     // The whole method, decorator line to last line.
     assert!(md.contains("def load(cls, path):\n        \"\"\"Read a config file.\"\"\"\n        return cls(json.loads(read_text(path)))"), "{md}");
 

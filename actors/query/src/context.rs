@@ -185,7 +185,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             (false, false) => {
                 let e = r.entry(input.hits[i].doc);
                 format!(
-                    "\n### `{}` — {}:{} ({})\n```{}\n{}\n```\n",
+                    "\n`{}` {}:{} ({})\n```{}\n{}\n```\n",
                     e.name,
                     e.path,
                     e.line,
@@ -421,26 +421,34 @@ const FILE_SYMBOLS: usize = 3;
 /// What opens the list of items left out of a markdown package.
 const OMITTED_LEAD: &str = "> not included (token budget):";
 
-/// The trust header as markdown.
+/// The trust header as markdown: two lines (three when files changed on
+/// disk), every word of them worth its tokens.
 pub fn render_header(h: &TrustHeader) -> String {
     let c = &h.completeness;
-    let mut s = String::from("<!-- sno context package -->\n");
-    s.push_str(&format!(
-        "> **sno** · as of `{}`{}",
+    let mut s = format!(
+        "> **sno** as of `{}`{}",
         &h.as_of.commit[..12.min(h.as_of.commit.len())],
         h.as_of
             .branch
             .as_deref()
             .map(|b| format!(" ({b})"))
             .unwrap_or_default()
-    ));
+    );
     match &h.head_differs {
         Some(head) => s.push_str(&format!(
-            " · **index is not at HEAD** (`{}`): run `sno init` to update\n",
-            &head[..12]
+            " · **index is not at HEAD** (`{}`): run `sno init` to update",
+            &head[..12.min(head.len())]
         )),
-        None => s.push_str(" · index matches HEAD\n"),
+        None => s.push_str(" · index matches HEAD"),
     }
+    s.push_str(&format!(" · match: {}", h.match_type));
+    if let Some(r) = &h.semantic_off_reason {
+        s.push_str(&format!(" (semantic off: {r})"));
+    }
+    if let Some(x) = &h.scope {
+        s.push_str(&format!(" · scope: under `{x}`"));
+    }
+    s.push('\n');
     if let Some(edited) = h.edited_in_work_tree.as_ref().filter(|e| !e.is_empty()) {
         let files: Vec<String> = edited.iter().map(|p| format!("`{p}`")).collect();
         s.push_str(&format!(
@@ -448,47 +456,33 @@ pub fn render_header(h: &TrustHeader) -> String {
             files.join(", ")
         ));
     }
-    s.push_str(&format!("> match: {}", h.match_type));
-    if let Some(r) = &h.semantic_off_reason {
-        s.push_str(&format!(" (semantic off: {r})"));
-    }
-    s.push('\n');
     let what = match c.status.as_str() {
         "full" => format!(
-            "full — {} item(s), {} of {} tokens",
+            "full, {} item(s), {} of {} tokens",
             c.included, c.tokens, c.max_tokens
         ),
         "truncated" => format!(
-            "truncated — {} item(s) included, {} cut to fit, {} omitted; {} of {} tokens",
+            "truncated, {} included ({} cut to fit), {} omitted, {} of {} tokens",
             c.included, c.truncated, c.omitted, c.tokens, c.max_tokens
         ),
         _ => format!(
-            "budget-limited — {} of {} item(s) included, {} omitted for the {}-token budget",
+            "budget-limited, {} of {} included, {} of {} tokens",
             c.included,
             c.included + c.omitted,
-            c.omitted,
+            c.tokens,
             c.max_tokens
         ),
     };
-    s.push_str(&format!("> completeness: {what}\n"));
+    s.push_str(&format!("> completeness: {what}"));
     let p = &h.parse_state;
-    s.push_str(&format!(
-        "> parse state: {} file(s), {} parsed cleanly",
-        p.files, p.clean
-    ));
-    if !p.with_errors.is_empty() {
+    if p.with_errors.is_empty() {
+        s.push_str(&format!(" · {} file(s), all parsed cleanly\n", p.files));
+    } else {
         s.push_str(&format!(
-            ", with syntax errors: {}",
+            " · {} file(s), with syntax errors: {}\n",
+            p.files,
             p.with_errors.join(", ")
         ));
     }
-    s.push('\n');
-    s.push_str(&format!(
-        "> scope: {}\n",
-        h.scope
-            .as_deref()
-            .map(|x| format!("under `{x}`"))
-            .unwrap_or_else(|| "whole repository".into())
-    ));
     s
 }
