@@ -229,9 +229,9 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         if json {
             sno_protocol::to_wire(o) + ","
         } else if o.qualified_name.is_empty() {
-            format!(" · {}", o.path)
+            o.path.clone()
         } else {
-            format!(" · `{}` {}:{}", o.qualified_name, o.path, o.line)
+            format!("`{}` {}:{}", o.qualified_name, o.path, o.line)
         }
     };
 
