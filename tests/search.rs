@@ -33,7 +33,10 @@ fn package_has_a_trust_header_and_whole_symbols() {
     assert!(md.contains("index matches HEAD"), "{md}");
     assert!(md.contains("match: lexical+structural"), "{md}");
     assert!(md.contains("completeness: full"), "{md}");
-    assert!(md.contains("`Config.load` app/config.py:13 (method)"), "{md}");
+    assert!(
+        md.contains("`Config.load` app/config.py:13 (method)"),
+        "{md}"
+    );
     // The whole method, decorator line to last line.
     assert!(md.contains("def load(cls, path):\n        \"\"\"Read a config file.\"\"\"\n        return cls(json.loads(read_text(path)))"), "{md}");
 
@@ -434,4 +437,43 @@ fn docs_and_config_are_answered_in_sections() {
     let v = repo.sno_json(&["search", "API_TOKEN hunter2", "--json", "--lexical-only"]);
     assert!(!v["items"].to_string().contains("hunter2"), "{v}");
     assert!(!v["items"].to_string().contains(".env"), "{v}");
+}
+
+#[test]
+fn a_qualified_name_finds_its_definition_first() {
+    let repo = Repo::new();
+    repo.write("go.mod", "module example.com/chi\n");
+    repo.write(
+        "middleware/middleware.go",
+        "package middleware\n\n// New makes a middleware.\nfunc New(name string) *Middleware { return &Middleware{} }\n\ntype Middleware struct{}\n",
+    );
+    repo.write(
+        "mux.go",
+        "package chi\n\n// Middlewares lists the middleware stack of the mux and its middlewares.\nfunc (mx *Mux) Middlewares() []Middleware { return mx.middlewares }\n\ntype Mux struct{ middlewares []Middleware }\n",
+    );
+    repo.write(
+        "src/method.rs",
+        "pub struct InvalidMethod { _p: () }\n\nimpl InvalidMethod {\n    fn new() -> InvalidMethod { InvalidMethod { _p: () } }\n}\n\nimpl std::fmt::Debug for InvalidMethod {\n    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result { f.write_str(\"x\") }\n}\n",
+    );
+    repo.commit("code");
+    repo.sno_json(&["init", "--json"]);
+    let first = |q: &str| {
+        // With the model when SNO_MODEL names one: meaning must not pull
+        // a namesake above the definition.
+        let v = repo.sno_json(&["search", q, "--json"]);
+        (
+            v["items"][0]["path"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            v["items"][0]["line"].as_u64().unwrap_or(0),
+        )
+    };
+    // A package-qualified Go name: the function, not the word's other users.
+    assert_eq!(
+        first("middleware.New"),
+        ("middleware/middleware.go".into(), 4)
+    );
+    // A type's definition before its impl blocks.
+    assert_eq!(first("InvalidMethod"), ("src/method.rs".into(), 1));
 }

@@ -94,6 +94,28 @@ impl Signals {
     }
 }
 
+/// `pkg.Func`, `module.func`, `crate::module::item`: the last segment is
+/// the symbol's name (or the tail of its qualified name) and the segments
+/// before it name directories or the file of its path.
+fn module_qualified(l: &Located, q: &str) -> bool {
+    let Some((module, item)) = q.rsplit_once('.') else {
+        return false;
+    };
+    let s = l.symbol;
+    if s.name != item && !s.qualified_name.ends_with(&format!(".{item}")) {
+        return false;
+    }
+    let parts: Vec<&str> = l
+        .path
+        .split('/')
+        .map(|p| p.rsplit_once('.').map_or(p, |(stem, _)| stem))
+        .collect();
+    module
+        .split('.')
+        .filter(|m| !matches!(*m, "crate" | "self" | "super"))
+        .all(|m| parts.contains(&m))
+}
+
 /// Whether `l` is what an identifier-shaped `query` names: its name, or its
 /// qualified name or a dotted tail of it (`Config.load`, `flags::defs` as
 /// `flags.defs`), compared case-sensitively, then ignoring case.
@@ -102,12 +124,15 @@ fn name_match(l: &Located, query: &str) -> Option<u8> {
     let s = l.symbol;
     let qualified = s.qualified_name.replace("::", ".");
     let tail = |full: &str, q: &str| full == q || full.ends_with(&format!(".{q}"));
-    if tail(&qualified, &q) || s.name == q {
-        return Some(0);
+    // An impl block (a Rust impl, a Swift extension) bears its type's
+    // name but is not its definition: it comes after the definition.
+    let after = u8::from(s.kind == sno_journal::model::SymbolKind::Impl);
+    if tail(&qualified, &q) || s.name == q || module_qualified(l, &q) {
+        return Some(after);
     }
     let (ql, fl) = (q.to_lowercase(), qualified.to_lowercase());
     if tail(&fl, &ql) || s.name.to_lowercase() == ql {
-        return Some(1);
+        return Some(2 + after);
     }
     None
 }
