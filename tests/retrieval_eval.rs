@@ -265,8 +265,21 @@ fn retrieval_quality_stays_above_its_floors() {
             failed.push(format!("set ({set}): {n} queries, fewer than {min}"));
         }
     }
+    // The floors of (a) and (b) were set on both corpora together; one alone
+    // is a different (and smaller) eval, which CI never runs.
+    let both = rust.is_some() && py.is_some();
+    if !both {
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI must have both corpora (.ci/run installs the MCP SDK)"
+        );
+        eprintln!("one corpus is missing: floors of (a) and (b) not applied");
+    }
     for (set, system, name, floor) in FLOORS {
-        if !systems.contains(system) || (*set == "c" && own.is_none()) {
+        if !systems.contains(system)
+            || (*set == "c" && own.is_none())
+            || (*set != "c" && !both)
+        {
             continue;
         }
         match metric(&v, set, system, name) {
