@@ -461,3 +461,131 @@ fn every_deep_language_is_counted_found_outlined_and_resolved() {
     repo.sno_json(&["init", "--history", "0", "--json"]);
     assert_eq!(repo.status()["views_digest"], incremental);
 }
+
+/// One file per generic-tier language: (path, source, a function it
+/// defines, a function of the same file that calls it).
+const GENERIC: &[(&str, &str, &str, &str)] = &[
+    ("scripts/deploy.sh", "# Uploads the build.\nupload_build() {\n  scp \"$1\" host:\n}\ndeploy() {\n  upload_build dist.tgz\n}\n", "upload_build", "deploy"),
+    ("lua/util.lua", "-- Trims a string.\nlocal function trim_text(s)\n  return s\nend\nfunction clean(s) return trim_text(s) end\n", "trim_text", "clean"),
+    ("zig/math.zig", "/// Doubles a number.\npub fn double_it(x: i32) i32 {\n    return x * 2;\n}\npub fn quad(x: i32) i32 {\n    return double_it(double_it(x));\n}\n", "double_it", "quad"),
+    ("dart/shop.dart", "/// Totals a cart.\nint cartTotal(List<int> xs) {\n  return xs.length;\n}\nvoid checkout() {\n  cartTotal([1]);\n}\n", "cartTotal", "checkout"),
+    ("contracts/Vault.sol", "contract Vault {\n    /// Moves funds.\n    function moveFunds(address to) internal {}\n    function withdraw(address to) public {\n        moveFunds(to);\n    }\n}\n", "moveFunds", "Vault.withdraw"),
+    ("infra/main.tf", "# The web server.\nresource \"aws_instance\" \"webserver\" {\n  ami = \"x\"\n}\n", "webserver", ""),
+    ("db/schema.sql", "-- Accounts of the shop.\nCREATE TABLE accounts (id INT);\n", "accounts", ""),
+    ("julia/stats.jl", "function mean_of(xs)\n    sum(xs) / length(xs)\nend\nfunction report(xs)\n    mean_of(xs)\nend\n", "mean_of", "report"),
+    ("r/model.R", "# Fits the model.\nfit_model <- function(d) {\n  d\n}\nrun <- function(d) {\n  fit_model(d)\n}\n", "fit_model", "run"),
+    ("objc/Cache.m", "@implementation Cache\n- (void)evictAll {\n}\n- (void)reset {\n  [self evictAll];\n}\n@end\n", "evictAll", ""),
+    ("build/tasks.groovy", "class Tasks {\n  void compileAll(List xs) {\n  }\n  void build(List xs) {\n    compileAll(xs)\n  }\n}\n", "compileAll", "Tasks.build"),
+    ("lib/greeter.ex", "defmodule Greeter do\n  def say_hello(name) do\n    name\n  end\n  def greet(name) do\n    say_hello(name)\n  end\nend\n", "say_hello", "Greeter.greet"),
+    ("src/queue.erl", "-module(queue_srv).\n%% Pushes an item.\npush_item(X) -> X.\nenqueue(X) ->\n    push_item(X).\n", "push_item", "enqueue"),
+    ("src/Parse.hs", "module Parse where\n-- | Splits words.\nsplitWords s = words s\ncountWords s = length (splitWords s)\n", "splitWords", "countWords"),
+    ("src/tree.ml", "(** Inserts a key. *)\nlet insert_key t k = k :: t\nlet build ks = insert_key [] ks\n", "insert_key", "build"),
+    ("src/View.elm", "module View exposing (..)\nrenderRow x = x\nrenderTable x = renderRow x\n", "renderRow", "renderTable"),
+    ("src/app.gleam", "/// Parses input.\npub fn parse_input(s) { s }\npub fn main() { parse_input(\"x\") }\n", "parse_input", "main"),
+    ("nix/pkgs.nix", "let\n  mkTool = name: name;\nin {\n  tool = mkTool \"x\";\n}\n", "mkTool", ""),
+    ("src/Geometry.pas", "unit Geometry;\ninterface\nimplementation\nprocedure ScaleShape(f: Integer);\nbegin\nend;\nprocedure Resize(f: Integer);\nbegin\n  ScaleShape(f);\nend;\nend.\n", "ScaleShape", "Resize"),
+];
+
+#[test]
+fn the_generic_tier_is_counted_found_outlined_searched_and_called() {
+    let repo = Repo::new();
+    for (path, src, _, _) in GENERIC {
+        repo.write(path, src);
+    }
+    // A deep-tier file beside them, a broken generic file, and a file of a
+    // language with no grammar at all.
+    repo.write(
+        "tools/fmt.py",
+        "def render(value):\n    return str(value)\n",
+    );
+    repo.write(
+        "lua/broken.lua",
+        "function ok_fn() return 1 end\nfunction broken(\n",
+    );
+    repo.write("notes/plan.cob", "IDENTIFICATION DIVISION.\n");
+    repo.commit("generic tier");
+    repo.sno_json(&["init", "--json"]);
+
+    let status = repo.status();
+    assert_eq!(status["files"]["failed"], 0, "{status}");
+    assert_eq!(status["files"]["parsed_with_errors"], 1, "{status}");
+    for lang in [
+        "bash", "zig", "dart", "solidity", "hcl", "sql", "julia", "r", "objc", "groovy", "elixir",
+        "erlang", "haskell", "ocaml", "elm", "gleam", "nix", "pascal",
+    ] {
+        assert_eq!(status["languages"][lang]["files"], 1, "{lang}: {status}");
+    }
+    assert_eq!(status["languages"]["lua"]["files"], 2, "{status}");
+    assert_eq!(status["languages"]["python"]["files"], 1, "{status}");
+    assert_eq!(
+        status["files"]["skipped"]["unsupported_language"], 1,
+        "{status}"
+    );
+
+    for (path, _, def, caller) in GENERIC {
+        // `symbol` finds the definition, in its file.
+        let s = repo.sno_json(&["symbol", def, "--json"]);
+        let hits = s["results"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{def}: {s}"));
+        assert!(
+            hits.iter().any(|h| h["path"] == *path && h["name"] == *def),
+            "{def}: {s}"
+        );
+        // `outline` lists it.
+        let o = repo.sno_json(&["outline", path, "--json"]);
+        assert!(o.to_string().contains(&format!("\"{def}\"")), "{path}: {o}");
+        // `search` ranks it among the first answers for its own name.
+        let r = repo.sno_json(&["search", def, "--json", "--lexical-only"]);
+        let first: Vec<&str> = r["items"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .take(3)
+            .filter_map(|x| x["qualified_name"].as_str())
+            .collect();
+        assert!(
+            first.iter().any(|q| q.rsplit('.').next() == Some(def)),
+            "{def}: {first:?}"
+        );
+        // The call in the same file is found, and exact.
+        if !caller.is_empty() {
+            let c = repo.sno_json(&[
+                "refs",
+                &format!("{path}:{}", line_of(repo.path(), path, def)),
+                "--callers",
+                "--json",
+            ]);
+            let callers: Vec<(String, bool)> = c["results"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{c}"))
+                .iter()
+                .map(|x| {
+                    (
+                        x["from"].as_str().unwrap_or_default().to_string(),
+                        x["heuristic"].as_bool().unwrap(),
+                    )
+                })
+                .collect();
+            assert!(
+                callers.iter().any(|(n, h)| n == caller && !h),
+                "{def} <- {caller}: {c}"
+            );
+        }
+    }
+    // The broken file kept what parsed.
+    let s = repo.sno_json(&["symbol", "ok_fn", "--json"]);
+    assert_eq!(s["results"][0]["path"], "lua/broken.lua", "{s}");
+    // grep reads generic-tier files like any other.
+    let g = repo.sno_json(&["grep", "ScaleShape", "--json"]);
+    assert!(g.to_string().contains("src/Geometry.pas"), "{g}");
+}
+
+/// The 1-based line of the first line of `path` that mentions `name`.
+fn line_of(root: &std::path::Path, path: &str, name: &str) -> usize {
+    let text = std::fs::read_to_string(root.join(path)).unwrap();
+    text.lines()
+        .position(|l| l.contains(name) && !l.trim_start().starts_with(['#', '-', '/', '%', '(']))
+        .map(|i| i + 1)
+        .unwrap()
+}

@@ -276,10 +276,7 @@ fn retrieval_quality_stays_above_its_floors() {
         eprintln!("one corpus is missing: floors of (a) and (b) not applied");
     }
     for (set, system, name, floor) in FLOORS {
-        if !systems.contains(system)
-            || (*set == "c" && own.is_none())
-            || (*set != "c" && !both)
-        {
+        if !systems.contains(system) || (*set == "c" && own.is_none()) || (*set != "c" && !both) {
             continue;
         }
         match metric(&v, set, system, name) {

@@ -149,11 +149,37 @@ pub enum Language {
     Kotlin,
     Swift,
     Scala,
+    // The generic tier (see [`Language::is_generic`]).
+    /// Bash and POSIX shell.
+    Bash,
+    Lua,
+    Zig,
+    Dart,
+    Solidity,
+    /// HCL, Terraform's language.
+    Hcl,
+    Sql,
+    Julia,
+    R,
+    /// Objective-C (`.m`).
+    ObjectiveC,
+    /// Groovy, Gradle's build scripts included.
+    Groovy,
+    Elixir,
+    Erlang,
+    Haskell,
+    /// OCaml implementations (`.ml`).
+    OCaml,
+    Elm,
+    Gleam,
+    Nix,
+    /// Pascal and Delphi.
+    Pascal,
 }
 
 impl Language {
     /// All languages, in a stable order.
-    pub const ALL: [Language; 15] = [
+    pub const ALL: [Language; 34] = [
         Language::Python,
         Language::JavaScript,
         Language::TypeScript,
@@ -169,6 +195,25 @@ impl Language {
         Language::Kotlin,
         Language::Swift,
         Language::Scala,
+        Language::Bash,
+        Language::Lua,
+        Language::Zig,
+        Language::Dart,
+        Language::Solidity,
+        Language::Hcl,
+        Language::Sql,
+        Language::Julia,
+        Language::R,
+        Language::ObjectiveC,
+        Language::Groovy,
+        Language::Elixir,
+        Language::Erlang,
+        Language::Haskell,
+        Language::OCaml,
+        Language::Elm,
+        Language::Gleam,
+        Language::Nix,
+        Language::Pascal,
     ];
 
     /// The language of a path, judged by its extension.
@@ -194,8 +239,35 @@ impl Language {
             "kt" | "kts" => Language::Kotlin,
             "swift" => Language::Swift,
             "scala" | "sc" => Language::Scala,
+            "sh" | "bash" => Language::Bash,
+            "lua" => Language::Lua,
+            "zig" => Language::Zig,
+            "dart" => Language::Dart,
+            "sol" => Language::Solidity,
+            "tf" | "hcl" | "tfvars" => Language::Hcl,
+            "sql" => Language::Sql,
+            "jl" => Language::Julia,
+            "r" => Language::R,
+            "m" => Language::ObjectiveC,
+            "groovy" | "gradle" => Language::Groovy,
+            "ex" | "exs" => Language::Elixir,
+            "erl" | "hrl" => Language::Erlang,
+            "hs" => Language::Haskell,
+            "ml" => Language::OCaml,
+            "elm" => Language::Elm,
+            "gleam" => Language::Gleam,
+            "nix" => Language::Nix,
+            "pas" | "dpr" | "lpr" => Language::Pascal,
             _ => return None,
         })
+    }
+
+    /// Whether the language is of the generic tier: its definitions and
+    /// calls come from a tree-sitter tags query, without imports,
+    /// inheritance or receivers beyond what the query captures. The deep
+    /// tier (the first fifteen) has an extractor of its own.
+    pub fn is_generic(self) -> bool {
+        self as usize > Language::Scala as usize
     }
 
     /// A short lowercase name, as shown to users.
@@ -216,6 +288,25 @@ impl Language {
             Language::Kotlin => "kotlin",
             Language::Swift => "swift",
             Language::Scala => "scala",
+            Language::Bash => "bash",
+            Language::Lua => "lua",
+            Language::Zig => "zig",
+            Language::Dart => "dart",
+            Language::Solidity => "solidity",
+            Language::Hcl => "hcl",
+            Language::Sql => "sql",
+            Language::Julia => "julia",
+            Language::R => "r",
+            Language::ObjectiveC => "objc",
+            Language::Groovy => "groovy",
+            Language::Elixir => "elixir",
+            Language::Erlang => "erlang",
+            Language::Haskell => "haskell",
+            Language::OCaml => "ocaml",
+            Language::Elm => "elm",
+            Language::Gleam => "gleam",
+            Language::Nix => "nix",
+            Language::Pascal => "pascal",
         }
     }
 }

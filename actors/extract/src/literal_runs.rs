@@ -64,6 +64,11 @@ struct Group {
 /// The tables of `src` whose bytes can be left out of parsing, ordered and
 /// disjoint.
 pub fn tables(lang: Language, src: &[u8]) -> Vec<Table> {
+    // The scanner knows the literal syntax of the deep tier only (a shell's
+    // `{a,b}` is no table).
+    if lang.is_generic() {
+        return Vec::new();
+    }
     let mut out: Vec<Table> = Vec::new();
     let mut stack: Vec<Group> = Vec::new();
     let mut i = 0;

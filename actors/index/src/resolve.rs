@@ -372,6 +372,8 @@ impl PathIndex {
                 }
                 self.namespace_dir(&[module], 1).map(EdgeTarget::Module)
             }
+            // The generic tier records no imports.
+            _ => None,
         }
     }
 
@@ -486,6 +488,8 @@ fn family(lang: Option<Language>) -> u8 {
         Some(Language::CSharp) => 8,
         Some(Language::Php) => 9,
         Some(Language::Swift) => 10,
+        // Each generic-tier language is a family of its own.
+        Some(generic) => 100 + generic as u8,
         None => 0,
     }
 }
@@ -645,8 +649,8 @@ fn is_super(lang: Language, receiver: &str) -> bool {
 }
 
 /// Languages in which a bare call inside a method may call a method of the
-/// enclosing class (an implicit `this`): Java, C++, Ruby, C#, Kotlin, Scala
-/// and Swift. In Python, Rust, JavaScript, Go and PHP (`$this->` is
+/// enclosing class (an implicit `this`): Java, C++, Ruby, C#, Kotlin, Scala,
+/// Swift, and of the generic tier Dart, Solidity and Groovy. In Python, Rust, JavaScript, Go and PHP (`$this->` is
 /// required) a bare name is never a method of `self`.
 fn implicit_receiver(lang: Language) -> bool {
     matches!(
@@ -658,6 +662,9 @@ fn implicit_receiver(lang: Language) -> bool {
             | Language::Kotlin
             | Language::Scala
             | Language::Swift
+            | Language::Dart
+            | Language::Solidity
+            | Language::Groovy
     )
 }
 

@@ -454,6 +454,8 @@ mod tests {
         assert_eq!(bytes(Language::Ruby), [9]);
         assert_eq!(bytes(Language::CSharp), [10]);
         assert_eq!(bytes(Language::Scala), [14]);
+        assert_eq!(bytes(Language::Bash), [15]);
+        assert_eq!(bytes(Language::Pascal), [33]);
         assert_eq!(bytes(SymbolKind::Module), [0]);
         assert_eq!(bytes(SymbolKind::EnumMember), [17]);
         assert_eq!(bytes(EdgeKind::Inherits), [3]);

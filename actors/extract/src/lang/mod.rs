@@ -8,6 +8,7 @@ use crate::facts::FileFacts;
 
 mod c_cpp;
 mod csharp;
+mod generic;
 mod go;
 mod java;
 mod javascript;
@@ -39,5 +40,11 @@ pub(crate) fn extract_tree(lang: Language, tree: &Tree, src: &[u8]) -> FileFacts
         Language::Kotlin => kotlin::extract(tree, src),
         Language::Swift => swift::extract(tree, src),
         Language::Scala => scala::extract(tree, src),
+        generic => generic::extract(generic, tree, src),
     }
+}
+
+/// The grammar of a generic-tier language.
+pub(crate) fn generic_grammar(lang: Language) -> Option<tree_sitter::Language> {
+    generic::spec(lang).map(|s| (s.grammar)())
 }
