@@ -266,7 +266,7 @@ impl<'t> Rules<'t> for Generic<'_> {
             };
             if !name.is_empty() {
                 let doc = w.doc_comment(node, DocStyle::AnyComment);
-                w.symbol(&name, kind, node, None, doc, None, true);
+                w.symbol(&name, kind, node, first_below(node), doc, None, true);
             }
         }
         if let Some(call) = self.calls.get(&node.id()) {
@@ -275,6 +275,27 @@ impl<'t> Rules<'t> for Generic<'_> {
         }
         true
     }
+}
+
+/// No query names a body: a signature is the definition's first line, up
+/// to the first node (in pre-order) that starts below it.
+fn first_below(node: Node<'_>) -> Option<Node<'_>> {
+    let row = node.start_position().row;
+    let mut c = node.walk();
+    'walk: loop {
+        if c.node().start_position().row > row {
+            return Some(c.node());
+        }
+        if c.goto_first_child() {
+            continue;
+        }
+        while !c.goto_next_sibling() {
+            if !c.goto_parent() || c.node() == node {
+                break 'walk;
+            }
+        }
+    }
+    None
 }
 
 /// Whether functions defined inside a symbol of this kind are its methods.
@@ -478,6 +499,14 @@ mod tests {
             for s in &f.symbols {
                 assert!(s.span.start_line >= 1 && s.span.end_line >= s.span.start_line);
                 assert!(!s.signature.is_empty(), "{lang:?} {}: no signature", s.name);
+                let first_line = src.lines().nth(s.span.start_line as usize - 1).unwrap();
+                assert!(
+                    first_line.trim().starts_with(s.signature.trim())
+                        || s.span.start_line == s.span.end_line,
+                    "{lang:?} {}: signature {:?} is not its first line",
+                    s.name,
+                    s.signature
+                );
             }
         }
         for lang in Language::ALL.into_iter().filter(|l| l.is_generic()) {

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Definition recall and precision per language against universal-ctags
+(issue 18), and index time against the parse floor.
+
+For each language: the files of that language from one public repository
+nobody here wrote are copied into a fresh git repository (one commit), which
+`sno init --history 0` indexes and `ctags` reads. Definitions compared are
+functions, methods, classes, structs, interfaces, traits and modules (the
+kinds both tools name); a ctags tag and a sno symbol match when their names
+are equal and the tag's line lies in the symbol's span (ctags gives the
+line of the name, sno the span of the whole definition).
+
+recall    = ctags tags matched by a sno symbol / ctags tags
+precision = sno symbols matched by a ctags tag / sno symbols
+
+A difference is not hidden: the first misses each way are printed with their
+line, and the known cases where ctags is the one that is wrong are named
+(see EXPLAIN).
+
+Usage: languages.py --sno BIN --floor BIN --cache DIR [--only LANG,...] SPEC...
+  SPEC is LANG=REPO_DIR (a clone); LANG is sno's language name.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+# sno language -> (ctags language, file extensions)
+LANGS = {
+    "python": ("Python", [".py"]),
+    "go": ("Go", [".go"]),
+    "java": ("Java", [".java"]),
+    "c": ("C", [".c"]),
+    "cpp": ("C++", [".cc", ".cpp", ".h", ".hpp"]),
+    "ruby": ("Ruby", [".rb"]),
+    "javascript": ("JavaScript", [".js"]),
+    "typescript": ("TypeScript", [".ts"]),
+    "rust": ("Rust", [".rs"]),
+    "csharp": ("C#", [".cs"]),
+    "php": ("PHP", [".php"]),
+    "kotlin": ("Kotlin", [".kt"]),
+    "bash": ("Sh", [".sh"]),
+    "lua": ("Lua", [".lua"]),
+    "elixir": ("Elixir", [".ex", ".exs"]),
+    "erlang": ("Erlang", [".erl", ".hrl"]),
+    "haskell": ("Haskell", [".hs"]),
+    "julia": ("Julia", [".jl"]),
+    "objc": ("ObjectiveC", [".m"]),
+    "ocaml": ("OCaml", [".ml"]),
+    "pascal": ("Pascal", [".pas", ".dpr"]),
+    "r": ("R", [".R", ".r"]),
+    "elm": ("Elm", [".elm"]),
+    "sql": ("SQL", [".sql"]),
+}
+
+DEEP = {"python", "go", "java", "c", "cpp", "ruby", "javascript", "typescript",
+        "rust", "csharp", "php", "kotlin", "swift", "scala"}
+
+# ctags kinds (long names) that are definitions of the compared sorts.
+CTAGS_KINDS = {
+    "function", "method", "class", "struct", "interface", "trait", "module",
+    "procedure", "singletonMethod", "member", "constructor", "func",
+    "implementation", "protocol", "record", "macro", "type", "data",
+    "newtype", "typeclass", "enum", "union", "namespace",
+}
+# ctags kinds left out per language: declarations that are not definitions
+# (C prototypes, Objective-C interface method declarations are kept since
+# sno records them), or things sno does not call definitions.
+CTAGS_SKIP = {
+    "C": {"macro", "enum", "union", "type"},
+    "C++": {"macro", "enum", "union", "type", "namespace"},
+    "Go": {"type"},
+    "Rust": {"macro", "type", "enum", "module"},
+    "Haskell": {"type", "data", "newtype"},
+    "OCaml": {"type"},
+    "Erlang": {"macro", "type", "record", "module"},
+    "Elixir": {"macro", "module"},
+    "Pascal": set(),
+    "SQL": {"type"},
+    "Elm": {"type"},
+    "Kotlin": {"type"},
+}
+SNO_KINDS = {"function", "method", "constructor", "class", "struct",
+             "interface", "trait", "module", "macro", "type_alias", "enum",
+             "union", "namespace"}
+
+# Known cases where ctags and sno differ for a reason ctags' reading gives.
+EXPLAIN = {
+    "Sh": "ctags' Sh parser also tags `alias` and script names; sno only "
+          "functions",
+    "Julia": "ctags tags each method of a short-form `f(x) = ...` only when "
+             "at top level",
+    "R": "ctags tags every `name <- function` also inside other functions",
+    "Haskell": "ctags tags each type signature and each equation; sno the "
+               "function once (its first equation)",
+    "OCaml": "ctags tags `let` bindings inside expressions as functions",
+}
+
+
+def run(cmd, cwd=None, check=True):
+    return subprocess.run(cmd, cwd=cwd, check=check, capture_output=True,
+                          text=True)
+
+
+def corpus(lang, src, cache):
+    """A git repository holding only `lang`'s files of `src`."""
+    _, exts = LANGS[lang]
+    dest = os.path.join(cache, "lang-" + lang)
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    n = 0
+    for root, dirs, files in os.walk(src):
+        dirs[:] = [d for d in dirs if d not in (".git", ".sno", "node_modules")]
+        for f in files:
+            if any(f.endswith(e) for e in exts):
+                p = os.path.join(root, f)
+                if os.path.islink(p) or os.path.getsize(p) > 1_000_000:
+                    continue
+                rel = os.path.relpath(p, src)
+                os.makedirs(os.path.join(dest, os.path.dirname(rel)), exist_ok=True)
+                shutil.copyfile(p, os.path.join(dest, rel))
+                n += 1
+    run(["git", "init", "-q"], cwd=dest)
+    run(["git", "add", "-A"], cwd=dest)
+    run(["git", "-c", "user.name=bench", "-c", "user.email=b@x", "commit",
+         "-qm", "corpus"], cwd=dest)
+    return dest, n
+
+
+def ctags_tags(lang, dest):
+    ctags_lang, exts = LANGS[lang]
+    files = run(["git", "ls-files"], cwd=dest).stdout.split()
+    out = run(["ctags", "--output-format=json", "--fields=+nKl", "-f", "-",
+               "--languages=" + ctags_lang, "--language-force=" + ctags_lang]
+              + files, cwd=dest, check=False).stdout
+    skip = CTAGS_SKIP.get(ctags_lang, set())
+    tags = []
+    for line in out.splitlines():
+        try:
+            t = json.loads(line)
+        except ValueError:
+            continue
+        kind = t.get("kind", "")
+        if kind in CTAGS_KINDS and kind not in skip and "line" in t:
+            tags.append((t["path"], t["name"], t["line"], kind))
+    return files, tags
+
+
+def flatten(nodes, path, out):
+    for n in nodes:
+        if n.get("kind") in SNO_KINDS:
+            out.append((path, n["name"], n["line"], n.get("end_line", n["line"]),
+                        n["kind"]))
+        flatten(n.get("children", []), path, out)
+
+
+def sno_symbols(sno, dest, files):
+    syms = []
+    for f in files:
+        r = run([sno, "outline", f, "--json"], cwd=dest, check=False)
+        if r.returncode != 0:
+            continue
+        v = json.loads(r.stdout)
+        flatten(v.get("symbols", v.get("outline", [])), f, syms)
+    return syms
+
+
+def timed(cmd, cwd):
+    t = time.perf_counter()
+    r = run(cmd, cwd=cwd, check=False)
+    return time.perf_counter() - t, r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sno", required=True)
+    ap.add_argument("--floor", required=True)
+    ap.add_argument("--cache", required=True)
+    ap.add_argument("--show", type=int, default=4)
+    ap.add_argument("specs", nargs="+")
+    a = ap.parse_args()
+    os.makedirs(a.cache, exist_ok=True)
+    rows = []
+    for spec in a.specs:
+        lang, src = spec.split("=", 1)
+        dest, nfiles = corpus(lang, src, a.cache)
+        if nfiles == 0:
+            print(f"{lang}: no files in {src}", file=sys.stderr)
+            continue
+        init_s, r = timed([a.sno, "init", "--history", "0", "--json"], dest)
+        if r.returncode != 0:
+            print(f"{lang}: sno init failed: {r.stderr[-400:]}", file=sys.stderr)
+            continue
+        floor_s, fl = timed([a.floor, "--as-sno", dest], dest)
+        lines = sum(1 for f in run(["git", "ls-files"], cwd=dest).stdout.split()
+                    for _ in open(os.path.join(dest, f), "rb"))
+        files, tags = ctags_tags(lang, dest)
+        syms = sno_symbols(a.sno, dest, files)
+        by_name = {}
+        for s in syms:
+            by_name.setdefault((s[0], s[1]), []).append(s)
+        matched_syms = set()
+        missed = []
+        hit = 0
+        for (path, name, line, kind) in tags:
+            cands = by_name.get((path, name), [])
+            m = [s for s in cands if s[2] <= line <= s[3]]
+            if m:
+                hit += 1
+                matched_syms.update(m)
+            else:
+                missed.append((path, line, name, kind))
+        extra = [s for s in syms if s not in matched_syms]
+        recall = hit / len(tags) if tags else float("nan")
+        precision = len(matched_syms) / len(syms) if syms else float("nan")
+        rows.append((lang, nfiles, lines, len(tags), len(syms), recall,
+                     precision, init_s, floor_s))
+        print(f"\n== {lang} ({src}): {nfiles} files, {lines} lines; "
+              f"ctags {len(tags)} tags, sno {len(syms)} symbols")
+        for (path, line, name, kind) in missed[:a.show]:
+            print(f"   ctags only: {path}:{line} {kind} {name}")
+        for s in extra[:a.show]:
+            print(f"   sno only:   {s[0]}:{s[2]} {s[4]} {s[1]}")
+        why = EXPLAIN.get(LANGS[lang][0])
+        if why and (missed or extra):
+            print(f"   known: {why}")
+    print()
+    print(f"{'language':11} {'tier':8} {'files':>6} {'lines':>8} {'ctags':>6} "
+          f"{'sno':>6} {'recall':>7} {'prec':>6} {'target':>6} "
+          f"{'init s':>7} {'floor s':>7}")
+    for (lang, nf, nl, nt, ns, rec, prec, init_s, floor_s) in rows:
+        tier = "deep" if lang in DEEP else "generic"
+        target = 0.95 if tier == "deep" else 0.90
+        mark = "ok" if rec >= target else "BELOW"
+        print(f"{lang:11} {tier:8} {nf:6} {nl:8} {nt:6} {ns:6} {rec:7.3f} "
+              f"{prec:6.3f} {mark:>6} {init_s:7.2f} {floor_s:7.2f}")
+    print("\ninit s: `sno init --history 0` wall time (process start, model "
+          "load, parse, extract, store); floor s: sno-parse-floor --as-sno "
+          "(parse only) on the same files.")
+
+
+if __name__ == "__main__":
+    main()
