@@ -3,6 +3,7 @@
 //! Every write is one redb write transaction: an event and the view changes it
 //! implies commit together or not at all, which is what makes kill -9 safe.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -26,6 +27,10 @@ pub(crate) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("eve
 pub(crate) const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 pub(crate) const COMMITS: TableDefinition<&[u8], u64> = TableDefinition::new("commits");
 pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+/// Derived with the views, in the same transactions: (a symbol name's last
+/// `.`-segment, path) for every symbol of the current views, so a lookup
+/// by name reads only the files that define it (see [`name_key`]).
+pub(crate) const NAMES: TableDefinition<(&str, &str), ()> = TableDefinition::new("names");
 const AUDIT: TableDefinition<u64, &[u8]> = TableDefinition::new("audit");
 /// Derived: embedding vectors by the hash of the text embedded.
 const VECTORS: TableDefinition<u64, &[u8]> = TableDefinition::new("vectors");
@@ -142,6 +147,7 @@ impl Journal {
         {
             tx.open_table(EVENTS)?;
             tx.open_table(FILES)?;
+            tx.open_table(NAMES)?;
             tx.open_table(COMMITS)?;
             tx.open_table(META)?;
             tx.open_table(AUDIT)?;
@@ -218,6 +224,53 @@ impl Journal {
             None => Ok(None),
             Some(h) => Ok(Some((h, read_state(&r)?))),
         }
+    }
+
+    /// The indexed head and the records of the files that define a symbol
+    /// whose name ends in `key`'s last `.`-segment (see [`name_key`]), read
+    /// in one transaction: every symbol a name lookup can match exactly,
+    /// without reading the rest of the views.
+    pub fn head_and_files_naming(
+        &self,
+        key: &str,
+    ) -> Result<Option<(IndexedHead, State)>, JournalError> {
+        let r = self.db.begin_read()?;
+        let head: Option<IndexedHead> = r
+            .open_table(META)?
+            .get(META_HEAD)?
+            .map(|v| decode_view(v.value()))
+            .transpose()?;
+        let Some(head) = head else {
+            return Ok(None);
+        };
+        let key = name_key(key);
+        let names = r.open_table(NAMES)?;
+        let files = r.open_table(FILES)?;
+        let mut state = State::new();
+        for row in names.range((key, "")..)? {
+            let (k, _) = row?;
+            let (name, path) = k.value();
+            if name != key {
+                break;
+            }
+            if let Some(v) = files.get(path)? {
+                state.insert(path.to_string(), decode_file(v.value())?);
+            }
+        }
+        Ok(Some((head, state)))
+    }
+
+    /// The names table as (key, path) pairs, in order (checks and tests).
+    pub fn name_rows(&self) -> Result<Vec<(String, String)>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(NAMES)?;
+        let mut out = Vec::new();
+        for row in t.iter()? {
+            let (k, _) = row?;
+            let (a, b) = k.value();
+            out.push((a.to_string(), b.to_string()));
+        }
+        Ok(out)
     }
 
     /// One file's record in the current views.
@@ -304,12 +357,28 @@ impl Journal {
             let (record, views) = std::thread::scope(|scope| {
                 let record = scope.spawn(|| env.encode());
                 let views = (|| {
+                    let mut names = tx.open_table(NAMES)?;
                     for (old, d) in olds.into_iter().zip(deltas) {
+                        let old_keys = old.as_ref().map(|o| name_keys(&o.symbols));
                         let added = old.is_none().then(|| delta::encode_added_view(d)).flatten();
-                        let view = match added {
-                            Some(bytes) => Some(bytes),
-                            None => delta::apply(old, d)?.map(|new| stored::encode_view(&new)),
+                        let (view, new_keys) = match added {
+                            Some(bytes) => (Some(bytes), name_keys(&d.symbols_added)),
+                            None => match delta::apply(old, d)? {
+                                Some(new) => {
+                                    (Some(stored::encode_view(&new)), name_keys(&new.symbols))
+                                }
+                                None => (None, BTreeSet::new()),
+                            },
                         };
+                        let path = d.path.as_str();
+                        for k in old_keys.iter().flatten().filter(|k| !new_keys.contains(*k)) {
+                            names.remove((k.as_str(), path))?;
+                        }
+                        for k in &new_keys {
+                            if !old_keys.as_ref().is_some_and(|o| o.contains(k)) {
+                                names.insert((k.as_str(), path), ())?;
+                            }
+                        }
                         match view {
                             Some(bytes) => files.insert(d.path.as_str(), bytes.as_slice())?,
                             None => files.remove(d.path.as_str())?,
@@ -498,9 +567,14 @@ impl Journal {
         let tx = self.db.begin_write()?;
         {
             tx.delete_table(FILES)?;
+            tx.delete_table(NAMES)?;
             let mut files = tx.open_table(FILES)?;
+            let mut names = tx.open_table(NAMES)?;
             for (path, rec) in state {
                 files.insert(path.as_str(), stored::encode_view(rec).as_slice())?;
+                for k in name_keys(&rec.symbols) {
+                    names.insert((k.as_str(), path.as_str()), ())?;
+                }
             }
             let mut meta = tx.open_table(META)?;
             match head {
@@ -841,6 +915,36 @@ mod memory_tests {
         assert_eq!(m.decisions[0].logged, d);
         assert_eq!(m.touching("a.rs").0.len(), 1);
     }
+}
+
+/// The key a name is filed under in the names table: its last `.`-segment.
+/// A symbol's qualified name ends with its name, so every query a symbol
+/// matches exactly (its name, its qualified name, a `.`-suffix of it) has
+/// the same key as the symbol.
+pub fn name_key(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
+/// The distinct name keys of `symbols`.
+fn name_keys(symbols: &[crate::model::Symbol]) -> BTreeSet<String> {
+    symbols
+        .iter()
+        .map(|s| name_key(&s.name).to_string())
+        .collect()
+}
+
+/// The names table rows the views `state` imply, in order.
+pub fn expected_name_rows(state: &State) -> Vec<(String, String)> {
+    let mut rows: Vec<(String, String)> = state
+        .iter()
+        .flat_map(|(path, rec)| {
+            name_keys(&rec.symbols)
+                .into_iter()
+                .map(move |k| (k, path.clone()))
+        })
+        .collect();
+    rows.sort();
+    rows
 }
 
 fn read_state(r: &redb::ReadTransaction) -> Result<State, JournalError> {

@@ -115,6 +115,21 @@ pub fn verify(journal: &Journal) -> Report {
             repair: REBUILD_VIEWS,
         }),
     }
+    match journal.name_rows() {
+        Ok(rows) if rows != crate::store::expected_name_rows(&replayed.0) => {
+            report.problems.push(Problem {
+                code: "SNO-J-NAMES",
+                message: "the names table differs from the names of a replay of the journal".into(),
+                repair: REBUILD_VIEWS,
+            })
+        }
+        Ok(_) => {}
+        Err(e) => report.problems.push(Problem {
+            code: "SNO-J-NAMES",
+            message: e.to_string(),
+            repair: REBUILD_VIEWS,
+        }),
+    }
     match journal.head() {
         Ok(head) if head != replayed.1 => report.problems.push(Problem {
             code: "SNO-J-HEAD",

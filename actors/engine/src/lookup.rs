@@ -57,6 +57,27 @@ impl Engine {
 
     /// Definitions by name: exact, then case-insensitive, prefix, fuzzy.
     pub fn symbols(&self, name: &str, limit: usize, at: Option<&str>) -> Result<SymbolsAnswer> {
+        // A point query: the files the names table lists for the name hold
+        // every exact match, so when there is one, nothing else is read.
+        // The other tiers (case, prefix, spelling) need every name.
+        if at.is_none() && !self.read.head_is_loaded() {
+            if let Some((head, files)) = self.journal().head_and_files_naming(name)? {
+                let results = sno_query::find_symbols(&files, name, limit.max(1));
+                if results
+                    .first()
+                    .is_some_and(|m| m.match_kind == sno_protocol::query::MatchKind::Exact)
+                {
+                    return Ok(SymbolsAnswer {
+                        query: name.to_string(),
+                        as_of: sno_protocol::query::AsOfCommit {
+                            commit: head.commit.to_hex(),
+                            branch: head.branch,
+                        },
+                        results,
+                    });
+                }
+            }
+        }
         let (snap, _) = self.snapshot(at)?;
         let results = sno_query::find_symbols(&snap.state, name, limit.max(1));
         if results.is_empty() {

@@ -62,9 +62,10 @@ pub(crate) fn decode_view(bytes: &[u8]) -> Result<FileRecord, DecodeError> {
         .map_err(|e| DecodeError::Payload(e.to_string()))
 }
 
-/// The layout version of view rows; views of another version are rebuilt
-/// from the journal when the database is opened.
-pub(crate) const VIEWS_VERSION: u16 = 4;
+/// The layout version of view rows and of the tables derived with them
+/// (5: the names table); views of another version are rebuilt from the
+/// journal when the database is opened.
+pub(crate) const VIEWS_VERSION: u16 = 5;
 
 #[cfg(test)]
 mod tests {

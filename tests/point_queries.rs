@@ -1,0 +1,96 @@
+//! Point queries (issue 17): `sno symbol` answers an exact name from the
+//! names table, which moves with the views in the same transactions. After a
+//! history of edits, renames and deletions the table equals the one a
+//! replay of the journal implies (`sno doctor` checks it), and the answers
+//! equal those from the whole state.
+
+mod support;
+
+use serde_json::Value;
+use support::*;
+
+/// (path, qualified name) of each result of `sno symbol NAME --json`.
+fn found(repo: &Repo, args: &[&str]) -> Vec<(String, String, String)> {
+    let v = repo.sno_json(args);
+    v["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"))
+        .iter()
+        .map(|r: &Value| {
+            (
+                r["path"].as_str().unwrap().to_string(),
+                r["qualified_name"].as_str().unwrap().to_string(),
+                r["match_kind"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_names_table_follows_edits_renames_and_deletions() {
+    let repo = Repo::new();
+    repo.write(
+        "pkg/a.py",
+        "def alpha():\n    pass\n\n\nclass Beta:\n    def gamma(self):\n        pass\n",
+    );
+    repo.write("pkg/b.py", "def alpha():\n    return 2\n");
+    repo.write("lib/util.lua", "local function alpha() return 1 end\n");
+    let c1 = repo.commit("one");
+    repo.git(&["mv", "pkg/b.py", "pkg/c.py"]);
+    repo.write(
+        "pkg/a.py",
+        "def delta():\n    pass\n\n\nclass Beta:\n    def gamma(self):\n        pass\n",
+    );
+    let c2 = repo.commit("rename b, alpha becomes delta in a");
+    repo.remove("pkg/c.py");
+    repo.write("lib/util.lua", "local function omega() return 1 end\n");
+    repo.commit("delete c, rename a Lua function");
+    repo.sno_json(&["init", "--json"]);
+
+    // The table equals a replay's.
+    let d = repo.sno_json(&["doctor", "--json"]);
+    assert_eq!(d["report"]["problems"], serde_json::json!([]), "{d}");
+    assert_eq!(d["ok"], true, "{d}");
+
+    // Exact names come from the table, as the whole state would give them.
+    assert_eq!(
+        found(&repo, &["symbol", "delta", "--json"]),
+        [("pkg/a.py".into(), "delta".into(), "exact".into())]
+    );
+    assert_eq!(
+        found(&repo, &["symbol", "Beta.gamma", "--json"]),
+        [("pkg/a.py".into(), "Beta.gamma".into(), "exact".into())]
+    );
+    assert_eq!(
+        found(&repo, &["symbol", "omega", "--json"]),
+        [("lib/util.lua".into(), "omega".into(), "exact".into())]
+    );
+    // A name that is gone is not found (the other tiers find nothing near).
+    assert_error_code(
+        &repo.sno(&["symbol", "alpha", "--json"]),
+        "SNO-UNKNOWN-SYMBOL",
+    );
+    // Past states still answer from the journal.
+    let at2 = found(&repo, &["symbol", "alpha", "--at", &c2, "--json"]);
+    assert_eq!(
+        at2,
+        [
+            ("lib/util.lua".into(), "alpha".into(), "exact".into()),
+            ("pkg/c.py".into(), "alpha".into(), "exact".into())
+        ]
+    );
+    let at1 = found(&repo, &["symbol", "alpha", "--at", &c1, "--json"]);
+    assert_eq!(at1.len(), 3, "{at1:?}");
+
+    // A fresh index of the head gives the same table (doctor again) and the
+    // same answers.
+    std::fs::remove_dir_all(repo.path().join(".sno")).unwrap();
+    repo.sno_json(&["init", "--history", "0", "--json"]);
+    let d = repo.sno_json(&["doctor", "--json"]);
+    assert_eq!(d["report"]["problems"], serde_json::json!([]), "{d}");
+    assert_eq!(d["ok"], true, "{d}");
+    assert_eq!(
+        found(&repo, &["symbol", "delta", "--json"]),
+        [("pkg/a.py".into(), "delta".into(), "exact".into())]
+    );
+}
