@@ -94,3 +94,91 @@ fn the_names_table_follows_edits_renames_and_deletions() {
         [("pkg/a.py".into(), "delta".into(), "exact".into())]
     );
 }
+
+/// Every symbol of a small project, asked for by name and by `path:line`:
+/// `outline`, `show`, `refs`, `refs --callers --depth 2` and `symbol` answer
+/// from the derived tables exactly what the whole state answers (`--at` the
+/// head commit reads the whole state).
+#[test]
+fn point_answers_equal_whole_state_answers() {
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    repo.write(
+        "app/more.py",
+        "from app.config import Config\n\n\ndef build():\n    return Config({})\n\n\ndef twice():\n    build()\n    return build()\n\n\ndef load():\n    return twice()\n",
+    );
+    repo.commit("polyglot");
+    repo.sno_json(&["init", "--json"]);
+    let head = repo.head();
+    let files = repo.git(&["ls-files"]);
+    let mut asked = 0;
+    for file in files.lines() {
+        let point = repo.sno(&["outline", file, "--json"]);
+        let whole = repo.sno(&["outline", file, "--at", &head, "--json"]);
+        assert_eq!(stdout(&point), stdout(&whole), "outline {file}");
+        let Ok(outline) = serde_json::from_str::<Value>(&stdout(&point)) else {
+            continue;
+        };
+        let mut stack: Vec<Value> = outline["outline"].as_array().cloned().unwrap_or_default();
+        while let Some(node) = stack.pop() {
+            stack.extend(node["children"].as_array().cloned().unwrap_or_default());
+            let name = node["name"].as_str().unwrap().to_string();
+            let at_line = format!("{file}:{}", node["line"]);
+            for query in [name.as_str(), at_line.as_str()] {
+                for args in [
+                    vec!["show", query],
+                    vec!["symbol", query],
+                    vec!["refs", query],
+                    vec!["refs", query, "--callers", "--depth", "2"],
+                ] {
+                    let mut p = args.clone();
+                    p.push("--json");
+                    let mut w = args.clone();
+                    w.extend(["--at", head.as_str(), "--json"]);
+                    let (a, b) = (repo.sno(&p), repo.sno(&w));
+                    assert_eq!(stdout(&a), stdout(&b), "{args:?}");
+                    assert_eq!(a.status.code(), b.status.code(), "{args:?}");
+                    asked += 1;
+                }
+            }
+        }
+    }
+    assert!(asked > 100, "only {asked} questions");
+
+    // The point path reads no whole state, and finds the callers.
+    for args in [
+        vec!["refs", "build", "--callers", "--depth", "2", "--json"],
+        vec!["symbol", "build", "--json"],
+        vec!["show", "twice", "--json"],
+        vec!["outline", "app/more.py", "--json"],
+    ] {
+        let o = sno_in(repo.path(), &args, &[("SNO_LOG", "sno_engine=debug")]);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(
+            !stderr(&o).contains("state loaded"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        let w = sno_in(
+            repo.path(),
+            &[&args[..args.len() - 1], &["--at", &head, "--json"]].concat(),
+            &[("SNO_LOG", "sno_engine=debug")],
+        );
+        assert!(
+            stderr(&w).contains("state loaded"),
+            "{args:?}: {}",
+            stderr(&w)
+        );
+    }
+    let callers = repo.sno_json(&["refs", "build", "--callers", "--depth", "2", "--json"]);
+    let from: Vec<&str> = callers["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["from"].as_str())
+        .collect();
+    assert!(
+        from.contains(&"twice") && from.contains(&"load"),
+        "{callers}"
+    );
+}

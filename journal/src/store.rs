@@ -31,6 +31,11 @@ pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta
 /// `.`-segment, path) for every symbol of the current views, so a lookup
 /// by name reads only the files that define it (see [`name_key`]).
 pub(crate) const NAMES: TableDefinition<(&str, &str), ()> = TableDefinition::new("names");
+/// Derived like [`NAMES`]: (what is referred to, path of a file that
+/// refers to it), for every edge into a symbol (`S` + the id, big-endian)
+/// and every unresolved call (`N` + the name called), so the callers of a
+/// symbol are found by reading only the files that may call it.
+pub(crate) const REFERRERS: TableDefinition<(&[u8], &str), ()> = TableDefinition::new("referrers");
 const AUDIT: TableDefinition<u64, &[u8]> = TableDefinition::new("audit");
 /// Derived: embedding vectors by the hash of the text embedded.
 const VECTORS: TableDefinition<u64, &[u8]> = TableDefinition::new("vectors");
@@ -148,6 +153,7 @@ impl Journal {
             tx.open_table(EVENTS)?;
             tx.open_table(FILES)?;
             tx.open_table(NAMES)?;
+            tx.open_table(REFERRERS)?;
             tx.open_table(COMMITS)?;
             tx.open_table(META)?;
             tx.open_table(AUDIT)?;
@@ -227,12 +233,13 @@ impl Journal {
     }
 
     /// The indexed head and the records of the files that define a symbol
-    /// whose name ends in `key`'s last `.`-segment (see [`name_key`]), read
-    /// in one transaction: every symbol a name lookup can match exactly,
-    /// without reading the rest of the views.
+    /// whose name ends in `key`'s last `.`-segment (see [`name_key`]), and
+    /// of the file `also`, read in one transaction: every symbol a name
+    /// lookup can match exactly, without reading the rest of the views.
     pub fn head_and_files_naming(
         &self,
         key: &str,
+        also: Option<&str>,
     ) -> Result<Option<(IndexedHead, State)>, JournalError> {
         let r = self.db.begin_read()?;
         let head: Option<IndexedHead> = r
@@ -257,20 +264,83 @@ impl Journal {
                 state.insert(path.to_string(), decode_file(v.value())?);
             }
         }
+        if let Some(path) = also {
+            if let Some(v) = files.get(path)? {
+                state.insert(path.to_string(), decode_file(v.value())?);
+            }
+        }
         Ok(Some((head, state)))
     }
 
-    /// The names table as (key, path) pairs, in order (checks and tests).
-    pub fn name_rows(&self) -> Result<Vec<(String, String)>, JournalError> {
+    /// The indexed head and one file's record, read in one transaction.
+    pub fn head_and_file(&self, path: &str) -> Result<Option<(IndexedHead, State)>, JournalError> {
         let r = self.db.begin_read()?;
-        let t = r.open_table(NAMES)?;
-        let mut out = Vec::new();
-        for row in t.iter()? {
+        let head: Option<IndexedHead> = r
+            .open_table(META)?
+            .get(META_HEAD)?
+            .map(|v| decode_view(v.value()))
+            .transpose()?;
+        let Some(head) = head else {
+            return Ok(None);
+        };
+        let mut state = State::new();
+        if let Some(v) = r.open_table(FILES)?.get(path)? {
+            state.insert(path.to_string(), decode_file(v.value())?);
+        }
+        Ok(Some((head, state)))
+    }
+
+    /// The rows of the names and referrers tables, in order (checks).
+    pub fn derived_rows(&self) -> Result<DerivedRows, JournalError> {
+        let r = self.db.begin_read()?;
+        let mut out = DerivedRows::default();
+        for row in r.open_table(NAMES)?.iter()? {
             let (k, _) = row?;
             let (a, b) = k.value();
-            out.push((a.to_string(), b.to_string()));
+            out.names.push((a.to_string(), b.to_string()));
+        }
+        for row in r.open_table(REFERRERS)?.iter()? {
+            let (k, _) = row?;
+            let (a, b) = k.value();
+            out.referrers.push((a.to_vec(), b.to_string()));
         }
         Ok(out)
+    }
+
+    /// Adds to `state` the records of the files the referrers table lists
+    /// under `key` ([`symbol_referred`], [`name_referred`]) that it lacks,
+    /// if the head is still `seq`; `false` when it moved (the caller then
+    /// reads the whole state instead).
+    pub fn add_referrers(
+        &self,
+        key: &[u8],
+        seq: Seq,
+        state: &mut State,
+    ) -> Result<bool, JournalError> {
+        let r = self.db.begin_read()?;
+        let head: Option<IndexedHead> = r
+            .open_table(META)?
+            .get(META_HEAD)?
+            .map(|v| decode_view(v.value()))
+            .transpose()?;
+        if head.map(|h| h.seq) != Some(seq) {
+            return Ok(false);
+        }
+        let referrers = r.open_table(REFERRERS)?;
+        let files = r.open_table(FILES)?;
+        for row in referrers.range((key, "")..)? {
+            let (k, _) = row?;
+            let (referred, path) = k.value();
+            if referred != key {
+                break;
+            }
+            if !state.contains_key(path) {
+                if let Some(v) = files.get(path)? {
+                    state.insert(path.to_string(), decode_file(v.value())?);
+                }
+            }
+        }
+        Ok(true)
     }
 
     /// One file's record in the current views.
@@ -358,26 +428,37 @@ impl Journal {
                 let record = scope.spawn(|| env.encode());
                 let views = (|| {
                     let mut names = tx.open_table(NAMES)?;
+                    let mut referrers = tx.open_table(REFERRERS)?;
                     for (old, d) in olds.into_iter().zip(deltas) {
-                        let old_keys = old.as_ref().map(|o| name_keys(&o.symbols));
+                        let old_keys = old
+                            .as_ref()
+                            .map(|o| Derived::of(&o.symbols, &o.edges))
+                            .unwrap_or_default();
                         let added = old.is_none().then(|| delta::encode_added_view(d)).flatten();
                         let (view, new_keys) = match added {
-                            Some(bytes) => (Some(bytes), name_keys(&d.symbols_added)),
+                            Some(bytes) => {
+                                (Some(bytes), Derived::of(&d.symbols_added, &d.edges_added))
+                            }
                             None => match delta::apply(old, d)? {
-                                Some(new) => {
-                                    (Some(stored::encode_view(&new)), name_keys(&new.symbols))
-                                }
-                                None => (None, BTreeSet::new()),
+                                Some(new) => (
+                                    Some(stored::encode_view(&new)),
+                                    Derived::of(&new.symbols, &new.edges),
+                                ),
+                                None => (None, Derived::default()),
                             },
                         };
                         let path = d.path.as_str();
-                        for k in old_keys.iter().flatten().filter(|k| !new_keys.contains(*k)) {
+                        for k in old_keys.names.difference(&new_keys.names) {
                             names.remove((k.as_str(), path))?;
                         }
-                        for k in &new_keys {
-                            if !old_keys.as_ref().is_some_and(|o| o.contains(k)) {
-                                names.insert((k.as_str(), path), ())?;
-                            }
+                        for k in new_keys.names.difference(&old_keys.names) {
+                            names.insert((k.as_str(), path), ())?;
+                        }
+                        for k in old_keys.referred.difference(&new_keys.referred) {
+                            referrers.remove((k.as_slice(), path))?;
+                        }
+                        for k in new_keys.referred.difference(&old_keys.referred) {
+                            referrers.insert((k.as_slice(), path), ())?;
                         }
                         match view {
                             Some(bytes) => files.insert(d.path.as_str(), bytes.as_slice())?,
@@ -568,12 +649,18 @@ impl Journal {
         {
             tx.delete_table(FILES)?;
             tx.delete_table(NAMES)?;
+            tx.delete_table(REFERRERS)?;
             let mut files = tx.open_table(FILES)?;
             let mut names = tx.open_table(NAMES)?;
+            let mut referrers = tx.open_table(REFERRERS)?;
             for (path, rec) in state {
                 files.insert(path.as_str(), stored::encode_view(rec).as_slice())?;
-                for k in name_keys(&rec.symbols) {
+                let keys = Derived::of(&rec.symbols, &rec.edges);
+                for k in &keys.names {
                     names.insert((k.as_str(), path.as_str()), ())?;
+                }
+                for k in &keys.referred {
+                    referrers.insert((k.as_slice(), path.as_str()), ())?;
                 }
             }
             let mut meta = tx.open_table(META)?;
@@ -925,26 +1012,74 @@ pub fn name_key(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
 }
 
-/// The distinct name keys of `symbols`.
-fn name_keys(symbols: &[crate::model::Symbol]) -> BTreeSet<String> {
-    symbols
-        .iter()
-        .map(|s| name_key(&s.name).to_string())
-        .collect()
+/// The key under which the referrers table files edges into `id`.
+pub fn symbol_referred(id: crate::model::SymbolId) -> Vec<u8> {
+    let mut k = Vec::with_capacity(9);
+    k.push(b'S');
+    k.extend_from_slice(&id.0.to_be_bytes());
+    k
 }
 
-/// The names table rows the views `state` imply, in order.
-pub fn expected_name_rows(state: &State) -> Vec<(String, String)> {
-    let mut rows: Vec<(String, String)> = state
-        .iter()
-        .flat_map(|(path, rec)| {
-            name_keys(&rec.symbols)
-                .into_iter()
-                .map(move |k| (k, path.clone()))
-        })
-        .collect();
-    rows.sort();
+/// The key under which the referrers table files unresolved calls of `name`.
+pub fn name_referred(name: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(name.len() + 1);
+    k.push(b'N');
+    k.extend_from_slice(name.as_bytes());
+    k
+}
+
+/// What one file puts in the derived tables.
+#[derive(Default)]
+struct Derived {
+    names: BTreeSet<String>,
+    referred: BTreeSet<Vec<u8>>,
+}
+
+impl Derived {
+    fn of(symbols: &[crate::model::Symbol], edges: &[crate::model::Edge]) -> Derived {
+        use crate::model::{EdgeKind, EdgeTarget};
+        Derived {
+            names: symbols
+                .iter()
+                .map(|s| name_key(&s.name).to_string())
+                .collect(),
+            referred: edges
+                .iter()
+                .filter_map(|e| match &e.to {
+                    EdgeTarget::Symbol(t) if e.kind != EdgeKind::Contains => {
+                        Some(symbol_referred(*t))
+                    }
+                    EdgeTarget::Unresolved(_) if e.kind == EdgeKind::Calls => {
+                        Some(name_referred(&e.name))
+                    }
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The rows of the names and referrers tables the views `state` imply, in
+/// order, as [`Journal::derived_rows`] reads them.
+pub fn expected_derived_rows(state: &State) -> DerivedRows {
+    let mut rows = DerivedRows::default();
+    for (path, rec) in state {
+        let d = Derived::of(&rec.symbols, &rec.edges);
+        rows.names
+            .extend(d.names.into_iter().map(|k| (k, path.clone())));
+        rows.referrers
+            .extend(d.referred.into_iter().map(|k| (k, path.clone())));
+    }
+    rows.names.sort();
+    rows.referrers.sort();
     rows
+}
+
+/// The rows of the tables derived with the views.
+#[derive(Default, PartialEq, Eq, Debug)]
+pub struct DerivedRows {
+    pub names: Vec<(String, String)>,
+    pub referrers: Vec<(Vec<u8>, String)>,
 }
 
 fn read_state(r: &redb::ReadTransaction) -> Result<State, JournalError> {

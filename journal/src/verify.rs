@@ -115,11 +115,11 @@ pub fn verify(journal: &Journal) -> Report {
             repair: REBUILD_VIEWS,
         }),
     }
-    match journal.name_rows() {
-        Ok(rows) if rows != crate::store::expected_name_rows(&replayed.0) => {
+    match journal.derived_rows() {
+        Ok(rows) if rows != crate::store::expected_derived_rows(&replayed.0) => {
             report.problems.push(Problem {
                 code: "SNO-J-NAMES",
-                message: "the names table differs from the names of a replay of the journal".into(),
+                message: "the names or referrers table differs from a replay of the journal".into(),
                 repair: REBUILD_VIEWS,
             })
         }

@@ -3,7 +3,7 @@
 //! symbol changes between indexed states. One implementation per question,
 //! whichever front end asks.
 
-use sno_journal::model::Symbol;
+use sno_journal::model::{EdgeKind, EdgeTarget, Symbol};
 use sno_protocol::query::{
     ChangesAnswer, GrepAnswer, MapAnswer, MapFile, MapSymbol, OutlineAnswer, RefsAnswer, RefsKind,
     ShowAnswer, SymbolsAnswer,
@@ -57,25 +57,19 @@ impl Engine {
 
     /// Definitions by name: exact, then case-insensitive, prefix, fuzzy.
     pub fn symbols(&self, name: &str, limit: usize, at: Option<&str>) -> Result<SymbolsAnswer> {
-        // A point query: the files the names table lists for the name hold
-        // every exact match, so when there is one, nothing else is read.
-        // The other tiers (case, prefix, spelling) need every name.
-        if at.is_none() && !self.read.head_is_loaded() {
-            if let Some((head, files)) = self.journal().head_and_files_naming(name)? {
-                let results = sno_query::find_symbols(&files, name, limit.max(1));
-                if results
-                    .first()
-                    .is_some_and(|m| m.match_kind == sno_protocol::query::MatchKind::Exact)
-                {
-                    return Ok(SymbolsAnswer {
-                        query: name.to_string(),
-                        as_of: sno_protocol::query::AsOfCommit {
-                            commit: head.commit.to_hex(),
-                            branch: head.branch,
-                        },
-                        results,
-                    });
-                }
+        // The files the names table lists for the name hold every exact
+        // match; the other tiers (case, prefix, spelling) need every name.
+        if let Some(p) = self.point(at, |j| j.head_and_files_naming(name, None))? {
+            let results = sno_query::find_symbols(&p.state, name, limit.max(1));
+            if results
+                .first()
+                .is_some_and(|m| m.match_kind == sno_protocol::query::MatchKind::Exact)
+            {
+                return Ok(SymbolsAnswer {
+                    query: name.to_string(),
+                    as_of: p.as_of,
+                    results,
+                });
             }
         }
         let (snap, _) = self.snapshot(at)?;
@@ -122,9 +116,58 @@ impl Engine {
             .into()
     }
 
+    /// The part of the head's state a point query needs, read through the
+    /// tables derived with the views (`read`), when the head's whole state
+    /// is not in memory already and no past state is asked for; `None`
+    /// sends the query to the whole state. Answers from it equal the whole
+    /// state's (`tests/point_queries.rs`).
+    fn point(
+        &self,
+        at: Option<&str>,
+        read: impl FnOnce(
+            &sno_journal::Journal,
+        ) -> std::result::Result<
+            Option<(sno_journal::IndexedHead, sno_journal::delta::State)>,
+            sno_journal::JournalError,
+        >,
+    ) -> Result<Option<Snapshot>> {
+        if at.is_some() || self.read.head_is_loaded() {
+            return Ok(None);
+        }
+        Ok(read(self.journal())?.map(|(head, state)| Snapshot {
+            key: format!("point@{}", head.seq.0),
+            state,
+            as_of: sno_protocol::query::AsOfCommit {
+                commit: head.commit.to_hex(),
+                branch: head.branch,
+            },
+            seq: head.seq,
+            is_head: true,
+        }))
+    }
+
+    /// The files a lookup of `name` needs: those defining its last segment,
+    /// and the file of a `path:line`.
+    fn point_for_name(&self, name: &str, at: Option<&str>) -> Result<Option<Snapshot>> {
+        let file = name
+            .rsplit_once(':')
+            .filter(|(_, line)| line.parse::<u32>().is_ok())
+            .map(|(path, _)| path);
+        self.point(at, |j| j.head_and_files_naming(name, file))
+    }
+
     /// A file's symbols, nested, with signatures and no bodies.
     pub fn outline(&self, file: &str, at: Option<&str>) -> Result<OutlineAnswer> {
         let rel = self.confine(file)?;
+        if let Some(p) = self.point(at, |j| j.head_and_file(&rel))? {
+            if let Some(rec) = p.state.get(&rel) {
+                return Ok(OutlineAnswer {
+                    outline: sno_query::outline::outline(rec),
+                    as_of: p.as_of,
+                    file: rel,
+                });
+            }
+        }
         let (snap, _) = self.snapshot(at)?;
         let rec = snap
             .state
@@ -139,8 +182,17 @@ impl Engine {
 
     /// One symbol's definition and source.
     pub fn show(&self, name: &str, at: Option<&str>) -> Result<ShowAnswer> {
+        if let Some(p) = self.point_for_name(name, at)? {
+            if let Ok(found) = sno_query::resolve_one(&p.state, name) {
+                return self.show_found(&p, found);
+            }
+        }
         let (snap, _) = self.snapshot(at)?;
         let found = self.resolve(&snap, name)?;
+        self.show_found(&snap, found)
+    }
+
+    fn show_found(&self, snap: &Snapshot, found: Located<'_>) -> Result<ShowAnswer> {
         let rec = &snap.state[found.path];
         let file = self.read.blob(rec.blob).ok_or_else(|| {
             ErrorCode::Git
@@ -165,11 +217,16 @@ impl Engine {
         depth: u32,
         at: Option<&str>,
     ) -> Result<RefsAnswer> {
+        let depth = depth.clamp(1, 5);
+        if kind != RefsKind::Callees {
+            if let Some(answer) = self.point_refs(name, kind, depth, at)? {
+                return Ok(answer);
+            }
+        }
         let (snap, _) = self.snapshot(at)?;
         let found = self.resolve(&snap, name)?;
         let graph = self.read.graph(&snap);
         let g = graph.borrow_dependent();
-        let depth = depth.clamp(1, 5);
         let results = match kind {
             RefsKind::References => g.references(found.symbol),
             RefsKind::Callers => g.callers(found.symbol, depth),
@@ -180,6 +237,73 @@ impl Engine {
             symbol: found.info(),
             results,
         })
+    }
+
+    /// References or callers as [`Engine::refs`] gives them, from the files
+    /// the referrers table lists: those with an edge into the symbol (and,
+    /// hop by hop, into its callers) or an unresolved call of its name.
+    /// `None` when the whole state must answer (a past state, a name the
+    /// tables do not settle, or a head that moved meanwhile).
+    fn point_refs(
+        &self,
+        name: &str,
+        kind: RefsKind,
+        depth: u32,
+        at: Option<&str>,
+    ) -> Result<Option<RefsAnswer>> {
+        let Some(p) = self.point_for_name(name, at)? else {
+            return Ok(None);
+        };
+        let Ok(found) = sno_query::resolve_one(&p.state, name) else {
+            return Ok(None);
+        };
+        let (target, target_name) = (found.symbol.id, found.symbol.name.clone());
+        let mut state = p.state.clone();
+        let j = self.journal();
+        let key = sno_journal::store::name_referred(&target_name);
+        if !j.add_referrers(&key, p.seq, &mut state)? {
+            return Ok(None);
+        }
+        let hops = if kind == RefsKind::Callers { depth } else { 1 };
+        let mut seen = std::collections::BTreeSet::from([target]);
+        let mut frontier = vec![target];
+        for hop in 1..=hops {
+            let mut next = Vec::new();
+            for id in &frontier {
+                let key = sno_journal::store::symbol_referred(*id);
+                if !j.add_referrers(&key, p.seq, &mut state)? {
+                    return Ok(None);
+                }
+                if hop == hops {
+                    continue;
+                }
+                for rec in state.values() {
+                    for e in &rec.edges {
+                        let into = matches!(&e.to, EdgeTarget::Symbol(t) if t == id);
+                        if into && e.kind == EdgeKind::Calls {
+                            if let Some(from) = e.from.filter(|f| seen.insert(*f)) {
+                                next.push(from);
+                            }
+                        }
+                    }
+                }
+            }
+            frontier = next;
+        }
+        let g = sno_query::graph::Graph::new(&state);
+        let Some(found) = g.symbol(target) else {
+            return Ok(None);
+        };
+        let results = match kind {
+            RefsKind::References => g.references(found.symbol),
+            RefsKind::Callers => g.callers(found.symbol, depth),
+            RefsKind::Callees => return Ok(None),
+        };
+        Ok(Some(RefsAnswer {
+            as_of: p.as_of.clone(),
+            symbol: found.info(),
+            results,
+        }))
     }
 
     /// Regex search over the indexed files' text (as served: secrets masked).

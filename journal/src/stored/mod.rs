@@ -63,7 +63,7 @@ pub(crate) fn decode_view(bytes: &[u8]) -> Result<FileRecord, DecodeError> {
 }
 
 /// The layout version of view rows and of the tables derived with them
-/// (5: the names table); views of another version are rebuilt from the
+/// (5: the names and referrers tables); views of another version are rebuilt from the
 /// journal when the database is opened.
 pub(crate) const VIEWS_VERSION: u16 = 5;
 
