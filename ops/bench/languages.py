@@ -60,33 +60,30 @@ LANGS = {
 DEEP = {"python", "go", "java", "c", "cpp", "ruby", "javascript", "typescript",
         "rust", "csharp", "php", "kotlin", "swift", "scala"}
 
-# ctags kinds (long names) that are definitions of the compared sorts.
+# The compared sorts, as the issue names them: functions, methods, classes,
+# structs and interfaces (with their languages' names for them). Modules,
+# types, macros, constants and fields are left out on both sides.
 CTAGS_KINDS = {
-    "function", "method", "class", "struct", "interface", "trait", "module",
-    "procedure", "singletonMethod", "member", "constructor", "func",
-    "implementation", "protocol", "record", "macro", "type", "data",
-    "newtype", "typeclass", "enum", "union", "namespace",
+    "function", "method", "class", "struct", "interface", "trait",
+    "procedure", "singletonMethod", "constructor", "func", "implementation",
+    "protocol", "typeclass",
 }
-# ctags kinds left out per language: declarations that are not definitions
-# (C prototypes, Objective-C interface method declarations are kept since
-# sno records them), or things sno does not call definitions.
+# ctags kinds left out per language, where ctags' kind means something else.
 CTAGS_SKIP = {
-    "C": {"macro", "enum", "union", "type"},
-    "C++": {"macro", "enum", "union", "type", "namespace"},
-    "Go": {"type"},
-    "Rust": {"macro", "type", "enum", "module"},
-    "Haskell": {"type", "data", "newtype"},
-    "OCaml": {"type"},
-    "Erlang": {"macro", "type", "record", "module"},
-    "Elixir": {"macro", "module"},
-    "Pascal": set(),
-    "SQL": {"type"},
-    "Elm": {"type"},
-    "Kotlin": {"type"},
+    # Rust's "implementation" is an impl block, not a type.
+    "Rust": {"implementation"},
+    # Elixir's protocols and their implementations are modules.
+    "Elixir": {"protocol", "implementation"},
+    # Haskell's "constructor" is a data constructor, not a function.
+    "Haskell": {"constructor"},
+    "OCaml": {"constructor"},
+    "Elm": {"constructor"},
 }
+# ctags kinds added per language: Python's and Ruby's "member" is a method
+# (elsewhere it is a field).
+CTAGS_EXTRA = {"Python": {"member"}}
 SNO_KINDS = {"function", "method", "constructor", "class", "struct",
-             "interface", "trait", "module", "macro", "type_alias", "enum",
-             "union", "namespace"}
+             "interface", "trait"}
 
 # Known cases where ctags and sno differ for a reason ctags' reading gives.
 EXPLAIN = {
@@ -96,8 +93,19 @@ EXPLAIN = {
              "at top level",
     "R": "ctags tags every `name <- function` also inside other functions",
     "Haskell": "ctags tags each type signature and each equation; sno the "
-               "function once (its first equation)",
+               "function once (its first equation); ctags also takes type "
+               "names of a multi-line signature for functions",
     "OCaml": "ctags tags `let` bindings inside expressions as functions",
+    "C": "ctags takes macro invocations such as Unity's `TEST(group, name)` "
+         "for function definitions",
+    "JavaScript": "ctags also tags named function expressions passed as "
+                  "arguments or returned, object-literal members and objects "
+                  "assigned to variables (as classes); sno records "
+                  "declarations, assigned functions and class members only",
+    "Pascal": "ctags tags each parameter list's first parameter of a "
+              "forward-declared method type as a procedure",
+    "Erlang": "ctags' Erlang parser takes a word at the start of a line inside "
+              "a multi-line string for a function head",
 }
 
 
@@ -132,9 +140,13 @@ def corpus(lang, src, cache):
     return dest, n
 
 
+def ls_files(dest):
+    return [f for f in run(["git", "ls-files", "-z"], cwd=dest).stdout.split("\0") if f]
+
+
 def ctags_tags(lang, dest):
     ctags_lang, exts = LANGS[lang]
-    files = run(["git", "ls-files"], cwd=dest).stdout.split()
+    files = ls_files(dest)
     out = run(["ctags", "--output-format=json", "--fields=+nKl", "-f", "-",
                "--languages=" + ctags_lang, "--language-force=" + ctags_lang]
               + files, cwd=dest, check=False).stdout
@@ -146,16 +158,29 @@ def ctags_tags(lang, dest):
         except ValueError:
             continue
         kind = t.get("kind", "")
-        if kind in CTAGS_KINDS and kind not in skip and "line" in t:
-            tags.append((t["path"], t["name"], t["line"], kind))
+        # Anonymous functions get made-up names (`AnonymousFunction0a1b`,
+        # `<lambda>`): nothing a user could look up by name.
+        name = t.get("name", "")
+        if name.startswith(("AnonymousFunction", "<")):
+            continue
+        # Operators and `let () =` are no names to look up.
+        if not any(c.isalnum() for c in name):
+            continue
+        name = name.strip("`")
+        wanted = kind in CTAGS_KINDS or kind in CTAGS_EXTRA.get(ctags_lang, set())
+        if wanted and kind not in skip and "line" in t:
+            # An Objective-C method is named by its selector
+            # (`initWithURL:options:`); sno names it by the first part.
+            if ctags_lang == "ObjectiveC" and ":" in name:
+                name = name.split(":", 1)[0]
+            tags.append((t["path"], name, t["line"], kind))
     return files, tags
 
 
 def flatten(nodes, path, out):
     for n in nodes:
-        if n.get("kind") in SNO_KINDS:
-            out.append((path, n["name"], n["line"], n.get("end_line", n["line"]),
-                        n["kind"]))
+        out.append((path, n["name"], n["line"], n.get("end_line", n["line"]),
+                    n["kind"]))
         flatten(n.get("children", []), path, out)
 
 
@@ -181,7 +206,7 @@ def main():
     ap.add_argument("--sno", required=True)
     ap.add_argument("--floor", required=True)
     ap.add_argument("--cache", required=True)
-    ap.add_argument("--show", type=int, default=4)
+    ap.add_argument("--show", type=int, default=int(os.environ.get("SHOW", "4")))
     ap.add_argument("specs", nargs="+")
     a = ap.parse_args()
     os.makedirs(a.cache, exist_ok=True)
@@ -197,31 +222,50 @@ def main():
             print(f"{lang}: sno init failed: {r.stderr[-400:]}", file=sys.stderr)
             continue
         floor_s, fl = timed([a.floor, "--as-sno", dest], dest)
-        lines = sum(1 for f in run(["git", "ls-files"], cwd=dest).stdout.split()
+        lines = sum(1 for f in ls_files(dest)
                     for _ in open(os.path.join(dest, f), "rb"))
         files, tags = ctags_tags(lang, dest)
         syms = sno_symbols(a.sno, dest, files)
         by_name = {}
         for s in syms:
             by_name.setdefault((s[0], s[1]), []).append(s)
+        tags_by_name = {}
+        for t in tags:
+            tags_by_name.setdefault((t[0], t[1]), []).append(t)
         matched_syms = set()
         missed = []
-        hit = 0
+        hit = by_unique = 0
         for (path, name, line, kind) in tags:
             cands = by_name.get((path, name), [])
+            if not cands:
+                # ctags qualifies some names (`block.execAll` in Lua,
+                # `TFoo.Bar` in Pascal); sno names the last segment.
+                last = name.replace(":", ".").rsplit(".", 1)[-1]
+                cands = by_name.get((path, last), [])
             m = [s for s in cands if s[2] <= line <= s[3]]
+            if not m and len(cands) == 1:
+                # One definition of the name in the file, on another line
+                # than ctags gives: a Haskell type signature above its
+                # equations, each equation of it, a line ctags starts at.
+                m = cands
+                by_unique += 1
             if m:
                 hit += 1
                 matched_syms.update(m)
             else:
                 missed.append((path, line, name, kind))
-        extra = [s for s in syms if s not in matched_syms]
+        # Recall counts a ctags definition found whatever sno calls its kind
+        # (`enum class` is a class to ctags, an enum to sno); precision is
+        # over sno's functions, methods, constructors and types.
+        compared = [s for s in syms if s[4] in SNO_KINDS]
+        extra = [s for s in compared if s not in matched_syms]
         recall = hit / len(tags) if tags else float("nan")
-        precision = len(matched_syms) / len(syms) if syms else float("nan")
-        rows.append((lang, nfiles, lines, len(tags), len(syms), recall,
+        precision = (len(compared) - len(extra)) / len(compared) if compared else float("nan")
+        rows.append((lang, nfiles, lines, len(tags), len(compared), recall,
                      precision, init_s, floor_s))
         print(f"\n== {lang} ({src}): {nfiles} files, {lines} lines; "
-              f"ctags {len(tags)} tags, sno {len(syms)} symbols")
+              f"ctags {len(tags)} tags, sno {len(compared)} symbols; {by_unique} "
+              "matched by a name unique in its file on both sides")
         for (path, line, name, kind) in missed[:a.show]:
             print(f"   ctags only: {path}:{line} {kind} {name}")
         for s in extra[:a.show]:

@@ -33,7 +33,7 @@ REPOS=(
   bash=nvm-sh/nvm lua=Olivine-Labs/busted elixir=elixir-plug/plug
   erlang=ninenines/cowboy haskell=jaspervdj/hakyll julia=JuliaData/DataFrames.jl
   objc=AFNetworking/AFNetworking ocaml=ocaml-community/yojson
-  pascal=ahausladen/JsonDataObjects r=tidyverse/dplyr elm=rtfeldman/elm-spa-example
+  pascal=HashLoad/horse r=tidyverse/dplyr elm=rtfeldman/elm-spa-example
 )
 CACHE="$HERE/.cache/languages"
 mkdir -p "$CACHE"

@@ -10,3 +10,4 @@
 (function_call name: [(identifier) @name
                       (dot_index_expression table: (_) @receiver field: (identifier) @name)
                       (method_index_expression table: (_) @receiver method: (identifier) @name)]) @reference.call
+(field name: (identifier) @name value: (function_definition)) @definition.function

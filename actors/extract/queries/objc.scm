@@ -12,3 +12,5 @@
 (preproc_function_def name: (identifier) @name) @definition.macro
 (call_expression function: (identifier) @name) @reference.call
 (message_expression receiver: (_) @receiver method: (identifier) @name) @reference.call
+(function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))) @definition.function
+(function_definition declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))) @definition.function

@@ -10,3 +10,6 @@
 (declClass (declProc name: (identifier) @name) @definition.method)
 (exprCall entity: [(identifier) @name (exprDot rhs: (identifier) @name)]) @reference.call
 (statement (identifier) @name) @reference.call
+(declSection (declProc name: (identifier) @name) @definition.method)
+(declIntf (declProc name: (identifier) @name) @definition.method)
+(interface (declProc name: (identifier) @name) @definition.function)
