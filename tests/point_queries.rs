@@ -170,7 +170,39 @@ fn point_answers_equal_whole_state_answers() {
             stderr(&w)
         );
     }
-    let callers = repo.sno_json(&["refs", "build", "--callers", "--depth", "2", "--json"]);
+    // An ambiguous name is refused from the tables alone, as from the whole
+    // state.
+    repo.write("app/other.py", "def build():\n    return 1\n");
+    repo.commit("a second build");
+    repo.sno_json(&["init", "--json"]);
+    let head = repo.head();
+    for args in [vec!["show", "build"], vec!["refs", "build", "--callers"]] {
+        let p = sno_in(
+            repo.path(),
+            &[&args[..], &["--json"]].concat(),
+            &[("SNO_LOG", "sno_engine=debug")],
+        );
+        let w = sno_in(
+            repo.path(),
+            &[&args[..], &["--at", &head, "--json"]].concat(),
+            &[],
+        );
+        assert_error_code(&p, "SNO-AMBIGUOUS-SYMBOL");
+        assert_eq!(stdout(&p), stdout(&w), "{args:?}");
+        assert!(
+            !stderr(&p).contains("state loaded"),
+            "{args:?}: {}",
+            stderr(&p)
+        );
+    }
+    let callers = repo.sno_json(&[
+        "refs",
+        "app/more.py:4",
+        "--callers",
+        "--depth",
+        "2",
+        "--json",
+    ]);
     let from: Vec<&str> = callers["results"]
         .as_array()
         .unwrap()

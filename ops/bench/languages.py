@@ -161,10 +161,11 @@ def ctags_tags(lang, dest):
         # Anonymous functions get made-up names (`AnonymousFunction0a1b`,
         # `<lambda>`): nothing a user could look up by name.
         name = t.get("name", "")
-        if name.startswith(("AnonymousFunction", "<")):
+        if name.startswith(("AnonymousFunction", "anonFunc", "<")):
             continue
-        # Operators and `let () =` are no names to look up.
-        if not any(c.isalnum() for c in name):
+        # Operators and `let () =` are no names to look up; a keyword is
+        # ctags misreading a line (`class` in a Haskell class head).
+        if not any(c.isalnum() for c in name) or name in ("class", "instance"):
             continue
         name = name.strip("`")
         wanted = kind in CTAGS_KINDS or kind in CTAGS_EXTRA.get(ctags_lang, set())

@@ -146,6 +146,20 @@ impl Engine {
         }))
     }
 
+    /// A lookup error from a point state that the whole state would give
+    /// alike: an ambiguous name (the point state holds every symbol the
+    /// name matches exactly), unless the error is to carry retrieval
+    /// context, which searches the whole state. `Ok` sends the query on to
+    /// the whole state.
+    fn point_error(&self, p: &Snapshot, name: &str, e: LookupError) -> Result<()> {
+        match e {
+            LookupError::Ambiguous { .. } if !self.config.serve.retrieval_context => {
+                Err(self.lookup_error(p, name, e))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The files a lookup of `name` needs: those defining its last segment,
     /// and the file of a `path:line`.
     fn point_for_name(&self, name: &str, at: Option<&str>) -> Result<Option<Snapshot>> {
@@ -183,8 +197,9 @@ impl Engine {
     /// One symbol's definition and source.
     pub fn show(&self, name: &str, at: Option<&str>) -> Result<ShowAnswer> {
         if let Some(p) = self.point_for_name(name, at)? {
-            if let Ok(found) = sno_query::resolve_one(&p.state, name) {
-                return self.show_found(&p, found);
+            match sno_query::resolve_one(&p.state, name) {
+                Ok(found) => return self.show_found(&p, found),
+                Err(e) => self.point_error(&p, name, e)?,
             }
         }
         let (snap, _) = self.snapshot(at)?;
@@ -254,8 +269,12 @@ impl Engine {
         let Some(p) = self.point_for_name(name, at)? else {
             return Ok(None);
         };
-        let Ok(found) = sno_query::resolve_one(&p.state, name) else {
-            return Ok(None);
+        let found = match sno_query::resolve_one(&p.state, name) {
+            Ok(found) => found,
+            Err(e) => {
+                self.point_error(&p, name, e)?;
+                return Ok(None);
+            }
         };
         let (target, target_name) = (found.symbol.id, found.symbol.name.clone());
         let mut state = p.state.clone();

@@ -11,3 +11,4 @@
 (class_declarations (signature name: (variable) @name) @definition.method)
 (header module: (module) @name) @definition.module
 (apply function: [(variable) @name (qualified module: (_) @receiver id: (variable) @name)]) @reference.call
+(field name: (field_name (variable) @name)) @definition.field
