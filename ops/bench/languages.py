@@ -168,6 +168,10 @@ def ctags_tags(lang, dest):
         if not any(c.isalnum() for c in name) or name in ("class", "instance"):
             continue
         name = name.strip("`")
+        # ctags spells `operator ()`; sno `operator()` (but `operator bool`).
+        rest = name[len("operator "):]
+        if name.startswith("operator ") and rest and not rest[0].isalnum():
+            name = "operator" + rest.replace(" ", "")
         wanted = kind in CTAGS_KINDS or kind in CTAGS_EXTRA.get(ctags_lang, set())
         if wanted and kind not in skip and "line" in t:
             # An Objective-C method is named by its selector
