@@ -91,6 +91,7 @@ field_ids! {
     field = "field",
     function = "function",
     inherits_from = "inherits_from",
+    key = "key",
     interfaces = "interfaces",
     left = "left",
     list = "list",

@@ -62,6 +62,7 @@ node_kinds! {
         NestedIdentifier = "nested_identifier",
         NestedTypeIdentifier = "nested_type_identifier",
         NewExpression = "new_expression",
+        Pair = "pair",
         PropertyIdentifier = "property_identifier",
         PropertySignature = "property_signature",
         PublicFieldDefinition = "public_field_definition",
@@ -201,6 +202,25 @@ impl<'t> Rules<'t> for Script {
                 self.assigned_function(w, node);
                 true
             }
+            K::Pair => {
+                self.pair_function(w, node);
+                true
+            }
+            K::FunctionExpression | K::GeneratorFunction => {
+                // A named function expression no variable, member or key
+                // names (`return function generateETag() {}`, a named
+                // callback): a Function by its own name.
+                let named_by_parent = w.parent().is_some_and(|p| {
+                    matches!(
+                        self.g.kind(p),
+                        K::VariableDeclarator | K::AssignmentExpression | K::Pair
+                    )
+                });
+                if !named_by_parent {
+                    self.named_symbol(w, node, SymbolKind::Function);
+                }
+                true
+            }
             K::ImportStatement => {
                 self.import(w, node);
                 false
@@ -282,6 +302,31 @@ impl Script {
             let name = w.text(name);
             w.symbol(&name, SymbolKind::Function, span, body, doc, None, single);
         }
+    }
+
+    /// An object literal's member holding a function (`index: function
+    /// (req, res) {}`, `'get': () => {}`): a Method named by its key.
+    fn pair_function(&self, w: &mut Walk<'_>, node: Node<'_>) {
+        let f = &self.g.f;
+        let (Some(key), Some(value)) = (
+            node.child_by_field_id(f.key),
+            node.child_by_field_id(f.value),
+        ) else {
+            return;
+        };
+        if !self.is_function(value)
+            || !matches!(self.g.kind(key), K::PropertyIdentifier | K::String)
+        {
+            return;
+        }
+        let text = w.text(key);
+        let name = text.trim_matches(['"', '\'']);
+        if name.is_empty() {
+            return;
+        }
+        let doc = w.doc_comment(node, DocStyle::JsDoc);
+        let body = value.child_by_field_id(f.body);
+        w.symbol(name, SymbolKind::Method, node, body, doc, None, true);
     }
 
     /// CommonJS and prototype definitions: `exports.f = function () {}`
@@ -739,6 +784,36 @@ function helper(x: number) {
         );
         let readfile = f.calls.iter().find(|c| c.callee == "readFile").unwrap();
         assert_eq!((readfile.line, readfile.column), (35, 24));
+    }
+
+    #[test]
+    fn object_literal_members_and_named_function_expressions() {
+        let src = "var User = {\n  index: function (req, res) {\n    res.send(list());\n  },\n  'show': (req) => req.id,\n  count: 3,\n};\nfunction etag(options) {\n  return function generateETag(body) {\n    return hash(body);\n  };\n}\nconst f = function g() {};\napp.use(function logger(req) {});\n";
+        let f = extract_clean(Language::JavaScript, src);
+        assert_eq!(
+            outline(&f),
+            [
+                ("index".to_string(), S::Method),
+                ("show".to_string(), S::Method),
+                ("etag".to_string(), S::Function),
+                ("etag.generateETag".to_string(), S::Function),
+                ("f".to_string(), S::Function),
+                ("logger".to_string(), S::Function),
+            ]
+        );
+        // Calls inside are attributed to the member or expression.
+        assert!(
+            calls(&f).iter().any(|c| c.starts_with("index -> list")),
+            "{:?}",
+            calls(&f)
+        );
+        assert!(
+            calls(&f)
+                .iter()
+                .any(|c| c.starts_with("etag.generateETag -> hash")),
+            "{:?}",
+            calls(&f)
+        );
     }
 
     #[test]
