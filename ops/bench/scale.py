@@ -11,9 +11,14 @@ with `sno init --history 0`, and measures with wall clock and peak RSS
   each a new process, for names picked from the index;
 - cold CLI `search --lexical-only` and `search` with the model.
 
-Not measured yet (the issue asks for them): MCP first answer and warm
-p50/p95, commit-to-visible latency under the daemon, daemon RSS after 1,000
-queries.
+- MCP over stdio (`sno serve`, no daemon running before): time from spawn
+  to the first `search_symbols` answer, then p50/p95 of 200 point calls
+  (`search_symbols`, `get_symbol`, `callers`, `file_outline`) over the
+  connection and the daemon's RSS after them.
+
+Not measured yet (the issue asks for them): MCP `search` warm p50,
+commit-to-visible latency under the daemon, daemon RSS after 1,000 mixed
+queries including search.
 
 Usage: scale.py --sno BIN --corpus DIR [--model DIR] [--runs N] [--reuse]
 """
@@ -170,10 +175,66 @@ def main():
             continue
         s, mb, rc, _, err = isolated([a.sno] + cmd, a.corpus, e)
         rows.append((what, s, mb, rc))
+    mcp = mcp_point_queries(a.sno, a.corpus, env_nomodel, names)
     print()
     print(f"{'cold CLI query':50} {'median s':>9} {'peak MB':>8} {'exit':>5}")
     for what, s, mb, rc in rows:
         print(f"{what:50} {s:9.3f} {mb:8.0f} {rc:5}")
+    print()
+    for k, v in mcp.items():
+        print(f"mcp {k}: {v}")
+
+
+def mcp_point_queries(sno, corpus, env, names):
+    """First answer and warm point-query latency over MCP, and the
+    daemon's RSS after them."""
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location(
+        "serve_bench", os.path.join(here, "serve-bench.py"))
+    sb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sb)
+    sock = os.path.join(corpus, ".sno", "sno.sock")
+    t = time.time()
+    while os.path.exists(sock):  # an earlier daemon, until its idle exit
+        if time.time() - t > 120:
+            raise SystemExit("the sno daemon did not exit")
+        time.sleep(0.1)
+    old_env = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        t = time.perf_counter()
+        srv = sb.Server(sno, corpus, 60)
+        srv.init()
+        first = srv.call("search_symbols", {"name": names[0], "limit": 5})
+        first_ms = (time.perf_counter() - t) * 1000
+        path = first["results"][0]["path"]
+        at = f"{path}:{first['results'][0]['line']}"
+        calls = []
+        for i in range(200):
+            n = names[i % len(names)]
+            calls.append([("search_symbols", {"name": n, "limit": 5}),
+                          ("get_symbol", {"name": at}),
+                          ("callers", {"name": at}),
+                          ("file_outline", {"file": path})][i % 4])
+        lat = []
+        for tool, args in calls:
+            t = time.perf_counter()
+            srv.call(tool, args)
+            lat.append((time.perf_counter() - t) * 1000)
+        lat.sort()
+        mem = srv.memory(srv.call("session_info", {})["server_pid"])
+        srv.close()
+        return {
+            "first search_symbols answer ms": round(first_ms, 1),
+            "point calls p50 ms": round(lat[len(lat) // 2], 2),
+            "point calls p95 ms": round(lat[int(len(lat) * 0.95)], 2),
+            "daemon RSS MB after them": round(mem.get("VmRSS", float("nan"))),
+        }
+    finally:
+        os.environ.clear()
+        os.environ.update(old_env)
 
 
 if __name__ == "__main__":

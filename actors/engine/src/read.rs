@@ -224,14 +224,21 @@ impl ReadModel {
     }
 
     /// Whether the indexed head's state is in memory (answers about it need
-    /// no load).
+    /// no load). Never waits: while a state is being loaded (the daemon
+    /// warms the head at start) the answer is `false`, so a point query
+    /// goes to the tables instead of waiting for the load.
     pub fn head_is_loaded(&self) -> bool {
         let Ok(Some(head)) = self.journal.head() else {
             return false;
         };
-        locked(&self.snapshots)
-            .iter()
-            .any(|s| s.is_head && s.seq == head.seq)
+        match self.snapshots.try_lock() {
+            Ok(cache) => cache.iter().any(|s| s.is_head && s.seq == head.seq),
+            Err(std::sync::TryLockError::Poisoned(p)) => p
+                .into_inner()
+                .iter()
+                .any(|s| s.is_head && s.seq == head.seq),
+            Err(std::sync::TryLockError::WouldBlock) => false,
+        }
     }
 
     /// A status report cached by the state and journal length it reflects
