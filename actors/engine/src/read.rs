@@ -285,7 +285,15 @@ impl ReadModel {
         let model = sno_query::semantic::source_name(self.model.spec());
         let (snap, prefetch) = std::thread::scope(|scope| {
             let snap = scope.spawn(|| self.snapshot(None));
-            let history = scope.spawn(|| HistoryFacts::from_journal(&self.journal, head.seq).ok());
+            let history = scope.spawn(|| {
+                cache.read_history().or_else(|| {
+                    let h = HistoryFacts::from_journal(&self.journal, head.seq).ok()?;
+                    if let Err(err) = cache.write_history(&h) {
+                        tracing::warn!(error = %err, "could not store the history cache");
+                    }
+                    Some(h)
+                })
+            });
             let lexical = sno_query::lexical::LexicalIndex::open(&cache.lexical_dir());
             let vectors = cache.read_vectors(&model, None);
             let history = history.join().ok().flatten();
@@ -333,11 +341,30 @@ impl ReadModel {
         } = pre;
         // Sections of docs and config files, cut from the state's files.
         let chunks = sno_query::chunks::of_state(&snap.state, &|rec| self.blob(rec.blob));
+        tracing::debug!(
+            ms = t.elapsed().as_millis() as u64,
+            chunks = chunks.len(),
+            "chunks cut"
+        );
         let (embedder, history, lexical) = std::thread::scope(|scope| {
             let model = scope.spawn(|| self.embedder());
+            // Reading the history decodes every commit's deltas (a first
+            // index's hold the whole repository): the head's facts are kept
+            // in its cache.
             let history = scope.spawn(|| match history {
-                Some(h) => Ok(h),
-                None => HistoryFacts::from_journal(&self.journal, snap.seq),
+                Some(h) => Ok::<_, sno_journal::JournalError>(h),
+                None => match head_cache.as_ref().and_then(HeadCache::read_history) {
+                    Some(h) => Ok(h),
+                    None => {
+                        let h = HistoryFacts::from_journal(&self.journal, snap.seq)?;
+                        if let Some(c) = &head_cache {
+                            if let Err(err) = c.write_history(&h) {
+                                tracing::warn!(error = %err, "could not store the history cache");
+                            }
+                        }
+                        Ok(h)
+                    }
+                },
             });
             let lexical = match (lexical, &head_cache) {
                 (Some(l), _) => Ok(l),
@@ -364,6 +391,10 @@ impl ReadModel {
         let history = history??;
         let lexical = lexical.map_err(Error::internal)?;
         let t_parts = t.elapsed();
+        tracing::debug!(
+            ms = t_parts.as_millis() as u64,
+            "model, history and lexical index ready"
+        );
         let journal = &self.journal;
         let owner = SearchOwner {
             snapshot: snap.clone(),

@@ -70,6 +70,58 @@ impl HeadCache {
         })
     }
 
+    fn history_file(&self) -> PathBuf {
+        self.dir.join("history.txt")
+    }
+
+    /// The history facts of this head, if stored and intact.
+    pub fn read_history(&self) -> Option<crate::search::HistoryFacts> {
+        let text = std::fs::read_to_string(self.history_file()).ok()?;
+        let mut lines = text.split('\n');
+        let commits: usize = lines.next()?.strip_prefix("SNOHIST1 ")?.parse().ok()?;
+        let mut h = crate::search::HistoryFacts {
+            commits,
+            ..Default::default()
+        };
+        let mut complete = false;
+        for line in lines {
+            if line == "END" {
+                complete = true;
+                break;
+            }
+            let (ks, path) = line.split_once('\t')?;
+            let ks = ks
+                .split(' ')
+                .map(|k| k.parse().ok().filter(|&k: &usize| k < commits))
+                .collect::<Option<Vec<usize>>>()?;
+            h.touches.insert(path.to_string(), ks);
+        }
+        complete.then_some(h)
+    }
+
+    /// Stores the history facts of this head (aside and renamed). Paths
+    /// holding a line break or a tab are not stored: the facts are then
+    /// recomputed each time.
+    pub fn write_history(&self, h: &crate::search::HistoryFacts) -> std::io::Result<()> {
+        if h.touches.keys().any(|p| p.contains(['\n', '\t'])) {
+            return Ok(());
+        }
+        let mut out = format!("SNOHIST1 {}\n", h.commits);
+        for (path, ks) in &h.touches {
+            let ks: Vec<String> = ks.iter().map(usize::to_string).collect();
+            out.push_str(&ks.join(" "));
+            out.push('\t');
+            out.push_str(path);
+            out.push('\n');
+        }
+        out.push_str("END\n");
+        std::fs::create_dir_all(&self.dir)?;
+        let file = self.history_file();
+        let tmp = file.with_extension(format!("tmp-{}", std::process::id()));
+        std::fs::write(&tmp, out)?;
+        std::fs::rename(tmp, file)
+    }
+
     /// Stores vectors (written aside and renamed: never half a file).
     pub fn write_vectors(&self, model: &str, vectors: &[Vec<f32>]) -> std::io::Result<()> {
         let dim = vectors.iter().map(Vec::len).max().unwrap_or(0);
@@ -94,6 +146,32 @@ impl HeadCache {
 mod tests {
     use super::*;
     use sno_journal::model::{CommitId, Seq};
+
+    #[test]
+    fn history_round_trips_and_a_cut_file_reads_as_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let head = IndexedHead {
+            commit: CommitId([2; 20]),
+            branch: None,
+            seq: Seq(5),
+        };
+        let c = HeadCache::for_head(dir.path(), &head);
+        assert!(c.read_history().is_none());
+        let mut h = crate::search::HistoryFacts {
+            commits: 3,
+            ..Default::default()
+        };
+        h.touches.insert("a b.py".into(), vec![0, 2]);
+        h.touches.insert("src/x.rs".into(), vec![1]);
+        c.write_history(&h).unwrap();
+        let back = c.read_history().unwrap();
+        assert_eq!(back.commits, 3);
+        assert_eq!(back.touches, h.touches);
+        let f = c.history_file();
+        let text = std::fs::read_to_string(&f).unwrap();
+        std::fs::write(&f, text.trim_end_matches("END\n")).unwrap();
+        assert!(c.read_history().is_none());
+    }
 
     #[test]
     fn vectors_round_trip_and_damage_or_a_count_mismatch_reads_as_missing() {
