@@ -161,7 +161,7 @@ def ctags_tags(lang, dest):
         # Anonymous functions get made-up names (`AnonymousFunction0a1b`,
         # `<lambda>`): nothing a user could look up by name.
         name = t.get("name", "")
-        if name.startswith(("AnonymousFunction", "anonFunc", "<")):
+        if name.startswith(("AnonymousFunction", "anonFunc", "__anon", "<")):
             continue
         # Operators and `let () =` are no names to look up; a keyword is
         # ctags misreading a line (`class` in a Haskell class head).
