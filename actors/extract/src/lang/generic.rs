@@ -21,7 +21,7 @@
 //! diagnostics come from the shared walker, as for the deep tier. A function
 //! defined inside a class-like container is a method.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use sno_journal::model::{Language, SymbolKind};
@@ -190,7 +190,7 @@ pub(crate) fn extract(lang: Language, tree: &Tree, src: &[u8]) -> FileFacts {
     };
     let mut defs: HashMap<usize, Definition> = HashMap::new();
     let mut calls: HashMap<usize, Call> = HashMap::new();
-    let mut def_names: Vec<(usize, usize)> = Vec::new();
+    let mut def_names: HashSet<(usize, usize)> = HashSet::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(&c.query, tree.root_node(), src);
     while let Some(m) = matches.next() {
@@ -221,7 +221,7 @@ pub(crate) fn extract(lang: Language, tree: &Tree, src: &[u8]) -> FileFacts {
                         name,
                     };
                 }
-                def_names.push(name);
+                def_names.insert(name);
             }
             None => {
                 calls.entry(node.id()).or_insert(Call { name, receiver });
