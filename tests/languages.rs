@@ -589,3 +589,36 @@ fn line_of(root: &std::path::Path, path: &str, name: &str) -> usize {
         .map(|i| i + 1)
         .unwrap()
 }
+
+/// A source in Latin-1 (Windows-1252), as older Delphi and C code is
+/// written, is text: parsed, served as UTF-8 with its spans intact, and
+/// found by grep. A file with NUL bytes stays binary.
+#[test]
+fn a_latin1_source_is_read_as_text() {
+    let repo = Repo::new();
+    repo.write(
+        "src/Greeting.pas",
+        b"unit Greeting;\ninterface\nimplementation\n{ Salue le caf\xe9. }\nprocedure SayCafe(n: Integer);\nbegin\n  WriteLn('caf\xe9');\nend;\nend.\n".as_slice(),
+    );
+    repo.write(
+        "src/util.c",
+        b"/* na\xefve */\nint naive_sum(int a) { return a; }\n".as_slice(),
+    );
+    repo.write("assets/blob.c", b"int x;\x00\xff\xfe".as_slice());
+    repo.commit("latin-1");
+    repo.sno_json(&["init", "--json"]);
+    let status = repo.status();
+    assert_eq!(status["files"]["skipped"]["binary"], 1, "{status}");
+    assert_eq!(status["languages"]["pascal"]["files"], 1, "{status}");
+    let show = repo.sno_json(&["show", "SayCafe", "--json"]);
+    let source = show["source"].as_str().unwrap_or_else(|| panic!("{show}"));
+    assert!(source.starts_with("procedure SayCafe"), "{source}");
+    assert!(
+        source.contains("WriteLn('caf\u{e9}');") && source.ends_with("end;"),
+        "{source}"
+    );
+    let c = repo.sno_json(&["show", "naive_sum", "--json"]);
+    assert_eq!(c["source"], "int naive_sum(int a) { return a; }", "{c}");
+    let g = repo.sno_json(&["grep", "na\u{ef}ve", "--json"]);
+    assert!(g.to_string().contains("src/util.c"), "{g}");
+}

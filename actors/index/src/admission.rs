@@ -181,8 +181,23 @@ pub fn judge_content(
     }
 }
 
+/// A blob's bytes as sno reads them: UTF-8 as it is; other text (no NUL
+/// byte in the first 8000, git's test for text) decoded as Windows-1252,
+/// the superset of Latin-1 that most such sources (Delphi, older C) are
+/// written in; anything else as it is. Every reader of blob content (the
+/// indexer, and the text served) goes through this, so spans and served
+/// text agree.
+pub fn text_of(bytes: Vec<u8>) -> Vec<u8> {
+    let head = &bytes[..bytes.len().min(8000)];
+    if head.contains(&0) || std::str::from_utf8(&bytes).is_ok() {
+        return bytes;
+    }
+    let (text, _, _) = encoding_rs::WINDOWS_1252.decode(&bytes);
+    text.into_owned().into_bytes()
+}
+
 /// Binary, as git judges it: a NUL byte in the first 8000 bytes, or content
-/// that is not UTF-8.
+/// that is not UTF-8 ([`text_of`] has made UTF-8 of other text first).
 pub fn is_binary(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(8000)];
     head.contains(&0) || std::str::from_utf8(bytes).is_err()
@@ -239,6 +254,22 @@ mod tests {
         assert!(rules.is_ignored("sub/gen_a.py"));
         assert!(!rules.is_ignored("gen_a.py"));
         assert!(!rules.is_ignored("src/main.py"));
+    }
+
+    #[test]
+    fn latin1_text_is_read_as_text_and_binary_stays_binary() {
+        let latin1 = b"// caf\xe9\nint f(void) { return 0; }\n".to_vec();
+        assert!(is_binary(&latin1));
+        let text = text_of(latin1);
+        assert!(!is_binary(&text));
+        assert_eq!(
+            String::from_utf8(text).unwrap(),
+            "// caf\u{e9}\nint f(void) { return 0; }\n"
+        );
+        let utf8 = "// caf\u{e9}\n".as_bytes().to_vec();
+        assert_eq!(text_of(utf8.clone()), utf8);
+        let binary = b"\x00\xff\xfe".to_vec();
+        assert_eq!(text_of(binary.clone()), binary);
     }
 
     #[test]

@@ -323,13 +323,14 @@ impl GitRepo {
         Ok(h.size())
     }
 
-    /// A blob's bytes.
+    /// A blob's content as sno reads it ([`crate::admission::text_of`]:
+    /// text in another encoding than UTF-8 comes as UTF-8).
     pub fn blob(&self, blob: BlobId) -> Result<Vec<u8>, GitError> {
         let mut b = self
             .repo
             .find_blob(ObjectId::from_bytes_or_panic(&blob.0))
             .map_err(git_err)?;
-        Ok(b.take_data())
+        Ok(crate::admission::text_of(b.take_data()))
     }
 }
 
