@@ -102,8 +102,9 @@ EXPLAIN = {
                   "arguments or returned, object-literal members and objects "
                   "assigned to variables (as classes); sno records "
                   "declarations, assigned functions and class members only",
-    "Pascal": "ctags tags each parameter list's first parameter of a "
-              "forward-declared method type as a procedure",
+    "Pascal": "ctags names a method of a generic class by the class "
+              "(`function TGroup<T>.Route` is tagged `TGroup`), and tags the "
+              "first parameter of a procedure type as a procedure",
     "Erlang": "ctags' Erlang parser takes a word at the start of a line inside "
               "a multi-line string for a function head",
 }
