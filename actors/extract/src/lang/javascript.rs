@@ -62,6 +62,7 @@ node_kinds! {
         NestedIdentifier = "nested_identifier",
         NestedTypeIdentifier = "nested_type_identifier",
         NewExpression = "new_expression",
+        Object = "object",
         Pair = "pair",
         PropertyIdentifier = "property_identifier",
         PropertySignature = "property_signature",
@@ -279,12 +280,42 @@ impl Script {
             if self.g.kind(d) != K::VariableDeclarator {
                 continue;
             }
-            let Some(value) = d
-                .child_by_field_id(f.value)
-                .filter(|v| self.is_function(*v))
-            else {
+            let Some(value) = d.child_by_field_id(f.value) else {
                 continue;
             };
+            if self.g.kind(value) == K::Object && w.container().is_none() {
+                // `var User = { index: function () {} }` at module level: a
+                // namespace of functions; its members are `User.index`.
+                if self.holds_function(value) {
+                    if let Some(name) = d
+                        .child_by_field_id(f.name)
+                        .filter(|n| self.g.kind(*n) == K::Identifier)
+                    {
+                        let span = if count == 1 { decl } else { d };
+                        let doc = if count == 1 {
+                            w.doc_comment(decl, DocStyle::JsDoc)
+                        } else {
+                            String::new()
+                        };
+                        let name = w.text(name);
+                        // Only a declaration of one name opens a scope the
+                        // members can be found in.
+                        w.symbol(
+                            &name,
+                            SymbolKind::Variable,
+                            span,
+                            Some(value),
+                            doc,
+                            None,
+                            count == 1,
+                        );
+                    }
+                }
+                continue;
+            }
+            if !self.is_function(value) {
+                continue;
+            }
             let Some(name) = d
                 .child_by_field_id(f.name)
                 .filter(|n| self.g.kind(*n) == K::Identifier)
@@ -302,6 +333,21 @@ impl Script {
             let name = w.text(name);
             w.symbol(&name, SymbolKind::Function, span, body, doc, None, single);
         }
+    }
+
+    /// Whether an object literal has a member holding a function.
+    fn holds_function(&self, object: Node<'_>) -> bool {
+        let mut cursor = object.walk();
+        let found = object
+            .named_children(&mut cursor)
+            .any(|m| match self.g.kind(m) {
+                K::Pair => m
+                    .child_by_field_id(self.g.f.value)
+                    .is_some_and(|v| self.is_function(v)),
+                K::MethodDefinition => true,
+                _ => false,
+            });
+        found
     }
 
     /// An object literal's member holding a function (`index: function
@@ -793,8 +839,9 @@ function helper(x: number) {
         assert_eq!(
             outline(&f),
             [
-                ("index".to_string(), S::Method),
-                ("show".to_string(), S::Method),
+                ("User".to_string(), S::Variable),
+                ("User.index".to_string(), S::Method),
+                ("User.show".to_string(), S::Method),
                 ("etag".to_string(), S::Function),
                 ("etag.generateETag".to_string(), S::Function),
                 ("f".to_string(), S::Function),
@@ -803,7 +850,9 @@ function helper(x: number) {
         );
         // Calls inside are attributed to the member or expression.
         assert!(
-            calls(&f).iter().any(|c| c.starts_with("index -> list")),
+            calls(&f)
+                .iter()
+                .any(|c| c.starts_with("User.index -> list")),
             "{:?}",
             calls(&f)
         );
