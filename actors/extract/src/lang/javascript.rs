@@ -3,8 +3,10 @@
 //!
 //! Symbols: classes, methods, constructors, fields, functions, functions and
 //! arrow functions assigned to a variable (`const f = () => {}` is a Function
-//! named `f`), interfaces with their members, type aliases, enums with their
-//! members, namespaces. Imports: `import`, `export ... from`, `require('x')`
+//! named `f`), object-literal members holding functions (Methods named by
+//! their key), a module-level object holding functions (a Variable, their
+//! container), named function expressions nothing else names, interfaces
+//! with their members, type aliases, enums with their members, namespaces. Imports: `import`, `export ... from`, `require('x')`
 //! and `import('x')`; a default or namespace import becomes the alias, each
 //! renamed specifier (`{a as b}`) its own import with the alias `b`. Calls:
 //! call and `new` expressions. Inheritance: `extends` and `implements`.
