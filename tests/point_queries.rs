@@ -26,6 +26,14 @@ fn found(repo: &Repo, args: &[&str]) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// `sno doctor` finds nothing wrong: the views, and the names and referrers
+/// tables, equal a replay of the journal.
+fn assert_doctor_clean(repo: &Repo) {
+    let d = repo.sno_json(&["doctor", "--json"]);
+    assert_eq!(d["report"]["problems"], serde_json::json!([]), "{d}");
+    assert_eq!(d["ok"], true, "{d}");
+}
+
 #[test]
 fn the_names_table_follows_edits_renames_and_deletions() {
     let repo = Repo::new();
@@ -48,9 +56,7 @@ fn the_names_table_follows_edits_renames_and_deletions() {
     repo.sno_json(&["init", "--json"]);
 
     // The table equals a replay's.
-    let d = repo.sno_json(&["doctor", "--json"]);
-    assert_eq!(d["report"]["problems"], serde_json::json!([]), "{d}");
-    assert_eq!(d["ok"], true, "{d}");
+    assert_doctor_clean(&repo);
 
     // Exact names come from the table, as the whole state would give them.
     assert_eq!(
@@ -86,9 +92,7 @@ fn the_names_table_follows_edits_renames_and_deletions() {
     // same answers.
     std::fs::remove_dir_all(repo.path().join(".sno")).unwrap();
     repo.sno_json(&["init", "--history", "0", "--json"]);
-    let d = repo.sno_json(&["doctor", "--json"]);
-    assert_eq!(d["report"]["problems"], serde_json::json!([]), "{d}");
-    assert_eq!(d["ok"], true, "{d}");
+    assert_doctor_clean(&repo);
     assert_eq!(
         found(&repo, &["symbol", "delta", "--json"]),
         [("pkg/a.py".into(), "delta".into(), "exact".into())]

@@ -185,11 +185,7 @@ impl Journal {
 
     /// The state the views reflect, `None` before the first indexed commit.
     pub fn head(&self) -> Result<Option<IndexedHead>, JournalError> {
-        let r = self.db.begin_read()?;
-        let t = r.open_table(META)?;
-        t.get(META_HEAD)?
-            .map(|v| decode_view(v.value()))
-            .transpose()
+        read_head(&self.db.begin_read()?)
     }
 
     /// When the index is where a rollback left it: `Some(git_head)`, the
@@ -221,12 +217,7 @@ impl Journal {
     /// labelled with the head before it.
     pub fn head_and_state(&self) -> Result<Option<(IndexedHead, State)>, JournalError> {
         let r = self.db.begin_read()?;
-        let head: Option<IndexedHead> = r
-            .open_table(META)?
-            .get(META_HEAD)?
-            .map(|v| decode_view(v.value()))
-            .transpose()?;
-        match head {
+        match read_head(&r)? {
             None => Ok(None),
             Some(h) => Ok(Some((h, read_state(&r)?))),
         }
@@ -242,32 +233,22 @@ impl Journal {
         also: Option<&str>,
     ) -> Result<Option<(IndexedHead, State)>, JournalError> {
         let r = self.db.begin_read()?;
-        let head: Option<IndexedHead> = r
-            .open_table(META)?
-            .get(META_HEAD)?
-            .map(|v| decode_view(v.value()))
-            .transpose()?;
-        let Some(head) = head else {
+        let Some(head) = read_head(&r)? else {
             return Ok(None);
         };
         let key = name_key(key);
-        let names = r.open_table(NAMES)?;
         let files = r.open_table(FILES)?;
         let mut state = State::new();
-        for row in names.range((key, "")..)? {
+        for row in r.open_table(NAMES)?.range((key, "")..)? {
             let (k, _) = row?;
             let (name, path) = k.value();
             if name != key {
                 break;
             }
-            if let Some(v) = files.get(path)? {
-                state.insert(path.to_string(), decode_file(v.value())?);
-            }
+            add_file(&files, path, &mut state)?;
         }
         if let Some(path) = also {
-            if let Some(v) = files.get(path)? {
-                state.insert(path.to_string(), decode_file(v.value())?);
-            }
+            add_file(&files, path, &mut state)?;
         }
         Ok(Some((head, state)))
     }
@@ -275,18 +256,11 @@ impl Journal {
     /// The indexed head and one file's record, read in one transaction.
     pub fn head_and_file(&self, path: &str) -> Result<Option<(IndexedHead, State)>, JournalError> {
         let r = self.db.begin_read()?;
-        let head: Option<IndexedHead> = r
-            .open_table(META)?
-            .get(META_HEAD)?
-            .map(|v| decode_view(v.value()))
-            .transpose()?;
-        let Some(head) = head else {
+        let Some(head) = read_head(&r)? else {
             return Ok(None);
         };
         let mut state = State::new();
-        if let Some(v) = r.open_table(FILES)?.get(path)? {
-            state.insert(path.to_string(), decode_file(v.value())?);
-        }
+        add_file(&r.open_table(FILES)?, path, &mut state)?;
         Ok(Some((head, state)))
     }
 
@@ -318,27 +292,17 @@ impl Journal {
         state: &mut State,
     ) -> Result<bool, JournalError> {
         let r = self.db.begin_read()?;
-        let head: Option<IndexedHead> = r
-            .open_table(META)?
-            .get(META_HEAD)?
-            .map(|v| decode_view(v.value()))
-            .transpose()?;
-        if head.map(|h| h.seq) != Some(seq) {
+        if read_head(&r)?.map(|h| h.seq) != Some(seq) {
             return Ok(false);
         }
-        let referrers = r.open_table(REFERRERS)?;
         let files = r.open_table(FILES)?;
-        for row in referrers.range((key, "")..)? {
+        for row in r.open_table(REFERRERS)?.range((key, "")..)? {
             let (k, _) = row?;
             let (referred, path) = k.value();
             if referred != key {
                 break;
             }
-            if !state.contains_key(path) {
-                if let Some(v) = files.get(path)? {
-                    state.insert(path.to_string(), decode_file(v.value())?);
-                }
-            }
+            add_file(&files, path, state)?;
         }
         Ok(true)
     }
@@ -906,6 +870,19 @@ impl Journal {
         tx.commit().unwrap();
     }
 
+    /// Removes a names-table row behind the journal's back (tests of
+    /// `verify`).
+    pub(crate) fn tamper_remove_name_row(&self, name: &str, path: &str) {
+        let tx = self.db.begin_write().unwrap();
+        assert!(tx
+            .open_table(NAMES)
+            .unwrap()
+            .remove((name, path))
+            .unwrap()
+            .is_some());
+        tx.commit().unwrap();
+    }
+
     /// Removes a view row behind the journal's back (tests of `verify`).
     pub(crate) fn tamper_remove_file_row(&self, path: &str) {
         let tx = self.db.begin_write().unwrap();
@@ -1080,6 +1057,28 @@ pub fn expected_derived_rows(state: &State) -> DerivedRows {
 pub struct DerivedRows {
     pub names: Vec<(String, String)>,
     pub referrers: Vec<(Vec<u8>, String)>,
+}
+
+/// The indexed head, as `r` sees it.
+fn read_head(r: &redb::ReadTransaction) -> Result<Option<IndexedHead>, JournalError> {
+    r.open_table(META)?
+        .get(META_HEAD)?
+        .map(|v| decode_view(v.value()))
+        .transpose()
+}
+
+/// Adds `path`'s record to `state`, unless it is there or not in the views.
+fn add_file(
+    files: &redb::ReadOnlyTable<&str, &[u8]>,
+    path: &str,
+    state: &mut State,
+) -> Result<(), JournalError> {
+    if !state.contains_key(path) {
+        if let Some(v) = files.get(path)? {
+            state.insert(path.to_string(), decode_file(v.value())?);
+        }
+    }
+    Ok(())
 }
 
 fn read_state(r: &redb::ReadTransaction) -> Result<State, JournalError> {

@@ -183,6 +183,43 @@ mod tests {
     }
 
     #[test]
+    fn a_names_table_out_of_step_with_the_views_is_found_and_repaired() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        let mut d = add("a.py", 1);
+        d.symbols_added.push(Symbol {
+            id: SymbolId(7),
+            name: "load".into(),
+            qualified_name: "Config.load".into(),
+            kind: SymbolKind::Method,
+            parent: None,
+            span: Span::default(),
+            signature: "def load(self)".into(),
+            doc: String::new(),
+            content_hash: 0,
+        });
+        j.append_commit(commit(1, vec![d])).unwrap();
+        assert!(verify(&j).problems.is_empty());
+        let (_, files) = j
+            .head_and_files_naming("Config.load", None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(files.keys().collect::<Vec<_>>(), ["a.py"]);
+
+        j.tamper_remove_name_row("load", "a.py");
+        let r = verify(&j);
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        assert_eq!(r.problems[0].code, "SNO-J-NAMES");
+        let (_, files) = j.head_and_files_naming("load", None).unwrap().unwrap();
+        assert!(files.is_empty());
+
+        repair_views(&j).unwrap();
+        assert!(verify(&j).problems.is_empty());
+        let (_, files) = j.head_and_files_naming("load", None).unwrap().unwrap();
+        assert_eq!(files.keys().collect::<Vec<_>>(), ["a.py"]);
+    }
+
+    #[test]
     fn a_changed_event_breaks_the_chain() {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();

@@ -26,7 +26,6 @@ Usage: scale.py --sno BIN --corpus DIR [--model DIR] [--runs N] [--reuse]
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess

@@ -277,37 +277,42 @@ impl Engine {
             }
         };
         let (target, target_name) = (found.symbol.id, found.symbol.name.clone());
-        let mut state = p.state.clone();
+        let Snapshot {
+            mut state,
+            as_of,
+            seq,
+            ..
+        } = p;
         let j = self.journal();
-        let key = sno_journal::store::name_referred(&target_name);
-        if !j.add_referrers(&key, p.seq, &mut state)? {
+        if !j.add_referrers(
+            &sno_journal::store::name_referred(&target_name),
+            seq,
+            &mut state,
+        )? {
             return Ok(None);
         }
+        // Hop by hop: the files referring to the frontier, then the callers
+        // in them make the next frontier.
         let hops = if kind == RefsKind::Callers { depth } else { 1 };
         let mut seen = std::collections::BTreeSet::from([target]);
         let mut frontier = vec![target];
         for hop in 1..=hops {
-            let mut next = Vec::new();
             for id in &frontier {
                 let key = sno_journal::store::symbol_referred(*id);
-                if !j.add_referrers(&key, p.seq, &mut state)? {
+                if !j.add_referrers(&key, seq, &mut state)? {
                     return Ok(None);
                 }
-                if hop == hops {
-                    continue;
-                }
-                for rec in state.values() {
-                    for e in &rec.edges {
-                        let into = matches!(&e.to, EdgeTarget::Symbol(t) if t == id);
-                        if into && e.kind == EdgeKind::Calls {
-                            if let Some(from) = e.from.filter(|f| seen.insert(*f)) {
-                                next.push(from);
-                            }
-                        }
-                    }
+            }
+            if hop == hops {
+                break;
+            }
+            let callees: std::collections::BTreeSet<_> = frontier.drain(..).collect();
+            for e in state.values().flat_map(|rec| &rec.edges) {
+                let into = matches!(&e.to, EdgeTarget::Symbol(t) if callees.contains(t));
+                if into && e.kind == EdgeKind::Calls {
+                    frontier.extend(e.from.filter(|f| seen.insert(*f)));
                 }
             }
-            frontier = next;
         }
         let g = sno_query::graph::Graph::new(&state);
         let Some(found) = g.symbol(target) else {
@@ -319,7 +324,7 @@ impl Engine {
             RefsKind::Callees => return Ok(None),
         };
         Ok(Some(RefsAnswer {
-            as_of: p.as_of.clone(),
+            as_of,
             symbol: found.info(),
             results,
         }))

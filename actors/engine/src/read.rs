@@ -231,14 +231,12 @@ impl ReadModel {
         let Ok(Some(head)) = self.journal.head() else {
             return false;
         };
-        match self.snapshots.try_lock() {
-            Ok(cache) => cache.iter().any(|s| s.is_head && s.seq == head.seq),
-            Err(std::sync::TryLockError::Poisoned(p)) => p
-                .into_inner()
-                .iter()
-                .any(|s| s.is_head && s.seq == head.seq),
-            Err(std::sync::TryLockError::WouldBlock) => false,
-        }
+        let cache = match self.snapshots.try_lock() {
+            Ok(cache) => cache,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return false,
+        };
+        cache.iter().any(|s| s.is_head && s.seq == head.seq)
     }
 
     /// A status report cached by the state and journal length it reflects
@@ -285,15 +283,7 @@ impl ReadModel {
         let model = sno_query::semantic::source_name(self.model.spec());
         let (snap, prefetch) = std::thread::scope(|scope| {
             let snap = scope.spawn(|| self.snapshot(None));
-            let history = scope.spawn(|| {
-                cache.read_history().or_else(|| {
-                    let h = HistoryFacts::from_journal(&self.journal, head.seq).ok()?;
-                    if let Err(err) = cache.write_history(&h) {
-                        tracing::warn!(error = %err, "could not store the history cache");
-                    }
-                    Some(h)
-                })
-            });
+            let history = scope.spawn(|| self.history(Some(&cache), head.seq).ok());
             let lexical = sno_query::lexical::LexicalIndex::open(&cache.lexical_dir());
             let vectors = cache.read_vectors(&model, None);
             let history = history.join().ok().flatten();
@@ -348,23 +338,9 @@ impl ReadModel {
         );
         let (embedder, history, lexical) = std::thread::scope(|scope| {
             let model = scope.spawn(|| self.embedder());
-            // Reading the history decodes every commit's deltas (a first
-            // index's hold the whole repository): the head's facts are kept
-            // in its cache.
             let history = scope.spawn(|| match history {
-                Some(h) => Ok::<_, sno_journal::JournalError>(h),
-                None => match head_cache.as_ref().and_then(HeadCache::read_history) {
-                    Some(h) => Ok(h),
-                    None => {
-                        let h = HistoryFacts::from_journal(&self.journal, snap.seq)?;
-                        if let Some(c) = &head_cache {
-                            if let Err(err) = c.write_history(&h) {
-                                tracing::warn!(error = %err, "could not store the history cache");
-                            }
-                        }
-                        Ok(h)
-                    }
-                },
+                Some(h) => Ok(h),
+                None => self.history(head_cache.as_ref(), snap.seq),
             });
             let lexical = match (lexical, &head_cache) {
                 (Some(l), _) => Ok(l),
@@ -448,6 +424,25 @@ impl ReadModel {
         cache.insert(0, searcher.clone());
         cache.truncate(KEEP);
         Ok(searcher)
+    }
+
+    /// The history facts of the state at `seq`, from the head's cache when
+    /// it has them. Reading them from the journal decodes every commit's
+    /// deltas (a first index's hold the whole repository), so they are
+    /// stored there once made.
+    fn history(
+        &self,
+        cache: Option<&HeadCache>,
+        seq: Seq,
+    ) -> std::result::Result<HistoryFacts, sno_journal::JournalError> {
+        if let Some(h) = cache.and_then(HeadCache::read_history) {
+            return Ok(h);
+        }
+        let h = HistoryFacts::from_journal(&self.journal, seq)?;
+        if let Some(Err(err)) = cache.map(|c| c.write_history(&h)) {
+            tracing::warn!(error = %err, "could not store the history cache");
+        }
+        Ok(h)
     }
 
     /// The call graph of a snapshot.

@@ -188,8 +188,7 @@ pub fn judge_content(
 /// indexer, and the text served) goes through this, so spans and served
 /// text agree.
 pub fn text_of(bytes: Vec<u8>) -> Vec<u8> {
-    let head = &bytes[..bytes.len().min(8000)];
-    if head.contains(&0) || std::str::from_utf8(&bytes).is_ok() {
+    if nul_in_head(&bytes) || std::str::from_utf8(&bytes).is_ok() {
         return bytes;
     }
     let (text, _, _) = encoding_rs::WINDOWS_1252.decode(&bytes);
@@ -199,8 +198,12 @@ pub fn text_of(bytes: Vec<u8>) -> Vec<u8> {
 /// Binary, as git judges it: a NUL byte in the first 8000 bytes, or content
 /// that is not UTF-8 ([`text_of`] has made UTF-8 of other text first).
 pub fn is_binary(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(8000)];
-    head.contains(&0) || std::str::from_utf8(bytes).is_err()
+    nul_in_head(bytes) || std::str::from_utf8(bytes).is_err()
+}
+
+/// Git's test for binary content: a NUL byte in the first 8000 bytes.
+fn nul_in_head(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(8000)].contains(&0)
 }
 
 #[cfg(test)]

@@ -115,14 +115,19 @@ impl HeadCache {
             out.push('\n');
         }
         out.push_str("END\n");
+        self.write_aside(&self.history_file(), out.as_bytes())
+    }
+
+    /// Writes `bytes` to `file` aside and renames it: a reader never sees
+    /// half a file.
+    fn write_aside(&self, file: &Path, bytes: &[u8]) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
-        let file = self.history_file();
         let tmp = file.with_extension(format!("tmp-{}", std::process::id()));
-        std::fs::write(&tmp, out)?;
+        std::fs::write(&tmp, bytes)?;
         std::fs::rename(tmp, file)
     }
 
-    /// Stores vectors (written aside and renamed: never half a file).
+    /// Stores vectors (aside and renamed).
     pub fn write_vectors(&self, model: &str, vectors: &[Vec<f32>]) -> std::io::Result<()> {
         let dim = vectors.iter().map(Vec::len).max().unwrap_or(0);
         let mut out = Vec::with_capacity(16 + vectors.len() * dim * 4);
@@ -134,11 +139,7 @@ impl HeadCache {
                 out.extend_from_slice(&v.get(i).copied().unwrap_or(0.0).to_le_bytes());
             }
         }
-        std::fs::create_dir_all(&self.dir)?;
-        let file = self.vectors_file(model);
-        let tmp = file.with_extension(format!("tmp-{}", std::process::id()));
-        std::fs::write(&tmp, out)?;
-        std::fs::rename(tmp, file)
+        self.write_aside(&self.vectors_file(model), &out)
     }
 }
 

@@ -21,6 +21,7 @@
 //! diagnostics come from the shared walker, as for the deep tier. A function
 //! defined inside a class-like container is a method.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
@@ -209,17 +210,19 @@ pub(crate) fn extract(lang: Language, tree: &Tree, src: &[u8]) -> FileFacts {
         };
         match kind {
             Some(kind) => {
-                let slot = defs.entry(node.id()).or_insert(Definition {
+                let d = Definition {
                     pattern: m.pattern_index,
                     kind,
                     name,
-                });
-                if m.pattern_index < slot.pattern {
-                    *slot = Definition {
-                        pattern: m.pattern_index,
-                        kind,
-                        name,
-                    };
+                };
+                match defs.entry(node.id()) {
+                    Entry::Occupied(mut o) if d.pattern < o.get().pattern => {
+                        o.insert(d);
+                    }
+                    Entry::Occupied(_) => {}
+                    Entry::Vacant(v) => {
+                        v.insert(d);
+                    }
                 }
                 def_names.insert(name);
             }

@@ -6,10 +6,11 @@
 //! named `f`), object-literal members holding functions (Methods named by
 //! their key), a module-level object holding functions (a Variable, their
 //! container), named function expressions nothing else names, interfaces
-//! with their members, type aliases, enums with their members, namespaces. Imports: `import`, `export ... from`, `require('x')`
-//! and `import('x')`; a default or namespace import becomes the alias, each
-//! renamed specifier (`{a as b}`) its own import with the alias `b`. Calls:
-//! call and `new` expressions. Inheritance: `extends` and `implements`.
+//! with their members, type aliases, enums with their members, namespaces.
+//! Imports: `import`, `export ... from`, `require('x')` and `import('x')`;
+//! a default or namespace import becomes the alias, each renamed specifier
+//! (`{a as b}`) its own import with the alias `b`. Calls: call and `new`
+//! expressions. Inheritance: `extends` and `implements`.
 
 use std::sync::OnceLock;
 
@@ -282,48 +283,27 @@ impl Script {
             if self.g.kind(d) != K::VariableDeclarator {
                 continue;
             }
-            let Some(value) = d.child_by_field_id(f.value) else {
+            let (Some(value), Some(name)) = (
+                d.child_by_field_id(f.value),
+                d.child_by_field_id(f.name)
+                    .filter(|n| self.g.kind(*n) == K::Identifier),
+            ) else {
                 continue;
             };
-            if self.g.kind(value) == K::Object && w.container().is_none() {
+            let (kind, body) = if self.is_function(value) {
+                (SymbolKind::Function, value.child_by_field_id(f.body))
+            } else if self.g.kind(value) == K::Object
+                && w.container().is_none()
+                && self.holds_function(value)
+            {
                 // `var User = { index: function () {} }` at module level: a
                 // namespace of functions; its members are `User.index`.
-                if self.holds_function(value) {
-                    if let Some(name) = d
-                        .child_by_field_id(f.name)
-                        .filter(|n| self.g.kind(*n) == K::Identifier)
-                    {
-                        let span = if count == 1 { decl } else { d };
-                        let doc = if count == 1 {
-                            w.doc_comment(decl, DocStyle::JsDoc)
-                        } else {
-                            String::new()
-                        };
-                        let name = w.text(name);
-                        // Only a declaration of one name opens a scope the
-                        // members can be found in.
-                        w.symbol(
-                            &name,
-                            SymbolKind::Variable,
-                            span,
-                            Some(value),
-                            doc,
-                            None,
-                            count == 1,
-                        );
-                    }
-                }
-                continue;
-            }
-            if !self.is_function(value) {
-                continue;
-            }
-            let Some(name) = d
-                .child_by_field_id(f.name)
-                .filter(|n| self.g.kind(*n) == K::Identifier)
-            else {
+                (SymbolKind::Variable, Some(value))
+            } else {
                 continue;
             };
+            // Only a declaration of one name spans the declaration and opens
+            // a scope its members are found in.
             let single = count == 1;
             let span = if single { decl } else { d };
             let doc = if single {
@@ -331,9 +311,8 @@ impl Script {
             } else {
                 String::new()
             };
-            let body = value.child_by_field_id(f.body);
             let name = w.text(name);
-            w.symbol(&name, SymbolKind::Function, span, body, doc, None, single);
+            w.symbol(&name, kind, span, body, doc, None, single);
         }
     }
 
