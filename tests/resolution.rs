@@ -78,6 +78,76 @@ fn a_bare_call_inside_a_method_is_not_a_self_call_in_python_and_rust() {
 }
 
 #[test]
+fn a_bare_call_in_go_is_never_a_method() {
+    // Go has no implicit receiver: a bare name is a function of the package
+    // (cobra's `Command.MarkFlagRequired` calls the function of that name)
+    // or a type conversion (chi's `Middlewares(m)` beside `Mux.Middlewares`),
+    // never a method, even of another file.
+    let repo = Repo::new();
+    repo.write("cmd/command.go", "package cmd\n\ntype Command struct{}\n");
+    repo.write(
+        "cmd/flags.go",
+        "package cmd\n\nfunc (c *Command) MarkFlagRequired(name string) error {\n\treturn MarkFlagRequired(name)\n}\n\nfunc MarkFlagRequired(name string) error {\n\treturn nil\n}\n",
+    );
+    repo.write(
+        "cmd/mux.go",
+        "package cmd\n\ntype Mux struct{}\n\ntype Middlewares []int\n\nfunc (m *Mux) Middlewares() Middlewares {\n\treturn nil\n}\n",
+    );
+    repo.write(
+        "cmd/chain.go",
+        "package cmd\n\nfunc Chain(m ...int) Middlewares {\n\treturn Middlewares(m)\n}\n",
+    );
+    repo.commit("go package");
+    repo.sno_json(&["init", "--json"]);
+    assert_eq!(callers(&repo, "Command.MarkFlagRequired"), []);
+    assert_eq!(
+        callers(&repo, "cmd/flags.go:7"),
+        [("cmd/flags.go:4".into(), false)]
+    );
+    // The conversion may be listed as a guess by name, never as exact.
+    assert!(exact(&callers(&repo, "Mux.Middlewares")).is_empty());
+}
+
+#[test]
+fn a_call_among_several_definitions_of_its_name_is_a_guess() {
+    // Which overload, `#[cfg]` variant or duplicate definition a call
+    // reaches takes types or a build configuration sno does not read: the
+    // first is linked, labelled a guess with its reason. walkdir's
+    // `Ancestor::new` has a Windows and a Unix variant.
+    let repo = Repo::new();
+    repo.write(
+        "src/Log.java",
+        "class Log {\n    void log(String s) {}\n    void log(int n) {}\n    void run() {\n        log(1);\n    }\n    void once(int n) {}\n    void go() {\n        once(2);\n    }\n}\n",
+    );
+    repo.write(
+        "src/walk.rs",
+        "struct Ancestor;\n\nimpl Ancestor {\n    #[cfg(windows)]\n    fn new() -> Ancestor {\n        Ancestor\n    }\n\n    #[cfg(not(windows))]\n    fn new() -> Ancestor {\n        Ancestor\n    }\n}\n\nfn walk() -> Ancestor {\n    Ancestor::new()\n}\n",
+    );
+    repo.commit("overloads");
+    repo.sno_json(&["init", "--json"]);
+    let r = repo.sno_json(&["refs", "src/Log.java:2", "--callers", "--json"]);
+    let results = r["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{r}");
+    assert_eq!(results[0]["line"], 5, "{r}");
+    assert_eq!(results[0]["heuristic"], true, "{r}");
+    assert!(
+        results[0]["reason"]
+            .as_str()
+            .is_some_and(|x| x.contains("several definitions")),
+        "{r}"
+    );
+    // A method of one definition stays exact.
+    assert_eq!(
+        callers(&repo, "Log.once"),
+        [("src/Log.java:9".into(), false)]
+    );
+    assert_eq!(
+        callers(&repo, "src/walk.rs:5"),
+        [("src/walk.rs:16".into(), true)]
+    );
+}
+
+#[test]
 fn methods_are_exact_through_the_receivers_type_and_guesses_otherwise() {
     let repo = Repo::new();
     repo.write(

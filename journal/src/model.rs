@@ -496,6 +496,10 @@ pub enum Guess {
     /// A method called on a receiver whose type sno does not know, matched
     /// by the method's name.
     UnknownReceiver,
+    /// One of several definitions of the name in the scope that was
+    /// searched (overloads, `#[cfg]` or `#ifdef` variants, the same method
+    /// of two traits); the first is linked.
+    Overloaded,
 }
 
 impl Certainty {
@@ -519,6 +523,7 @@ impl Guess {
         match self {
             Guess::UniqueName => "matched by a repository-unique name; nothing in scope names it",
             Guess::UnknownReceiver => "method matched by name on a receiver of unknown type",
+            Guess::Overloaded => "one of several definitions of the name in scope",
         }
     }
 }

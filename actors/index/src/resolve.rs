@@ -628,6 +628,16 @@ pub struct Resolver<'a> {
     symbols: &'a SymbolIndex,
 }
 
+/// Exact when the definition found is the only candidate, else a guess
+/// among several.
+fn certainty_among(only: bool) -> Certainty {
+    if only {
+        Certainty::Exact
+    } else {
+        Certainty::Heuristic(Guess::Overloaded)
+    }
+}
+
 /// Receivers that name the enclosing object or class.
 const SELF_RECEIVERS: &[&str] = &["self", "this", "cls", "Self", "@"];
 
@@ -809,20 +819,24 @@ impl<'r, 'a> FileScope<'r, 'a> {
             .or_else(|| self.same_package(name, SymbolKind::is_type))
     }
 
-    /// The method `name` of type `ty` (its own, or its impl blocks').
-    fn member(&self, ty: SymbolId, name: &str) -> Option<SymbolId> {
+    /// The method `name` of type `ty` (its own, or its impl blocks'). A
+    /// type with several methods of the name (overloads, `#[cfg]` variants,
+    /// the same method of two traits) has its first linked, as a guess: which
+    /// one a call reaches takes types or a build configuration sno does not
+    /// know.
+    fn member(&self, ty: SymbolId, name: &str) -> Option<Resolved> {
         let ty_name = self
             .local
             .get(&ty)
             .map(|s| s.name.clone())
             .or_else(|| self.resolver.symbols.name_of(ty));
-        let found = self
+        let mut found = self
             .resolver
             .symbols
             .members(name, ty, ty_name.as_deref())
-            .find(|e| e.kind.is_callable())
-            .map(|e| e.id);
-        found
+            .filter(|e| e.kind.is_callable());
+        let first = found.next()?.id;
+        Some((first, certainty_among(found.next().is_none())))
     }
 
     /// A method of the class enclosing `caller`, or of one of its bases:
@@ -842,21 +856,28 @@ impl<'r, 'a> FileScope<'r, 'a> {
         let owner = self.enclosing_type(caller)?;
         // This file's methods of the owner, also in other blocks of the same
         // name (Rust impl blocks, reopened Ruby classes).
-        let local = self.local_by_name.get(name).and_then(|v| {
-            v.iter().copied().find(|s| {
+        let local: Vec<&Symbol> = self
+            .local_by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|s| {
                 s.kind.is_callable()
                     && s.parent.is_some()
                     && s.parent.and_then(|p| self.local.get(&p)).is_some_and(|p| {
                         p.id == owner.id || (is_container(p.kind) && p.name == owner.name)
                     })
             })
-        });
+            .collect();
         if !bases_only {
-            if let Some(s) = local {
-                return Some((s.id, Certainty::Exact));
+            let elsewhere = self.member(owner.id, name);
+            if let Some(s) = local.first() {
+                let several = local.len() > 1 || elsewhere.is_some_and(|(_, c)| !c.is_exact());
+                return Some((s.id, certainty_among(!several)));
             }
-            if let Some(id) = self.member(owner.id, name) {
-                return Some((id, Certainty::Exact));
+            if elsewhere.is_some() {
+                return elsewhere;
             }
         }
         // Up the bases: the owner's as written in this file, then theirs.
@@ -871,8 +892,8 @@ impl<'r, 'a> FileScope<'r, 'a> {
         for _ in 0..BASE_DEPTH {
             let mut next = Vec::new();
             for (base, how) in level {
-                if let Some(id) = self.member(base, name) {
-                    return Some((id, how));
+                if let Some((id, c)) = self.member(base, name) {
+                    return Some((id, if c.is_exact() { how } else { c }));
                 }
                 for b in self.resolver.symbols.bases_of(base) {
                     // A base's own bases are known by name only.
@@ -898,25 +919,27 @@ impl<'r, 'a> FileScope<'r, 'a> {
 
     /// A callable in this file's own scope, not a member of a type: a
     /// top-level function, or one nested in a function.
-    fn free_function(&self, name: &str) -> Option<SymbolId> {
+    fn free_function(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<Resolved> {
         let cands: Vec<&Symbol> = self
             .local_by_name
             .get(name)?
             .iter()
             .copied()
             .filter(|s| {
-                s.kind.is_callable()
+                want(s.kind)
                     && !s
                         .parent
                         .and_then(|p| self.local.get(&p))
                         .is_some_and(|p| is_container(p.kind))
             })
             .collect();
-        cands
+        let pick = cands
             .iter()
             .find(|s| s.parent.is_none())
-            .or(cands.first())
-            .map(|s| s.id)
+            .or(cands.first())?;
+        // Two of the name in one scope are alternatives (`#[cfg]` or
+        // `#ifdef` variants, `try: def f ... except: def f`): a guess.
+        Some((pick.id, certainty_among(cands.len() == 1)))
     }
 
     /// Where a call lands, by the language's scoping rules first, then by a
@@ -936,12 +959,26 @@ impl<'r, 'a> FileScope<'r, 'a> {
                         return Some(r);
                     }
                 }
+                // Without an implicit receiver a bare name is never a
+                // method: Go's `MarkFlagRequired(f, n)` inside the method
+                // `Command.MarkFlagRequired` calls the package's function.
+                let want: fn(SymbolKind) -> bool = if implicit_receiver(self.lang) {
+                    SymbolKind::is_callable
+                } else {
+                    |k| k.is_callable() && k != SymbolKind::Method
+                };
                 // A constructor call by the type's name.
-                self.free_function(callee)
-                    .or_else(|| self.imported(callee, SymbolKind::is_callable))
-                    .or_else(|| self.same_package(callee, SymbolKind::is_callable))
-                    .map(exact)
-                    .or_else(|| by_name(Guess::UniqueName))
+                self.free_function(callee, want)
+                    .or_else(|| {
+                        self.imported(callee, want)
+                            .or_else(|| self.same_package(callee, want))
+                            .map(exact)
+                    })
+                    .or_else(|| {
+                        self.resolver
+                            .unique(callee, want, self.family())
+                            .map(|id| (id, Certainty::Heuristic(Guess::UniqueName)))
+                    })
             }
             Some(r) if is_self(self.lang, r) => self
                 .own_method(call.caller, callee)
@@ -976,11 +1013,11 @@ impl<'r, 'a> FileScope<'r, 'a> {
                 }
                 // `Type.method()` / `Type::method()` on a type in scope.
                 let head = r.rsplit(['.', ':', '\\']).next().unwrap_or(r);
-                if let Some(id) = self
+                if let Some(r) = self
                     .type_in_scope(head)
                     .and_then(|ty| self.member(ty, callee))
                 {
-                    return Some(exact(id));
+                    return Some(r);
                 }
                 by_name(Guess::UnknownReceiver)
             }

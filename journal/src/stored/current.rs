@@ -121,6 +121,7 @@ pub(crate) enum EdgeTargetDef {
 pub(crate) enum GuessDef {
     UniqueName,
     UnknownReceiver,
+    Overloaded,
 }
 
 #[derive(Serialize, Deserialize)]

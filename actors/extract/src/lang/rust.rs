@@ -55,6 +55,7 @@ node_kinds! {
         ScopedTypeIdentifier = "scoped_type_identifier",
         ScopedUseList = "scoped_use_list",
         SelfKeyword = "self",
+        TokenTree = "token_tree",
         StaticItem = "static_item",
         Super = "super",
         StructItem = "struct_item",
@@ -245,7 +246,10 @@ impl<'t> Rules<'t> for RustRules {
                 if let Some(m) = node.child_by_field_id(f.macro_) {
                     self.call(w, m, node);
                 }
-                // Macro arguments are token trees, not expressions: nothing to find.
+                // Macro arguments are token trees, not expressions: calls
+                // in them (`assert_eq!(f(x), 1)`, `itry!(self.push(d))`)
+                // are read off the tokens.
+                self.token_tree_calls(w, node);
                 false
             }
             K::Skip | K::GenericType | K::ScopedTypeIdentifier | K::TypeIdentifier => false,
@@ -302,6 +306,81 @@ impl RustRules {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Calls in a macro's token trees: a name followed by a parenthesised
+    /// group, with the `a.b.` or `a::b::` before it as its receiver; `fn
+    /// name(` and other item heads are definitions, not calls.
+    fn token_tree_calls(&self, w: &mut Walk<'_>, invocation: Node<'_>) {
+        let mut stack: Vec<Node<'_>> = Vec::new();
+        let mut c = invocation.walk();
+        stack.extend(
+            invocation
+                .children(&mut c)
+                .filter(|n| self.g.kind(*n) == K::TokenTree),
+        );
+        while let Some(tree) = stack.pop() {
+            let mut c = tree.walk();
+            let tokens: Vec<Node<'_>> = tree.children(&mut c).collect();
+            for (i, t) in tokens.iter().enumerate() {
+                if self.g.kind(*t) == K::TokenTree {
+                    stack.push(*t);
+                    continue;
+                }
+                let group = |k: usize, open: &[&str]| {
+                    tokens.get(i + k).is_some_and(|n| {
+                        self.g.kind(*n) == K::TokenTree
+                            && n.child(0).is_some_and(|o| open.contains(&o.kind()))
+                    })
+                };
+                // `f(..)`, or a macro `m!(..)` / `m![..]` / `m!{..}`.
+                let opens_call = group(1, &["("])
+                    || (tokens.get(i + 1).is_some_and(|n| n.kind() == "!")
+                        && group(2, &["(", "[", "{"]));
+                if self.g.kind(*t) != K::Identifier || !opens_call {
+                    continue;
+                }
+                let before = |k: usize| i.checked_sub(k).map(|j| tokens[j]);
+                let sep = before(1).map(|n| n.kind()).unwrap_or("");
+                if matches!(
+                    sep,
+                    "fn" | "struct" | "enum" | "union" | "trait" | "impl" | "type" | "!" | "$"
+                ) {
+                    continue;
+                }
+                let receiver = if sep == "." || sep == "::" {
+                    // Back over `a.b.` / `a::b::`: names and separators.
+                    let mut parts = Vec::new();
+                    let mut k = 2;
+                    while let Some(n) = before(k) {
+                        let name_like = matches!(
+                            self.g.kind(n),
+                            K::Identifier | K::SelfKeyword | K::Super | K::Crate
+                        );
+                        if !name_like {
+                            break;
+                        }
+                        parts.push(w.text(n).into_owned());
+                        if before(k + 1).map(|x| x.kind()) != Some(sep) {
+                            break;
+                        }
+                        k += 2;
+                    }
+                    parts.reverse();
+                    Some(if parts.is_empty() {
+                        EXPRESSION_RECEIVER.to_string()
+                    } else if sep == "." {
+                        parts.join(".")
+                    } else {
+                        compact(&parts.join("::"))
+                    })
+                } else {
+                    None
+                };
+                let callee = w.text(*t).into_owned();
+                w.call(&callee, receiver, *t);
+            }
         }
     }
 
@@ -576,6 +655,7 @@ mod tests {
                 "Config.parse -> cfg.validate @32",
                 "Config.parse -> Ok @33",
                 "Config.validate -> assert @38",
+                "Config.validate -> self.values.len @38",
                 "Config.validate -> (expr).for_each @39",
                 "Config.validate -> self.values.keys @39",
                 "Config.validate -> check @39",
@@ -594,6 +674,28 @@ mod tests {
         // The trait impl's inheritance points at the struct, not the impl block.
         let display = f.inherits.iter().find(|i| i.base == "Display").unwrap();
         assert_eq!(f.symbols[display.symbol].kind, S::Struct);
+    }
+
+    #[test]
+    fn calls_inside_macro_arguments_are_read_off_the_tokens() {
+        let src = "fn go(w: &mut W) -> R {\n    itry!(self.push(&d));\n    assert_eq!(helper(1), Error::from_path(p).code());\n    println!(\"{}\", a.b.c(format!(\"{}\", x)));\n    m! { fn inner(x: u8) {} }\n    vec![(1, 2)]\n}\n";
+        let f = extract_clean(Language::Rust, src);
+        assert_eq!(
+            calls(&f),
+            [
+                "go -> itry @2",
+                "go -> self.push @2",
+                "go -> assert_eq @3",
+                "go -> helper @3",
+                "go -> Error.from_path @3",
+                "go -> (expr).code @3",
+                "go -> println @4",
+                "go -> a.b.c @4",
+                "go -> format @4",
+                "go -> m @5",
+                "go -> vec @6",
+            ]
+        );
     }
 
     #[test]

@@ -1,0 +1,3 @@
+module sno.dev/callers-go
+
+go 1.19
