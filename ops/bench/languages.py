@@ -12,6 +12,13 @@ line of the name, sno the span of the whole definition).
 
 recall    = ctags tags matched by a sno symbol / ctags tags
 precision = sno symbols matched by a ctags tag / sno symbols
+recall'   = the same recall over the tags that are not ctags' mistakes
+
+A ctags mistake is recognised by a rule on the tag's own source line (see
+MISTAKES): a Kotlin loop variable or lambda parameter tagged as a method, a
+JavaScript object literal or call tagged as a class, a Pascal method of a
+generic class tagged with the class's name. The tags each rule sets aside
+are counted and shown, and the target is judged on recall'.
 
 A difference is not hidden: the first misses each way are printed with their
 line, and the known cases where ctags is the one that is wrong are named
@@ -24,6 +31,7 @@ Usage: languages.py --sno BIN --floor BIN --cache DIR [--only LANG,...] SPEC...
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -141,6 +149,47 @@ def corpus(lang, src, cache):
     return dest, n
 
 
+def _in_lambda_params(name, line):
+    """Whether `name` is a parameter of a lambda opened on `line`
+    (`{ a, (b, c) -> ...`)."""
+    for m in re.finditer(r"\{([^{}]*?)->", line):
+        if re.search(r"(^|[\s,(])" + re.escape(name) + r"\s*[,):]", m.group(1) + ")"):
+            return True
+    return False
+
+
+# Rules recognising a ctags tag as ctags' mistake, from the tag's own line:
+# ctags language -> [(reason, predicate(name, kind, line))].
+MISTAKES = {
+    "Kotlin": [
+        ("a loop variable tagged as a method",
+         lambda n, k, l: re.search(r"\bfor\s*\(\s*(\([^)]*\b" + re.escape(n) + r"\b[^)]*\)|"
+                                   + re.escape(n) + r")\s+in\b", l) is not None),
+        ("a lambda parameter tagged as a method",
+         lambda n, k, l: "->" in l and _in_lambda_params(n, l)),
+    ],
+    "JavaScript": [
+        ("an object literal or an expression tagged as a class",
+         lambda n, k, l: k == "class" and not re.search(r"\b(class|function)\b|=>", l)),
+        ("a call tagged as a definition",
+         lambda n, k, l: k in ("method", "function") and not re.search(r"\bfunction\b|=>|\{", l)),
+    ],
+    "Pascal": [
+        ("a method of a generic class (or with an escaped name, `&Type`) tagged "
+         "with its class's name",
+         lambda n, k, l: re.search(re.escape(n.rstrip(".")) + r"(<[^>]*>)?\.&?", l) is not None
+         and not re.search(r"\.\s*" + re.escape(n) + r"\b", l)),
+    ],
+}
+
+
+def mistake(ctags_lang, name, kind, line):
+    for reason, rule in MISTAKES.get(ctags_lang, []):
+        if rule(name, kind, line):
+            return reason
+    return None
+
+
 def ls_files(dest):
     return [f for f in run(["git", "ls-files", "-z"], cwd=dest).stdout.split("\0") if f]
 
@@ -241,7 +290,16 @@ def main():
         matched_syms = set()
         missed = []
         hit = by_unique = 0
+        set_aside, hit_kept = {}, 0
+        texts = {}
         for (path, name, line, kind) in tags:
+            if path not in texts:
+                with open(os.path.join(dest, path), encoding="utf-8", errors="replace") as fh:
+                    texts[path] = fh.read().split("\n")
+            src_line = texts[path][line - 1] if 0 < line <= len(texts[path]) else ""
+            why_not = mistake(LANGS[lang][0], name, kind, src_line)
+            if why_not:
+                set_aside.setdefault(why_not, [0, 0])[0] += 1
             cands = by_name.get((path, name), [])
             if not cands:
                 # ctags qualifies some names (`block.execAll` in Lua,
@@ -257,8 +315,11 @@ def main():
                 by_unique += 1
             if m:
                 hit += 1
+                hit_kept += not why_not
+                if why_not:
+                    set_aside[why_not][1] += 1
                 matched_syms.update(m)
-            else:
+            elif not why_not:
                 missed.append((path, line, name, kind))
         # Recall counts a ctags definition found whatever sno calls its kind
         # (`enum class` is a class to ctags, an enum to sno); precision is
@@ -266,12 +327,17 @@ def main():
         compared = [s for s in syms if s[4] in SNO_KINDS]
         extra = [s for s in compared if s not in matched_syms]
         recall = hit / len(tags) if tags else float("nan")
+        kept = len(tags) - sum(n for n, _ in set_aside.values())
+        recall_kept = hit_kept / kept if kept else float("nan")
         precision = (len(compared) - len(extra)) / len(compared) if compared else float("nan")
         rows.append((lang, nfiles, lines, len(tags), len(compared), recall,
-                     precision, init_s, floor_s))
+                     recall_kept, precision, init_s, floor_s))
         print(f"\n== {lang} ({src}): {nfiles} files, {lines} lines; "
               f"ctags {len(tags)} tags, sno {len(compared)} symbols; {by_unique} "
               "matched by a name unique in its file on both sides")
+        for reason, (count, found) in sorted(set_aside.items()):
+            print(f"   set aside as ctags' mistake: {count} x {reason} "
+                  f"(sno has a definition there for {found})")
         for (path, line, name, kind) in missed[:a.show]:
             print(f"   ctags only: {path}:{line} {kind} {name}")
         for s in extra[:a.show]:
@@ -281,14 +347,16 @@ def main():
             print(f"   known: {why}")
     print()
     print(f"{'language':11} {'tier':8} {'files':>6} {'lines':>8} {'ctags':>6} "
-          f"{'sno':>6} {'recall':>7} {'prec':>6} {'target':>6} "
+          f"{'sno':>6} {'recall':>7} {'recall`':>7} {'prec':>6} {'target':>6} "
           f"{'init s':>7} {'floor s':>7}")
-    for (lang, nf, nl, nt, ns, rec, prec, init_s, floor_s) in rows:
+    for (lang, nf, nl, nt, ns, rec, rec_kept, prec, init_s, floor_s) in rows:
         tier = "deep" if lang in DEEP else "generic"
         target = 0.95 if tier == "deep" else 0.90
-        mark = "ok" if rec >= target else "BELOW"
+        mark = "ok" if rec_kept >= target else "BELOW"
         print(f"{lang:11} {tier:8} {nf:6} {nl:8} {nt:6} {ns:6} {rec:7.3f} "
-              f"{prec:6.3f} {mark:>6} {init_s:7.2f} {floor_s:7.2f}")
+              f"{rec_kept:7.3f} {prec:6.3f} {mark:>6} {init_s:7.2f} {floor_s:7.2f}")
+    print("\nrecall`: recall over the ctags tags not set aside as ctags' mistakes "
+          "(the rules are MISTAKES in languages.py; each run prints what they set aside).")
     print("\ninit s: `sno init --history 0` wall time (process start, model "
           "load, parse, extract, store); floor s: sno-parse-floor --as-sno "
           "(parse only) on the same files.")

@@ -15,6 +15,7 @@ pub mod facts;
 mod lang;
 pub mod line_diff;
 pub mod literal_runs;
+mod parser_view;
 pub mod reparse;
 mod source_text;
 mod walker;
@@ -90,7 +91,12 @@ pub(crate) fn parse_ranges(
         if slot.is_none() {
             *slot = Some(new_parser(lang)?);
         }
-        parse_in(slot.as_mut()?, source, old, tables)
+        parse_in(
+            slot.as_mut()?,
+            &parser_view::parser_view(lang, source),
+            old,
+            tables,
+        )
     })
 }
 
@@ -153,7 +159,12 @@ pub(crate) fn with_tree<R>(
     let Some(mut parser) = new_parser(lang) else {
         return f(None);
     };
-    let tree = parse_in(&mut parser, source, None, &tables);
+    let tree = parse_in(
+        &mut parser,
+        &parser_view::parser_view(lang, source),
+        None,
+        &tables,
+    );
     let out = f(tree.as_ref());
     // The tree goes with the scratch memory. The parser is deleted: that
     // frees its external scanner's state, which grammars allocate with the

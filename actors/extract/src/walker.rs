@@ -390,6 +390,23 @@ impl<'t> Walk<'t> {
         index
     }
 
+    /// Moves the start of a symbol's span back to `head`'s, for a definition
+    /// the grammar split in two (a macro call heading a block), and takes
+    /// its signature from there to the body.
+    pub(crate) fn widen_start(&mut self, index: usize, head: Node<'_>) {
+        let Some(s) = self.facts.symbols.get_mut(index) else {
+            return;
+        };
+        let (old_start, end) = (s.span.start_byte as usize, s.span.end_byte as usize);
+        let start = head.start_byte().min(old_start);
+        let p = head.start_position();
+        s.span.start_line = to_u32(p.row + 1);
+        s.span.start_col = to_u32(p.column + 1);
+        s.span.start_byte = to_u32(start);
+        s.signature = source_text::signature(self.src.get(start..old_start).unwrap_or_default());
+        s.content_hash = xxhash_rust::xxh3::xxh3_64(self.src.get(start..end).unwrap_or_default());
+    }
+
     /// Moves the end of a symbol's span back over trailing whitespace, for
     /// grammars whose indented blocks run on to the next token (Scala 3), and
     /// hashes what is left.

@@ -32,9 +32,11 @@ node_kinds! {
         CallExpression = "call_expression",
         ClassSpecifier = "class_specifier",
         Comment = "comment",
+        CompoundStatement = "compound_statement",
         Declaration = "declaration",
         DestructorName = "destructor_name",
         EnumSpecifier = "enum_specifier",
+        ExpressionStatement = "expression_statement",
         Enumerator = "enumerator",
         FieldDeclaration = "field_declaration",
         FieldExpression = "field_expression",
@@ -59,6 +61,7 @@ node_kinds! {
         SystemLibString = "system_lib_string",
         TemplateFunction = "template_function",
         TemplateParameterList = "template_parameter_list",
+        TranslationUnit = "translation_unit",
         This = "this",
         TypeDefinition = "type_definition",
         TypeIdentifier = "type_identifier",
@@ -167,9 +170,35 @@ impl<'t> Rules<'t> for CFamily {
             }
             K::FunctionDefinition => {
                 if let Some(decl) = node.child_by_field_id(f.declarator) {
+                    let body = node.child_by_field_id(f.body);
                     if let Some(name) = self.function_name(decl) {
-                        let body = node.child_by_field_id(f.body);
                         self.function(w, node, name, body);
+                    } else if let Some(name) = self.macro_head_name(node, decl) {
+                        self.function(w, node, name, body);
+                    }
+                }
+                true
+            }
+            K::CompoundStatement => {
+                // `TEST(group, name) { .. }` at the top level: the grammar
+                // reads a statement missing its `;`, then a block.
+                if let Some(head) = self.macro_call_head(node) {
+                    if let Some(name) = head
+                        .named_child(0)
+                        .and_then(|c| c.child_by_field_id(f.function))
+                    {
+                        let name = w.text(name);
+                        let doc = w.doc_comment(head, DocStyle::AnyComment);
+                        let i = w.symbol(
+                            &name,
+                            SymbolKind::Function,
+                            node,
+                            Some(node),
+                            doc,
+                            None,
+                            true,
+                        );
+                        w.widen_start(i, head);
                     }
                 }
                 true
@@ -334,6 +363,49 @@ impl CFamily {
             }
         }
         None
+    }
+
+    /// A function defined through a macro, which the grammar reads as a
+    /// type and a parenthesised declarator: `TEST_SETUP(group) { .. }` is
+    /// named `TEST_SETUP`, and `int CJSON_CDECL main(void) { .. }` (a
+    /// calling-convention macro, read as `int CJSON_CDECL;` and then `main
+    /// (void) { .. }`) is named `main`. No real declarator is a bare
+    /// parenthesised name with a body.
+    fn macro_head_name<'t>(&self, def: Node<'t>, decl: Node<'t>) -> Option<Node<'t>> {
+        if self.g.kind(decl) != K::ParenthesizedDeclarator {
+            return None;
+        }
+        let ty = def.child_by_field_id(self.g.f.type_)?;
+        (self.g.kind(ty) == K::TypeIdentifier && self.at_top(def)).then_some(ty)
+    }
+
+    /// The statement before a top-level block that heads it as a
+    /// function: a bare call `NAME(..)` whose `;` the grammar had to
+    /// invent.
+    fn macro_call_head<'t>(&self, block: Node<'t>) -> Option<Node<'t>> {
+        if !self.at_top(block) {
+            return None;
+        }
+        let head = block.prev_named_sibling()?;
+        let call = head.named_child(0)?;
+        let is_head = self.g.kind(head) == K::ExpressionStatement
+            && self.g.kind(call) == K::CallExpression
+            && call
+                .child_by_field_id(self.g.f.function)
+                .is_some_and(|f| self.g.kind(f) == K::Identifier)
+            && head
+                .child(head.child_count().checked_sub(1)?)
+                .is_some_and(|semi| semi.is_missing());
+        is_head.then_some(head)
+    }
+
+    /// Whether `node` sits at file level (or in a namespace, C++).
+    fn at_top(&self, node: Node<'_>) -> bool {
+        node.parent().is_some_and(|p| {
+            self.g.kind(p) == K::TranslationUnit
+                || p.parent()
+                    .is_some_and(|g| self.g.kind(g) == K::NamespaceDefinition)
+        })
     }
 
     /// The declared name under any wrapping declarators (`*p`, `a[3]`, `(*cb)(int)`).
@@ -567,6 +639,53 @@ config_t *config_load(const char *path) {
             .iter()
             .filter(|i| i.is_relative)
             .all(|i| i.module == "config.h"));
+    }
+
+    #[test]
+    fn functions_defined_through_macros_are_functions() {
+        // Unity's fixtures and a calling-convention macro (cJSON's tests):
+        // the grammar reads each as something else, with errors.
+        let src = "static int data = -1;\n\nTEST_GROUP(mygroup);\n\nTEST_SETUP(mygroup)\n{\n    data = 0;\n}\n\nTEST(mygroup, test1)\n{\n    check(0, data);\n}\n\nint CJSON_CDECL main(void)\n{\n    return run();\n}\n";
+        let f = crate::extract(Language::C, src.as_bytes());
+        let got: Vec<(&str, S, u32, u32, &str)> = f
+            .symbols
+            .iter()
+            .filter(|s| s.kind == S::Function)
+            .map(|s| {
+                (
+                    s.qualified_name.as_str(),
+                    s.kind,
+                    s.span.start_line,
+                    s.span.end_line,
+                    s.signature.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("TEST_SETUP", S::Function, 5, 8, "TEST_SETUP(mygroup)"),
+                ("TEST", S::Function, 10, 13, "TEST(mygroup, test1)"),
+                ("main", S::Function, 15, 18, "main(void)"),
+            ]
+        );
+        // The body's calls belong to the function.
+        assert!(
+            calls(&f).contains(&"TEST -> check @12".to_string()),
+            "{:?}",
+            calls(&f)
+        );
+        assert!(
+            calls(&f).contains(&"main -> run @17".to_string()),
+            "{:?}",
+            calls(&f)
+        );
+        // A block inside a function is no definition.
+        let f = extract_clean(
+            Language::C,
+            "void f(void)\n{\n    g(1);\n    {\n        h();\n    }\n}\n",
+        );
+        assert_eq!(outline(&f), [("f".to_string(), S::Function)]);
     }
 }
 

@@ -1,0 +1,232 @@
+//! What the parser is shown of a file: the file itself, except where a
+//! pinned grammar misreads valid code that moving one line break avoids.
+//! Only whitespace changes place and the length stays the same, so every
+//! node's byte range holds the same tokens in the real text, which is what
+//! extraction reads.
+
+use std::borrow::Cow;
+
+use sno_journal::model::Language;
+
+/// The bytes to parse for `source`.
+pub(crate) fn parser_view(lang: Language, source: &[u8]) -> Cow<'_, [u8]> {
+    match lang {
+        Language::Kotlin => kotlin(source),
+        Language::C | Language::Cpp => c_statement_macros(source),
+        _ => Cow::Borrowed(source),
+    }
+}
+
+const VISIBILITY: [&[u8]; 4] = [b"private", b"internal", b"public", b"protected"];
+
+/// tree-sitter-kotlin-ng 1.1.0 reads a nested class whose primary
+/// constructor starts on the next line with a visibility modifier
+/// (`class Builder\n  internal constructor(`) as broken, and loses the class
+/// and the rest of its enclosing one; kotlinpoet declares every builder so.
+/// With the break after the modifier (`class Builder   internal\nconstructor(`)
+/// the same declaration parses. The modifier is then one row early, and
+/// nothing else moves.
+fn kotlin(source: &[u8]) -> Cow<'_, [u8]> {
+    let mut view: Option<Vec<u8>> = None;
+    for at in memchr::memmem::find_iter(source, b"constructor") {
+        if let Some((newline, space)) = kotlin_break(source, at) {
+            let v = view.get_or_insert_with(|| source.to_vec());
+            v[newline] = b' ';
+            v[space] = b'\n';
+        }
+    }
+    view.map_or(Cow::Borrowed(source), Cow::Owned)
+}
+
+/// For `constructor` at `at`: the line break before its modifiers and the
+/// space after them, when the line above declares a class.
+fn kotlin_break(source: &[u8], at: usize) -> Option<(usize, usize)> {
+    let after = source.get(at + b"constructor".len()..)?;
+    let opens = after.iter().find(|b| !matches!(b, b' ' | b'\t'));
+    if opens != Some(&b'(') {
+        return None;
+    }
+    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    // Back over ` <modifier>` (at least one) to the line break.
+    let mut i = at;
+    let space = at.checked_sub(1).filter(|&s| source[s] == b' ')?;
+    let mut modifiers = 0;
+    loop {
+        while i > 0 && blank(&source[i - 1]) {
+            i -= 1;
+        }
+        if i > 0 && source[i - 1] == b'\n' {
+            break;
+        }
+        let word = VISIBILITY
+            .iter()
+            .find(|w| i >= w.len() && source[..i].ends_with(w))?;
+        i -= word.len();
+        modifiers += 1;
+    }
+    let newline = i - 1;
+    if modifiers == 0 || (newline > 0 && source[newline - 1] == b'\r') {
+        return None;
+    }
+    // The line above ends a class header: `class Name` or `class Name<T>`.
+    let line_start = source[..newline]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    let line = &source[line_start..newline];
+    let ends_name = line
+        .last()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'>'));
+    let declares = memchr::memmem::find(line, b"class ").is_some();
+    (ends_name && declares).then_some((newline, space))
+}
+
+/// A macro used as a statement without a `;` (Unity's
+/// `EXPECT_ABORT_BEGIN` and `VERIFY_FAILS_END` on lines of their own) costs
+/// tree-sitter-c an error each; past a few hundred of them its recovery
+/// gives up and reads the whole file as one error, losing every function
+/// (Unity's own tests: 106 functions in one file). Such a line is shown to
+/// the parser as blank: it holds no definition and no call.
+fn c_statement_macros(source: &[u8]) -> Cow<'_, [u8]> {
+    let mut view: Option<Vec<u8>> = None;
+    let lines: Vec<(usize, &[u8])> = {
+        let mut at = 0;
+        source
+            .split(|&b| b == b'\n')
+            .map(|l| {
+                let start = at;
+                at += l.len() + 1;
+                (start, l)
+            })
+            .collect()
+    };
+    let nonblank_before = |i: usize| {
+        lines[..i]
+            .iter()
+            .rev()
+            .map(|l| l.1.trim_ascii())
+            .find(|t| !t.is_empty())
+    };
+    let nonblank_after = |i: usize| {
+        lines[i + 1..]
+            .iter()
+            .map(|l| l.1.trim_ascii())
+            .find(|t| !t.is_empty())
+    };
+    for (i, &(start, line)) in lines.iter().enumerate() {
+        let t = line.trim_ascii();
+        let is_macro_name = t.len() >= 3
+            && t.iter()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+            && t[0] != b'_'
+            && !t[0].is_ascii_digit();
+        if !is_macro_name || !line.first().is_some_and(|b| matches!(b, b' ' | b'\t')) {
+            continue;
+        }
+        // After a statement or a block's opening (not an enum's or an
+        // initialiser's, whose last item may stand alone), and not part of
+        // an expression going on to the next line.
+        let Some(prev) = nonblank_before(i) else {
+            continue;
+        };
+        let opens_list = prev.ends_with(b"{")
+            && (memchr::memmem::find(prev, b"enum").is_some() || prev.contains(&b'='));
+        let after_statement = matches!(prev.last(), Some(b';' | b'{' | b'}' | b')'));
+        let continues = nonblank_after(i).is_some_and(|n| {
+            matches!(
+                n[0],
+                b'(' | b'=' | b',' | b'.' | b'-' | b'+' | b'[' | b'?' | b':' | b'*' | b'&' | b'|'
+            )
+        });
+        if !after_statement || opens_list || continues || prev.ends_with(b"\\") {
+            continue;
+        }
+        let v = view.get_or_insert_with(|| source.to_vec());
+        let from = start + (line.len() - line.trim_ascii_start().len());
+        v[from..from + t.len()].fill(b' ');
+    }
+    view.map_or(Cow::Borrowed(source), Cow::Owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(s: &str) -> String {
+        String::from_utf8(parser_view(Language::Kotlin, s.as_bytes()).into_owned()).unwrap()
+    }
+
+    #[test]
+    fn a_constructor_modifier_moves_the_line_break_and_nothing_else() {
+        let src = "class A {\n  public class Builder<T>\n  internal constructor(val n: String) {\n  }\n}\n";
+        let v = view(src);
+        assert_eq!(
+            v,
+            "class A {\n  public class Builder<T>   internal\nconstructor(val n: String) {\n  }\n}\n"
+        );
+        assert_eq!(v.len(), src.len());
+        assert_eq!(v.matches('\n').count(), src.matches('\n').count());
+        // Every token stays at its bytes.
+        let tokens = |s: &str| {
+            s.char_indices()
+                .filter(|(_, c)| !c.is_whitespace())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(tokens(&v), tokens(src));
+    }
+
+    #[test]
+    fn a_statement_macro_is_blank_to_the_c_parser() {
+        let src =
+            "void t(void)\n{\n    EXPECT_ABORT_BEGIN\n    check(1);\n    VERIFY_FAILS_END\n}\n";
+        let v = String::from_utf8(parser_view(Language::C, src.as_bytes()).into_owned()).unwrap();
+        assert_eq!(
+            v,
+            "void t(void)\n{\n                      \n    check(1);\n                    \n}\n"
+        );
+        // Enumerators, initialisers, expressions going on and macros at the
+        // file level are left as they are.
+        for src in [
+            "enum e {\n    ONLY\n};\n",
+            "int a[] = {\n    VALUE\n};\n",
+            "int f(void)\n{\n    return x;\n    LEFT\n        + 1;\n}\n",
+            "FMT_BEGIN_NAMESPACE\nint x;\n",
+            "#define M \\\n    BODY\n",
+        ] {
+            assert!(
+                matches!(parser_view(Language::C, src.as_bytes()), Cow::Borrowed(_)),
+                "{src}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_constructors_are_left_alone() {
+        for src in [
+            "class A(val n: Int) {\n  constructor(n: String) : this(1)\n}\n",
+            "class A\n  @Inject constructor(val n: Int)\n",
+            "val x = 1\nprivate constructor(\n",
+            "class A private constructor(val n: Int)\n",
+            "class A\r\n  private constructor(val n: Int)\n",
+        ] {
+            assert!(matches!(
+                parser_view(Language::Kotlin, src.as_bytes()),
+                Cow::Borrowed(_)
+            ));
+        }
+    }
+
+    #[test]
+    fn the_kotlin_grammar_reads_the_view_of_a_nested_builder() {
+        let src = "class Spec {\n  fun build() {}\n\n  public class Builder\n  internal constructor(val n: String) {\n    fun add() {}\n  }\n}\n";
+        let f = crate::extract(Language::Kotlin, src.as_bytes());
+        assert!(f.diagnostics.is_empty(), "{:?}", f.diagnostics);
+        let names: Vec<(&str, u32)> = f
+            .symbols
+            .iter()
+            .map(|s| (s.qualified_name.as_str(), s.span.start_line))
+            .collect();
+        assert!(names.contains(&("Spec.Builder", 4)), "{names:?}");
+        assert!(names.contains(&("Spec.Builder.add", 6)), "{names:?}");
+    }
+}
