@@ -165,10 +165,9 @@ object Main {
 }
 "#;
 
-fn repo() -> Repo {
-    let repo = Repo::new();
-    for (path, src) in [
-        ("src/Acme/Config/ConfigLoader.cs", CSHARP_LOADER),
+/// The five languages of the deep tier's second wave, and Python beside them.
+const DEEP_FILES: [(&str, &str); 13] = [
+    ("src/Acme/Config/ConfigLoader.cs", CSHARP_LOADER),
         ("src/Acme/App/Program.cs", CSHARP_PROGRAM),
         ("src/Config/ConfigLoader.php", PHP_LOADER),
         ("public/index.php", PHP_INDEX),
@@ -187,7 +186,11 @@ fn repo() -> Repo {
             "tools/report.py",
             "from tools.fmt import render\n\n\ndef report(values):\n    return [render(v) for v in values]\n",
         ),
-    ] {
+];
+
+fn repo() -> Repo {
+    let repo = Repo::new();
+    for (path, src) in DEEP_FILES {
         repo.write(path, src);
     }
     repo.commit("six languages");
@@ -579,6 +582,88 @@ fn the_generic_tier_is_counted_found_outlined_searched_and_called() {
     // grep reads generic-tier files like any other.
     let g = repo.sno_json(&["grep", "ScaleShape", "--json"]);
     assert!(g.to_string().contains("src/Geometry.pas"), "{g}");
+}
+
+#[test]
+fn every_tier_in_one_repository_and_a_panicking_parser_fails_one_file() {
+    // All fourteen deep languages and the generic tier in one repository;
+    // the parser panics on one generic file, which fails alone.
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    for (path, src) in DEEP_FILES {
+        repo.write(path, src);
+    }
+    for (path, src) in [
+        ("java/Shop.java", "class Shop {\n    int total() { return price() * 2; }\n    int price() { return 3; }\n}\n"),
+        ("c/ring.c", "static int ring_next(int i) { return i + 1; }\nint ring_walk(int i) { return ring_next(i); }\n"),
+        ("cpp/grid.cpp", "int grid_cell(int x) { return x; }\nint grid_sum(int x) { return grid_cell(x) + 1; }\n"),
+        ("ruby/ledger.rb", "class Ledger\n  def balance\n    entries_total\n  end\n\n  def entries_total\n    0\n  end\nend\n"),
+        ("ts/cart.ts", "export function cartItems(n: number): number { return n; }\nexport function cartCount(): number { return cartItems(2); }\n"),
+    ] {
+        repo.write(path, src);
+    }
+    for (path, src, _, _) in GENERIC {
+        repo.write(path, src);
+    }
+    repo.commit("every tier");
+    let o = sno_in(
+        repo.path(),
+        &["init", "--json"],
+        &[("SNO_TEST_PANIC_ON", "zig/math.zig")],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["failures"][0]["path"], "zig/math.zig", "{v}");
+    assert!(
+        v["failures"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("panicked")),
+        "{v}"
+    );
+
+    let status = repo.status();
+    assert_eq!(status["files"]["failed"], 1, "{status}");
+    // The failed file is still listed, with nothing from it.
+    assert_eq!(status["languages"]["zig"]["files"], 1, "{status}");
+    assert_eq!(status["languages"]["zig"]["symbols"], 0, "{status}");
+    for lang in [
+        "python",
+        "javascript",
+        "typescript",
+        "go",
+        "rust",
+        "java",
+        "c",
+        "cpp",
+        "ruby",
+        "csharp",
+        "php",
+        "kotlin",
+        "swift",
+        "scala",
+        "dart",
+        "elixir",
+        "haskell",
+        "pascal",
+    ] {
+        let symbols = status["languages"][lang]["symbols"].as_u64().unwrap_or(0);
+        assert!(symbols > 0, "{lang}: {status}");
+    }
+    // Search, outline and callers work across the tiers.
+    for (query, path) in [
+        ("ring_walk", "c/ring.c"),
+        ("entries_total", "ruby/ledger.rb"),
+        ("cartTotal", "dart/shop.dart"),
+        ("say_hello", "lib/greeter.ex"),
+    ] {
+        let r = repo.sno_json(&["search", query, "--json", "--lexical-only"]);
+        assert_eq!(r["items"][0]["path"], path, "{query}: {r}");
+    }
+    let o = repo.sno_json(&["outline", "java/Shop.java", "--json"]);
+    assert!(o.to_string().contains("\"price\""), "{o}");
+    assert_eq!(callers(&repo, "Shop.price"), [exact("java/Shop.java:2")]);
+    assert_eq!(callers(&repo, "grid_cell"), [exact("cpp/grid.cpp:2")]);
+    assert_eq!(callers(&repo, "cartItems"), [exact("ts/cart.ts:2")]);
 }
 
 /// The 1-based line of the first line of `path` that mentions `name`.
