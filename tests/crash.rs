@@ -159,3 +159,25 @@ fn a_parser_worker_panic_fails_one_file_and_the_index_completes() {
     // The pool kept working after the restart: files parsed after the panic have symbols.
     assert!(s["languages"]["rust"]["symbols"].as_u64().unwrap() >= 3);
 }
+
+#[test]
+fn commands_end_without_a_panic_on_stderr() {
+    // Dropping the runtime while the supervisor still stopped its children
+    // made ractor report "task N was cancelled" as a panic at the end of
+    // about half of all `sno init` runs (exit 0, but a panic on stderr).
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    repo.commit("seed");
+    for round in 0..6 {
+        std::fs::remove_dir_all(repo.path().join(".sno")).ok();
+        for args in [&["init", "--json"][..], &["status", "--json"][..]] {
+            let o = repo.sno(args);
+            assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+            assert!(
+                !stderr(&o).contains("panic"),
+                "round {round}, {args:?}: {}",
+                stderr(&o)
+            );
+        }
+    }
+}

@@ -153,13 +153,22 @@ impl Engine {
     }
 
     /// Stops the actor tree, letting each actor finish what it holds (the
-    /// audit flushes its batch).
+    /// audit flushes its batch), and waits until it has: a runtime dropped
+    /// while the supervisor still stops its children cancels their tasks,
+    /// which ractor reports as a panic.
     pub async fn stop(&self) {
         if let Some(sup) = self.actors.get() {
             if let Ok(audit) = ractor::call!(sup, SupervisorMsg::Audit) {
                 let _ = ractor::call!(audit, crate::audit::AuditMsg::Flush);
             }
-            sup.stop(None);
+            // The supervisor gives its children 5 s; this waits a little
+            // longer for it.
+            if let Err(e) = sup
+                .stop_and_wait(None, Some(std::time::Duration::from_secs(8)))
+                .await
+            {
+                tracing::warn!(error = %e, "the actor tree did not stop in time");
+            }
         }
     }
 
