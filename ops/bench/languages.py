@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Definition recall and precision per language against universal-ctags
-(issue 18), and index time against the parse floor.
+(issue 18), and index time against the parse floor. For Scala and Solidity,
+which ctags 5.9 does not read, the reference is scalameta and the Solidity
+project's parser (languages-ref/ref.js); "ctags" below stands for the
+reference.
 
 For each language: the files of that language from one public repository
 nobody here wrote are copied into a fresh git repository (one commit), which
@@ -63,7 +66,13 @@ LANGS = {
     "r": ("R", [".R", ".r"]),
     "elm": ("Elm", [".elm"]),
     "sql": ("SQL", [".sql"]),
+    "scala": ("Scala", [".scala"]),
+    "solidity": ("Solidity", [".sol"]),
 }
+
+# Languages ctags 5.9 has no parser for, read by languages-ref/ref.js
+# (scalameta; the Solidity project's parser) instead.
+NODE_REFERENCE = {"scala", "solidity"}
 
 DEEP = {"python", "go", "java", "c", "cpp", "ruby", "javascript", "typescript",
         "rust", "csharp", "php", "kotlin", "swift", "scala"}
@@ -89,7 +98,7 @@ CTAGS_SKIP = {
 }
 # ctags kinds added per language: Python's and Ruby's "member" is a method
 # (elsewhere it is a field).
-CTAGS_EXTRA = {"Python": {"member"}}
+CTAGS_EXTRA = {"Python": {"member"}, "SQL": {"table", "view"}}
 SNO_KINDS = {"function", "method", "constructor", "class", "struct",
              "interface", "trait"}
 
@@ -194,6 +203,16 @@ def ls_files(dest):
     return [f for f in run(["git", "ls-files", "-z"], cwd=dest).stdout.split("\0") if f]
 
 
+def node_tags(lang, dest, ref_js):
+    files = ls_files(dest)
+    out = run(["node", ref_js, lang, dest] + files, cwd=dest, check=False)
+    if out.returncode != 0:
+        sys.exit(f"{lang}: {ref_js} failed: {out.stderr[-400:]}")
+    tags = [(t["path"], t["name"], t["line"], t["kind"])
+            for t in map(json.loads, out.stdout.splitlines())]
+    return files, tags
+
+
 def ctags_tags(lang, dest):
     ctags_lang, exts = LANGS[lang]
     files = ls_files(dest)
@@ -261,6 +280,7 @@ def main():
     ap.add_argument("--sno", required=True)
     ap.add_argument("--floor", required=True)
     ap.add_argument("--cache", required=True)
+    ap.add_argument("--node-ref", help="languages-ref/ref.js, for Scala and Solidity")
     ap.add_argument("--show", type=int, default=int(os.environ.get("SHOW", "4")))
     ap.add_argument("specs", nargs="+")
     a = ap.parse_args()
@@ -279,7 +299,10 @@ def main():
         floor_s, fl = timed([a.floor, "--as-sno", dest], dest)
         lines = sum(1 for f in ls_files(dest)
                     for _ in open(os.path.join(dest, f), "rb"))
-        files, tags = ctags_tags(lang, dest)
+        if lang in NODE_REFERENCE:
+            files, tags = node_tags(lang, dest, a.node_ref)
+        else:
+            files, tags = ctags_tags(lang, dest)
         syms = sno_symbols(a.sno, dest, files)
         by_name = {}
         for s in syms:

@@ -7,7 +7,8 @@
 # Usage: ops/bench/languages.sh [--no-build] [--only LANG[,LANG...]]
 #   Repositories are cloned into ops/bench/.cache/languages/ from
 #   $SNO_MIRROR/<owner>+<name>/repo when there, else from github.com.
-#   Needs universal-ctags (`apt-get install universal-ctags`).
+#   Needs universal-ctags (`apt-get install universal-ctags`), and node with
+#   npm for the Scala and Solidity references.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -16,7 +17,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
     --only) ONLY="$2"; shift ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -34,7 +35,17 @@ REPOS=(
   erlang=ninenines/cowboy haskell=jaspervdj/hakyll julia=JuliaData/DataFrames.jl
   objc=AFNetworking/AFNetworking ocaml=ocaml-community/yojson
   pascal=HashLoad/horse r=tidyverse/dplyr elm=rtfeldman/elm-spa-example
+  sql=pgvector/pgvector scala=com-lihaoyi/os-lib
+  solidity=OpenZeppelin/openzeppelin-contracts
 )
+# Scala and Solidity, which ctags 5.9 does not read, are checked against
+# scalameta and the Solidity parser (languages-ref/ref.js) from npm.
+NPM="$HERE/.cache/npm"
+if [ ! -d "$NPM/node_modules/scalameta-parsers" ] || [ ! -d "$NPM/node_modules/@solidity-parser/parser" ]; then
+  mkdir -p "$NPM"
+  npm install --silent --prefix "$NPM" scalameta-parsers@4 @solidity-parser/parser@0 >/dev/null
+fi
+export NODE_PATH="$NPM/node_modules"
 CACHE="$HERE/.cache/languages"
 mkdir -p "$CACHE"
 SPECS=()
@@ -49,4 +60,5 @@ for r in "${REPOS[@]}"; do
   SPECS+=("$lang=$dir")
 done
 exec nice -n 10 python3 "$HERE/languages.py" --sno "$ROOT/target/release/sno" \
-  --floor "$ROOT/target/release/sno-parse-floor" --cache "$CACHE/work" "${SPECS[@]}"
+  --floor "$ROOT/target/release/sno-parse-floor" --cache "$CACHE/work" \
+  --node-ref "$HERE/languages-ref/ref.js" "${SPECS[@]}"
