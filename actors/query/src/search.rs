@@ -348,7 +348,7 @@ pub struct Retriever<'a> {
     files: std::sync::OnceLock<Option<crate::lexical::FileIndex>>,
     semantic: Option<(&'a Embedder, SemanticIndex)>,
     /// Graph neighbours of each document, computed once.
-    neighbours: HashMap<usize, Vec<usize>>,
+    neighbours: Neighbours,
 }
 
 impl<'a> Retriever<'a> {
@@ -390,12 +390,7 @@ impl<'a> Retriever<'a> {
             .zip(vectors)
             .map(|(e, vectors)| (e, SemanticIndex::build(&vectors)));
         let t_semantic = t.elapsed() - t_lexical;
-        let by_id: HashMap<SymbolId, usize> = docs
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (l.symbol.id, i))
-            .collect();
-        let neighbours = neighbours(state, &by_id);
+        let neighbours = Neighbours::of(state, &docs);
         tracing::debug!(
             docs = docs.len(),
             lexical_ms = t_lexical.as_millis() as u64,
@@ -536,7 +531,7 @@ impl<'a> Retriever<'a> {
                 let decay = 0.5f32.powi(hop);
                 let mut next = Vec::new();
                 for d in frontier {
-                    for &n in neighbours.get(&d).into_iter().flatten() {
+                    for n in neighbours.of_doc(d) {
                         if seen.insert(n) {
                             let s = signals.entry(n).or_default();
                             s.structural = s.structural.max(w.structural * strength * decay);
@@ -677,26 +672,63 @@ pub struct FileHit<'a> {
     pub docs: Vec<usize>,
 }
 
-/// Graph neighbours of each document: callers, callees, bases, subtypes
-/// and containers, resolved edges only.
-fn neighbours(state: &State, by_id: &HashMap<SymbolId, usize>) -> HashMap<usize, Vec<usize>> {
-    let mut n: HashMap<usize, Vec<usize>> = HashMap::new();
-    for rec in state.values() {
-        for e in &rec.edges {
-            let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
-                continue;
-            };
-            if !matches!(
-                e.kind,
-                EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
-            ) {
-                continue;
-            }
-            if let (Some(&a), Some(&b)) = (by_id.get(&from), by_id.get(to)) {
-                n.entry(a).or_default().push(b);
-                n.entry(b).or_default().push(a);
+/// Graph neighbours of each document (callers, callees, bases, subtypes
+/// and containers, resolved edges only), as one adjacency array: on millions
+/// of symbols a map of vectors cost seconds to build and hundreds of
+/// megabytes to hold.
+struct Neighbours {
+    /// `targets[offsets[d]..offsets[d + 1]]` are document `d`'s neighbours.
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl Neighbours {
+    fn of(state: &State, docs: &[Located<'_>]) -> Neighbours {
+        let mut by_id: rustc_hash::FxHashMap<SymbolId, u32> =
+            rustc_hash::FxHashMap::with_capacity_and_hasher(docs.len(), Default::default());
+        for (i, l) in docs.iter().enumerate() {
+            by_id.insert(l.symbol.id, i as u32);
+        }
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for rec in state.values() {
+            for e in &rec.edges {
+                let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
+                    continue;
+                };
+                if !matches!(
+                    e.kind,
+                    EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
+                ) {
+                    continue;
+                }
+                if let (Some(&a), Some(&b)) = (by_id.get(&from), by_id.get(to)) {
+                    pairs.push((a, b));
+                    pairs.push((b, a));
+                }
             }
         }
+        // Counting sort by source: each document's neighbours in edge order.
+        let mut offsets = vec![0u32; docs.len() + 1];
+        for &(a, _) in &pairs {
+            offsets[a as usize + 1] += 1;
+        }
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
+        }
+        let mut next = offsets.clone();
+        let mut targets = vec![0u32; pairs.len()];
+        for (a, b) in pairs {
+            targets[next[a as usize] as usize] = b;
+            next[a as usize] += 1;
+        }
+        Neighbours { offsets, targets }
     }
-    n
+
+    fn of_doc(&self, doc: usize) -> impl Iterator<Item = usize> + '_ {
+        let (lo, hi) = match (self.offsets.get(doc), self.offsets.get(doc + 1)) {
+            (Some(&lo), Some(&hi)) => (lo as usize, hi as usize),
+            _ => (0, 0),
+        };
+        self.targets[lo..hi].iter().map(|&t| t as usize)
+    }
 }
