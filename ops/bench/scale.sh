@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# Scale benchmark (issue 17): a corpus of millions of lines nobody here wrote
-# (the sources of cargo's registry cache, which building sno fills), indexed
-# once; then init time, peak RSS, disk, and cold CLI point queries and search.
-# See ops/bench/scale.py for what is measured and what is not yet.
+# Scale benchmark (issue 17): corpora nobody here wrote (the sources of
+# cargo's registry cache, which building sno fills): all of it (millions of
+# lines) and its first ~600k lines, each indexed once; then init time, peak
+# RSS, disk, cold CLI point queries and search, and over MCP the first and
+# warm answers, commit-to-visible and the daemon's RSS. See ops/bench/scale.py.
 #
-# Usage: ops/bench/scale.sh [--no-build] [--reuse] [--runs N]
-#   --reuse   keep the corpus and index of an earlier run (ops/bench/.cache/scale)
+# Usage: ops/bench/scale.sh [--no-build] [--reuse] [--runs N] [--only 600k|full]
+#                           [--no-model-search]
+#   --reuse            keep the corpora and indexes of an earlier run (ops/bench/.cache/scale)
+#   --only             one corpus: the ~600k-line one, or the full registry
+#   --no-model-search  skip the cold CLI search with the model (minutes on the full corpus)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-BUILD=1 ARGS=()
+BUILD=1 ARGS=() ONLY=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
     --reuse) ARGS+=(--reuse) ;;
     --runs) ARGS+=(--runs "$2"); shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --only) ONLY="$2"; shift ;;
+    --no-model-search) ARGS+=(--no-model-search) ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -23,5 +29,14 @@ done
 [ "$BUILD" = 1 ] && (cd "$ROOT" && cargo build --release -p sno)
 MODEL="${SNO_MODEL:-$ROOT/../shared/models/minilm-l6-static-256}"
 [ -d "$MODEL" ] && ARGS+=(--model "$MODEL")
-exec nice -n 10 python3 "$HERE/scale.py" --sno "$ROOT/target/release/sno" \
-  --corpus "$HERE/.cache/scale/corpus" "${ARGS[@]}"
+run() {
+  nice -n 10 python3 "$HERE/scale.py" --sno "$ROOT/target/release/sno" "${ARGS[@]}" "$@"
+}
+if [ "$ONLY" != full ]; then
+  echo "== ~600k lines"
+  run --corpus "$HERE/.cache/scale/corpus-600k" --lines 600000
+fi
+if [ "$ONLY" != 600k ]; then
+  echo "== the whole registry"
+  run --corpus "$HERE/.cache/scale/corpus"
+fi
