@@ -477,3 +477,97 @@ fn a_qualified_name_finds_its_definition_first() {
     // A type's definition before its impl blocks.
     assert_eq!(first("InvalidMethod"), ("src/method.rs".into(), 1));
 }
+
+#[test]
+fn the_lexical_index_carried_across_commits_answers_as_a_rebuild_does() {
+    // Each head's lexical index starts from the previous head's, updated
+    // for the files that changed; after edits, a rename and a deletion it
+    // must answer exactly as one built from nothing.
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    repo.write(
+        "docs/guide.md",
+        "# Guide\n\nHow to load the config.\n\n## Retries\n\nBack off.\n",
+    );
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let queries = [
+        "load config",
+        "parse_port",
+        "read text file",
+        "retry with back off",
+        "merge environment overrides",
+        "render the value",
+    ];
+    let ask = |q: &str| -> Vec<(String, String)> {
+        let r = repo.sno_json(&["search", q, "--lexical-only", "--json", "--limit", "8"]);
+        r["items"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|x| {
+                (
+                    x["path"].as_str().unwrap().to_string(),
+                    x["qualified_name"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    // A first search stores the index of this head.
+    assert!(!ask("load config").is_empty());
+    let cache = repo.path().join(".sno/cache");
+    repo.write(
+        "app/config.py",
+        "import os\n\n\ndef merge_env(values):\n    \"\"\"Merge environment overrides.\"\"\"\n    return dict(values, **os.environ)\n",
+    );
+    repo.git(&["mv", "app/util.py", "app/text_io.py"]);
+    repo.remove("web/http.js");
+    repo.write(
+        "docs/guide.md",
+        "# Guide\n\n## Retries\n\nRetry with back off.\n",
+    );
+    repo.commit("edit, rename, delete");
+    repo.sno_json(&["init", "--json"]);
+    // The next search updates the stored index: three files replaced (the
+    // edit, the renamed file's new path, the doc), two removed.
+    let o = sno_in(
+        repo.path(),
+        &["search", "load config", "--lexical-only"],
+        &[("SNO_LOG", "sno_query=debug")],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Without the terminal colours the log carries.
+    let mut log = String::new();
+    let mut in_escape = false;
+    for c in stderr(&o).chars() {
+        match (in_escape, c) {
+            (false, '\u{1b}') => in_escape = true,
+            (true, 'm') => in_escape = false,
+            (false, c) => log.push(c),
+            _ => {}
+        }
+    }
+    assert!(
+        log.contains("lexical index updated replaced=3 removed=2"),
+        "{log}"
+    );
+    let carried: Vec<_> = queries.iter().map(|q| ask(q)).collect();
+    // Exactly one head's cache is kept.
+    let heads = std::fs::read_dir(&cache)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .count();
+    assert_eq!(heads, 1);
+    std::fs::remove_dir_all(&cache).unwrap();
+    let rebuilt: Vec<_> = queries.iter().map(|q| ask(q)).collect();
+    assert_eq!(carried, rebuilt);
+    // The edit is found, the deleted file is not, and the renamed one is
+    // found under its new path.
+    assert_eq!(carried[4][0].1, "merge_env");
+    let all: Vec<&(String, String)> = carried.iter().flatten().collect();
+    assert!(all
+        .iter()
+        .all(|(p, _)| p != "web/http.js" && p != "app/util.py"));
+    assert!(all.iter().any(|(p, _)| p == "app/text_io.py"), "{all:?}");
+}

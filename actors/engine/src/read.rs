@@ -344,8 +344,9 @@ impl ReadModel {
             });
             let lexical = match (lexical, &head_cache) {
                 (Some(l), _) => Ok(l),
-                (None, Some(c)) => sno_query::lexical::LexicalIndex::open_or_build(
+                (None, Some(c)) => sno_query::lexical::LexicalIndex::open_or_update(
                     &c.lexical_dir(),
+                    c.previous_lexical().as_deref(),
                     &snap.state,
                     &chunks,
                     &|rec| self.blob(rec.blob),
@@ -417,6 +418,9 @@ impl ReadModel {
             total_ms = t.elapsed().as_millis() as u64,
             "search indexes ready"
         );
+        if let Some(c) = &head_cache {
+            c.remove_others();
+        }
         let searcher = Arc::new(searcher);
         if snap.is_head {
             cache.retain(|s| !s.borrow_owner().snapshot.is_head);
@@ -438,7 +442,18 @@ impl ReadModel {
         if let Some(h) = cache.and_then(HeadCache::read_history) {
             return Ok(h);
         }
-        let h = HistoryFacts::from_journal(&self.journal, seq)?;
+        // The previous head's facts and the commits since, when they
+        // follow it: a new commit costs its own events, not the journal's.
+        let carried = match cache.and_then(HeadCache::previous_history) {
+            Some((commit, at, facts)) if at < seq => {
+                facts.extended(&self.journal, commit, at, seq)?
+            }
+            _ => None,
+        };
+        let h = match carried {
+            Some(h) => h,
+            None => HistoryFacts::from_journal(&self.journal, seq)?,
+        };
         if let Some(Err(err)) = cache.map(|c| c.write_history(&h)) {
             tracing::warn!(error = %err, "could not store the history cache");
         }

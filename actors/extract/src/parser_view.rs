@@ -161,8 +161,8 @@ fn sql_unread_statements(source: &[u8]) -> Cow<'_, [u8]> {
     let mut view: Option<Vec<u8>> = None;
     let mut line_start = 0;
     while line_start < source.len() {
-        let line_end = memchr::memchr(b'\n', &source[line_start..])
-            .map_or(source.len(), |i| line_start + i);
+        let line_end =
+            memchr::memchr(b'\n', &source[line_start..]).map_or(source.len(), |i| line_start + i);
         let line = &source[line_start..line_end];
         let indent = line.len() - line.trim_ascii_start().len();
         let head = &line[indent..];
@@ -260,8 +260,14 @@ mod tests {
         let v = String::from_utf8(parser_view(Language::Sql, src.as_bytes()).into_owned()).unwrap();
         assert_eq!(v.len(), src.len());
         assert_eq!(v.matches('\n').count(), src.matches('\n').count());
-        assert!(!v.contains("CAST") && !v.contains("operator") && !v.contains("x;y"), "{v}");
-        assert!(v.contains("CREATE FUNCTION a(") && v.contains("CREATE FUNCTION b("), "{v}");
+        assert!(
+            !v.contains("CAST") && !v.contains("operator") && !v.contains("x;y"),
+            "{v}"
+        );
+        assert!(
+            v.contains("CREATE FUNCTION a(") && v.contains("CREATE FUNCTION b("),
+            "{v}"
+        );
         // The function after them is found.
         let f = crate::extract(Language::Sql, src.as_bytes());
         let names: Vec<&str> = f.symbols.iter().map(|s| s.name.as_str()).collect();

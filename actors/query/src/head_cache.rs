@@ -1,8 +1,11 @@
 //! What a server keeps on disk about the indexed head, so the next server
 //! starts fast: the lexical index and the symbol vectors in document order.
-//! Both are derived data in `.sno/cache/<commit>-<seq>-v2/`, named after the
+//! Both are derived data in `.sno/cache/<commit>-<seq>-v3/`, named after the
 //! state they were made from, so a stale one is never read; they may be
-//! deleted at any time and are rebuilt when missing or unreadable.
+//! deleted at any time and are rebuilt when missing or unreadable. A new
+//! head's lexical index starts from the previous head's, moved over and
+//! updated ([`HeadCache::previous_lexical`]); the other heads' caches go
+//! once the new one is made ([`HeadCache::remove_others`]).
 
 use std::path::{Path, PathBuf};
 
@@ -15,24 +18,82 @@ pub struct HeadCache {
 
 const MAGIC: &[u8; 8] = b"SNOVEC01";
 
+/// The cache format, in each head's directory name: the lexical index's
+/// documents are keyed by file since v3.
+const VERSION: &str = "-v3";
+
 impl HeadCache {
-    /// The cache of `head`; caches of other states are removed.
+    /// The cache of `head`.
     pub fn for_head(sno_dir: &Path, head: &IndexedHead) -> HeadCache {
         let root = sno_dir.join("cache");
-        let name = format!("{}-{}-v2", head.commit.to_hex(), head.seq.0);
-        if let Ok(entries) = std::fs::read_dir(&root) {
-            for e in entries.flatten() {
-                let other = e.file_name().to_string_lossy().into_owned();
-                // Leave directories being written by another server alone,
-                // and files (the token table lives beside the head caches).
-                let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-                if is_dir && other != name && !other.contains(".tmp-") {
-                    let _ = std::fs::remove_dir_all(e.path());
-                }
-            }
-        }
+        let name = format!("{}-{}{VERSION}", head.commit.to_hex(), head.seq.0);
         HeadCache {
             dir: root.join(name),
+        }
+    }
+
+    /// The caches of other heads: directories beside this one, not being
+    /// written (`.tmp-`), newest first. Files are left alone (the token
+    /// table lives beside the head caches).
+    fn others(&self) -> Vec<PathBuf> {
+        let Some(root) = self.dir.parent() else {
+            return Vec::new();
+        };
+        let Ok(entries) = std::fs::read_dir(root) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(std::time::SystemTime, PathBuf)> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter(|e| e.path() != self.dir)
+            .filter(|e| !e.file_name().to_string_lossy().contains(".tmp-"))
+            .map(|e| {
+                let when = e
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH);
+                (when, e.path())
+            })
+            .collect();
+        out.sort_by(|a, b| b.0.cmp(&a.0));
+        out.into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// The lexical index of another head of this cache format, newest
+    /// first: the start for this head's, which updates it rather than
+    /// indexing every file again.
+    pub fn previous_lexical(&self) -> Option<PathBuf> {
+        self.others()
+            .into_iter()
+            .filter(|d| d.to_string_lossy().ends_with(VERSION))
+            .map(|d| d.join("lexical"))
+            .find(|l| l.is_dir())
+    }
+
+    /// The history facts stored for another head of this cache format,
+    /// newest first, with that head's commit and journal position.
+    pub fn previous_history(
+        &self,
+    ) -> Option<(
+        sno_journal::model::CommitId,
+        sno_journal::model::Seq,
+        crate::search::HistoryFacts,
+    )> {
+        self.others().into_iter().find_map(|d| {
+            let name = d.file_name()?.to_string_lossy().into_owned();
+            let rest = name.strip_suffix(VERSION)?;
+            let (hex, seq) = rest.split_once('-')?;
+            let commit = sno_journal::model::CommitId::from_hex(hex)?;
+            let seq = sno_journal::model::Seq(seq.parse().ok()?);
+            let facts = HeadCache { dir: d }.read_history()?;
+            Some((commit, seq, facts))
+        })
+    }
+
+    /// Removes the caches of other heads (the disk holds one head's).
+    pub fn remove_others(&self) {
+        for d in self.others() {
+            let _ = std::fs::remove_dir_all(d);
         }
     }
 
@@ -199,12 +260,19 @@ mod tests {
             c.read_vectors("m", None).is_none(),
             "a cut file is not trusted"
         );
-        // Another head's cache replaces this one.
-        let next = IndexedHead {
-            seq: Seq(4),
-            ..head
-        };
-        HeadCache::for_head(dir.path(), &next);
+        // Another head's cache takes over this one's lexical index, and
+        // removes the rest.
+        std::fs::create_dir_all(c.lexical_dir()).unwrap();
+        let next = HeadCache::for_head(
+            dir.path(),
+            &IndexedHead {
+                seq: Seq(4),
+                ..head
+            },
+        );
+        assert_eq!(next.previous_lexical(), Some(c.lexical_dir()));
+        next.remove_others();
         assert!(!c.dir.exists());
+        assert_eq!(next.previous_lexical(), None);
     }
 }

@@ -8,18 +8,26 @@
 //! -> `load config`) and also kept whole (`loadconfig`), so an identifier
 //! query matches its own name first; words are lowercased, English stop
 //! words dropped, and the rest stemmed, so "parsing" finds `parse`.
+//!
+//! A document is keyed by its file's path and its place in that file (the
+//! symbol's ordinal, or the section's), and each file has a marker document
+//! holding its blob: an index stored for one state is brought to the next
+//! by replacing the documents of the files whose blob changed
+//! ([`LexicalIndex::open_or_update`]), not by a rebuild.
 
 use rustc_hash::FxHashMap;
 use sno_journal::delta::State;
 use sno_journal::model::{FileRecord, SymbolId};
-use tantivy::collector::TopDocs;
-use tantivy::query::QueryParser;
+use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::query::{QueryParser, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, Value,
+    STORED, STRING,
 };
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
 };
+use tantivy::Term;
 use tantivy::{Index, IndexReader, TantivyDocument};
 
 use crate::chunks::Chunk;
@@ -100,17 +108,31 @@ fn fields(index: &Index) -> Result<Fields, LexicalError> {
         doc: get("doc")?,
         body: get("body")?,
         path: get("path")?,
-        ord: get("ord")?,
+        file: get("file")?,
+        local: get("local")?,
+        marker: get("marker")?,
     })
 }
 
-/// An in-memory BM25 index of a state's symbols. Documents are numbered in
-/// [`all_symbols`] order, so a hit's number finds its symbol again.
+/// A BM25 index of a state's symbols and sections, in memory or stored.
 pub struct LexicalIndex {
     reader: IndexReader,
     parser: QueryParser,
-    ord: Field,
+    file: Field,
+    local: Field,
 }
+
+/// Where a hit is: its file, and its place there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The file's `n`th symbol (its order in the record).
+    Symbol(u32),
+    /// The file's `n`th section of a doc or config file.
+    Section(u32),
+}
+
+/// `local` values from this one on are sections.
+const SECTION: u64 = 1 << 32;
 
 /// The schema's fields.
 struct Fields {
@@ -119,7 +141,13 @@ struct Fields {
     doc: Field,
     body: Field,
     path: Field,
-    ord: Field,
+    /// The path as one term: every document of a file, for deleting them.
+    file: Field,
+    /// The [`Place`] in the file.
+    local: Field,
+    /// On a file's marker document: its blob and symbol count, which say
+    /// whether the file's documents still hold for a state.
+    marker: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -136,7 +164,9 @@ fn schema() -> (Schema, Fields) {
         doc: sb.add_text_field("doc", text.clone()),
         body: sb.add_text_field("body", text.clone()),
         path: sb.add_text_field("path", text),
-        ord: sb.add_u64_field("ord", NumericOptions::default().set_stored()),
+        file: sb.add_text_field("file", STRING | STORED),
+        local: sb.add_u64_field("local", NumericOptions::default().set_stored()),
+        marker: sb.add_text_field("marker", STORED),
     };
     (sb.build(), fields)
 }
@@ -195,13 +225,17 @@ impl LexicalIndex {
         Self::fill(Index::create_in_ram(schema), state, chunks, source)
     }
 
-    /// Opens the index stored in `dir` for this very state, or builds it
-    /// there (into a temporary directory renamed into place, so a crash
-    /// never leaves a half-written index under `dir`'s name). The caller
-    /// names `dir` after the state, e.g. its commit and journal position:
-    /// an index is derived data and may be deleted at any time.
-    pub fn open_or_build(
+    /// Opens the index stored in `dir` for this very state, or makes it
+    /// there: from `previous`, an index stored for another state, moved
+    /// and brought up to this one (the documents of changed, added and
+    /// removed files replaced), else from nothing. It is written under a
+    /// temporary name renamed into place, so a crash never leaves a
+    /// half-written index under `dir`'s name. The caller names `dir` after
+    /// the state, e.g. its commit and journal position: an index is derived
+    /// data and may be deleted at any time.
+    pub fn open_or_update(
         dir: &std::path::Path,
+        previous: Option<&std::path::Path>,
         state: &State,
         chunks: &[Chunk],
         source: Source,
@@ -220,10 +254,25 @@ impl LexicalIndex {
         }
         let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp).map_err(err)?;
-        let (schema, _) = schema();
-        let index = Index::create_in_dir(&tmp, schema).map_err(err)?;
-        Self::fill(index, state, chunks, source)?;
+        if let Some(dir) = tmp.parent() {
+            std::fs::create_dir_all(dir).map_err(err)?;
+        }
+        let updated = previous
+            .filter(|p| p.is_dir() && std::fs::rename(p, &tmp).is_ok())
+            .and_then(|_| match Self::update(&tmp, state, chunks, source) {
+                Ok(()) => Some(()),
+                Err(e) => {
+                    tracing::warn!(error = %e, "rebuilding the lexical index instead of updating it");
+                    let _ = std::fs::remove_dir_all(&tmp);
+                    None
+                }
+            });
+        if updated.is_none() {
+            std::fs::create_dir_all(&tmp).map_err(err)?;
+            let (schema, _) = schema();
+            let index = Index::create_in_dir(&tmp, schema).map_err(err)?;
+            Self::fill(index, state, chunks, source)?;
+        }
         if std::fs::rename(&tmp, dir).is_err() {
             // Another process stored the same index first: use theirs.
             let _ = std::fs::remove_dir_all(&tmp);
@@ -231,6 +280,78 @@ impl LexicalIndex {
         Index::open_in_dir(dir)
             .map_err(err)
             .and_then(Self::reader_for)
+    }
+
+    /// [`LexicalIndex::open_or_update`] without a previous index.
+    pub fn open_or_build(
+        dir: &std::path::Path,
+        state: &State,
+        chunks: &[Chunk],
+        source: Source,
+    ) -> Result<LexicalIndex, LexicalError> {
+        Self::open_or_update(dir, None, state, chunks, source)
+    }
+
+    /// Brings the index stored in `dir` to `state`: each file whose marker
+    /// is missing or names another blob or symbol count gets its documents
+    /// replaced; files no longer in `state` lose theirs.
+    fn update(
+        dir: &std::path::Path,
+        state: &State,
+        chunks: &[Chunk],
+        source: Source,
+    ) -> Result<(), LexicalError> {
+        let index = Index::open_in_dir(dir).map_err(err)?;
+        index.tokenizers().register(ANALYZER, analyzer());
+        let f = fields(&index)?;
+        let stored = Self::markers(&index, &f)?;
+        let sections = sections_by_path(chunks);
+        let mut writer: tantivy::IndexWriter =
+            index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
+        let (mut replaced, mut removed) = (0usize, 0usize);
+        for (path, marker) in &stored {
+            let current = state.get(path.as_str()).map(|rec| marker_of(rec));
+            if current.as_deref() != Some(marker.as_str()) {
+                writer.delete_term(Term::from_field_text(f.file, path));
+                removed += usize::from(current.is_none());
+            }
+        }
+        for (path, rec) in state.iter() {
+            if stored.get(path.as_str()).map(String::as_str) == Some(marker_of(rec).as_str()) {
+                continue;
+            }
+            replaced += 1;
+            let empty: &[Chunk] = &[];
+            let own = sections
+                .get(path.as_str())
+                .map_or(empty, |r| &chunks[r.clone()]);
+            Self::add_file(&writer, &f, path, rec, own, source)?;
+        }
+        writer.commit().map_err(err)?;
+        writer.wait_merging_threads().map_err(err)?;
+        tracing::debug!(replaced, removed, "lexical index updated");
+        Ok(())
+    }
+
+    /// Each file's marker in a stored index.
+    fn markers(
+        index: &Index,
+        f: &Fields,
+    ) -> Result<std::collections::HashMap<String, String>, LexicalError> {
+        let searcher = index.reader().map_err(err)?.searcher();
+        let q = TermQuery::new(
+            Term::from_field_text(f.file, MARKER_KEY),
+            IndexRecordOption::Basic,
+        );
+        let mut out = std::collections::HashMap::new();
+        for addr in searcher.search(&q, &DocSetCollector).map_err(err)? {
+            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
+            let text = d.get_first(f.marker).and_then(|v| v.as_str()).unwrap_or("");
+            if let Some((path, marker)) = text.split_once('\n') {
+                out.insert(path.to_string(), marker.to_string());
+            }
+        }
+        Ok(out)
     }
 
     /// Opens an index stored by [`LexicalIndex::open_or_build`], if `dir`
@@ -256,42 +377,64 @@ impl LexicalIndex {
         // One thread: the other core is parsing or serving.
         let mut writer: tantivy::IndexWriter =
             index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
-        let mut ord = 0u64;
+        let sections = sections_by_path(chunks);
         for (path, rec) in state.iter() {
-            let bodies = match source(rec) {
-                Some(text) if !rec.symbols.is_empty() => own_bodies(rec, &text),
-                _ => FxHashMap::default(),
-            };
-            for s in &rec.symbols {
-                let mut d = TantivyDocument::default();
-                d.add_text(
-                    f.name,
-                    format!("{} {}", analyzed(&s.name), analyzed(&s.qualified_name)),
-                );
-                d.add_text(f.signature, analyzed(&s.signature));
-                d.add_text(f.doc, analyzed(&s.doc));
-                if let Some(b) = bodies.get(&s.id) {
-                    d.add_text(f.body, analyzed(b));
-                }
-                d.add_text(f.path, analyzed(path));
-                d.add_u64(f.ord, ord);
-                ord += 1;
-                writer.add_document(d).map_err(err)?;
-            }
-        }
-        // Sections of docs and config files follow the symbols.
-        for c in chunks {
-            let mut d = TantivyDocument::default();
-            d.add_text(f.name, analyzed(&c.title));
-            d.add_text(f.body, analyzed(&c.text));
-            d.add_text(f.path, analyzed(&c.path));
-            d.add_u64(f.ord, ord);
-            ord += 1;
-            writer.add_document(d).map_err(err)?;
+            let empty: &[Chunk] = &[];
+            let own = sections
+                .get(path.as_str())
+                .map_or(empty, |r| &chunks[r.clone()]);
+            Self::add_file(&writer, &f, path, rec, own, source)?;
         }
         writer.commit().map_err(err)?;
         writer.wait_merging_threads().map_err(err)?;
         Self::reader_for(index)
+    }
+
+    /// Adds one file's documents: its symbols, its sections and its marker.
+    fn add_file(
+        writer: &tantivy::IndexWriter,
+        f: &Fields,
+        path: &str,
+        rec: &FileRecord,
+        sections: &[Chunk],
+        source: Source,
+    ) -> Result<(), LexicalError> {
+        let bodies = match source(rec) {
+            Some(text) if !rec.symbols.is_empty() => own_bodies(rec, &text),
+            _ => FxHashMap::default(),
+        };
+        for (k, s) in rec.symbols.iter().enumerate() {
+            let mut d = TantivyDocument::default();
+            d.add_text(
+                f.name,
+                format!("{} {}", analyzed(&s.name), analyzed(&s.qualified_name)),
+            );
+            d.add_text(f.signature, analyzed(&s.signature));
+            d.add_text(f.doc, analyzed(&s.doc));
+            if let Some(b) = bodies.get(&s.id) {
+                d.add_text(f.body, analyzed(b));
+            }
+            d.add_text(f.path, analyzed(path));
+            d.add_text(f.file, path);
+            d.add_u64(f.local, k as u64);
+            writer.add_document(d).map_err(err)?;
+        }
+        for (k, c) in sections.iter().enumerate() {
+            let mut d = TantivyDocument::default();
+            d.add_text(f.name, analyzed(&c.title));
+            d.add_text(f.body, analyzed(&c.text));
+            d.add_text(f.path, analyzed(&c.path));
+            d.add_text(f.file, path);
+            d.add_u64(f.local, SECTION + k as u64);
+            writer.add_document(d).map_err(err)?;
+        }
+        // The marker: found by its own key, deleted with the file's path.
+        let mut d = TantivyDocument::default();
+        d.add_text(f.file, MARKER_KEY);
+        d.add_text(f.file, path);
+        d.add_text(f.marker, format!("{path}\n{}", marker_of(rec)));
+        writer.add_document(d).map_err(err)?;
+        Ok(())
     }
 
     fn reader_for(index: Index) -> Result<LexicalIndex, LexicalError> {
@@ -306,12 +449,20 @@ impl LexicalIndex {
         Ok(LexicalIndex {
             reader,
             parser,
-            ord: f.ord,
+            file: f.file,
+            local: f.local,
         })
     }
 
-    /// The best `limit` symbols for `query` with their BM25 scores, best first.
-    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<(usize, f32)>, LexicalError> {
+    /// The best `limit` documents for `query` with their BM25 scores, best
+    /// first, each as `locate` numbers it from its file and place (`None`:
+    /// not in the caller's state, left out).
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        locate: &dyn Fn(&str, Place) -> Option<usize>,
+    ) -> Result<Vec<(usize, f32)>, LexicalError> {
         let text = query_terms(query);
         if text.is_empty() {
             return Ok(Vec::new());
@@ -324,12 +475,44 @@ impl LexicalIndex {
         let mut out = Vec::with_capacity(hits.len());
         for (score, addr) in hits {
             let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
-            if let Some(o) = d.get_first(self.ord).and_then(|v| v.as_u64()) {
-                out.push((o as usize, score));
+            let path = d.get_first(self.file).and_then(|v| v.as_str());
+            let local = d.get_first(self.local).and_then(|v| v.as_u64());
+            let (Some(path), Some(local)) = (path, local) else {
+                continue;
+            };
+            let place = if local >= SECTION {
+                Place::Section((local - SECTION) as u32)
+            } else {
+                Place::Symbol(local as u32)
+            };
+            if let Some(doc) = locate(path, place) {
+                out.push((doc, score));
             }
         }
         Ok(out)
     }
+}
+
+/// The `file` term of marker documents. A path never holds a NUL.
+const MARKER_KEY: &str = "\0marker";
+
+/// What a file's documents were made from: its blob and symbol count (a
+/// record re-extracted from the same blob by a newer sno changes the count
+/// or the views version, which names the cache anew).
+fn marker_of(rec: &FileRecord) -> String {
+    format!("{} {}", rec.blob.to_hex(), rec.symbols.len())
+}
+
+/// Each path's run of sections in `chunks` (which come in path order).
+fn sections_by_path(chunks: &[Chunk]) -> std::collections::HashMap<&str, std::ops::Range<usize>> {
+    let mut out: std::collections::HashMap<&str, std::ops::Range<usize>> =
+        std::collections::HashMap::new();
+    for (i, c) in chunks.iter().enumerate() {
+        out.entry(c.path.as_str())
+            .and_modify(|r| r.end = i + 1)
+            .or_insert(i..i + 1);
+    }
+    out
 }
 
 fn fields_by_name(f: &Fields, name: &str) -> Field {
@@ -478,17 +661,112 @@ mod tests {
         State::from([("a.py".to_string(), rec)])
     }
 
+    /// Numbers hits as the retriever does: symbols in state order.
+    fn search(ix: &LexicalIndex, st: &State, q: &str) -> Vec<(usize, f32)> {
+        let docs = documents(st);
+        ix.search(q, 10, &|path, place| match place {
+            Place::Symbol(k) => docs
+                .iter()
+                .position(|l| l.path == path)
+                .map(|first| first + k as usize),
+            Place::Section(_) => None,
+        })
+        .unwrap()
+    }
+
+    /// Every document of an index as (file, place, name words), sorted.
+    fn contents(ix: &LexicalIndex) -> Vec<(String, u64)> {
+        let searcher = ix.reader.searcher();
+        let mut out = Vec::new();
+        for seg in searcher.segment_readers() {
+            let store = seg.get_store_reader(1).unwrap();
+            for id in seg.doc_ids_alive() {
+                let d: TantivyDocument = store.get(id).unwrap();
+                let file = d
+                    .get_all(ix.file)
+                    .filter_map(|v| v.as_str())
+                    .filter(|f| *f != MARKER_KEY)
+                    .collect::<Vec<_>>()
+                    .join(",");
+                let local = d
+                    .get_first(ix.local)
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or(u64::MAX);
+                out.push((file, local));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    fn file(path: &str, blob: u8, names: &[&str]) -> (String, FileRecord) {
+        let mut st = state(names);
+        let mut rec = st.remove("a.py").unwrap();
+        rec.path = path.to_string();
+        rec.blob = BlobId([blob; 20]);
+        for s in &mut rec.symbols {
+            s.id = SymbolId::derive(path, &s.name, SymbolKind::Function, 0);
+        }
+        (path.to_string(), rec)
+    }
+
+    #[test]
+    fn an_index_updated_across_edits_renames_and_deletions_equals_a_rebuild() {
+        let dir = tempfile::tempdir().unwrap();
+        let v1: State = [
+            file("app/config.py", 1, &["load_config", "parse_args"]),
+            file("app/io.py", 2, &["read_file", "write_file"]),
+            file("app/old.py", 3, &["legacy_helper"]),
+        ]
+        .into_iter()
+        .collect();
+        let first = dir.path().join("head-1");
+        let built = LexicalIndex::open_or_update(&first, None, &v1, &[], &|_| None).unwrap();
+        assert_eq!(search(&built, &v1, "legacy helper")[0].0, 4);
+        drop(built);
+        // An edit (new blob, one symbol more), a rename (same blob, new
+        // path), a deletion and a new file.
+        let v2: State = [
+            file(
+                "app/config.py",
+                9,
+                &["load_config", "parse_args", "merge_env"],
+            ),
+            file("app/files.py", 2, &["read_file", "write_file"]),
+            file("app/net.py", 4, &["open_socket"]),
+        ]
+        .into_iter()
+        .collect();
+        let second = dir.path().join("head-2");
+        let updated =
+            LexicalIndex::open_or_update(&second, Some(&first), &v2, &[], &|_| None).unwrap();
+        assert!(!first.exists(), "the previous index was moved, not copied");
+        let rebuilt = LexicalIndex::build(&v2, &[], &|_| None).unwrap();
+        assert_eq!(contents(&updated), contents(&rebuilt));
+        for q in ["merge env", "read file", "open socket", "parse args"] {
+            let (a, b) = (search(&updated, &v2, q), search(&rebuilt, &v2, q));
+            assert_eq!(a.first().map(|h| h.0), b.first().map(|h| h.0), "{q}");
+            let docs = |h: &[(usize, f32)]| {
+                let mut v: Vec<usize> = h.iter().map(|x| x.0).collect();
+                v.sort();
+                v
+            };
+            assert_eq!(docs(&a), docs(&b), "{q}");
+        }
+        assert!(search(&updated, &v2, "legacy helper").is_empty());
+    }
+
     #[test]
     fn a_stored_index_reopens_with_the_same_answers_and_a_broken_one_is_rebuilt() {
         let st = state(&["load_config", "parse_args", "read_file"]);
         let dir = tempfile::tempdir().unwrap();
         let at = dir.path().join("lexical-1");
         let built = LexicalIndex::open_or_build(&at, &st, &[], &|_| None).unwrap();
-        let want = built.search("parse arguments", 3).unwrap();
+        let want = search(&built, &st, "parse arguments");
         assert_eq!(want[0].0, 1, "parse_args is document 1");
         assert!(at.is_dir());
         let reopened = LexicalIndex::open_or_build(&at, &st, &[], &|_| None).unwrap();
-        assert_eq!(reopened.search("parse arguments", 3).unwrap(), want);
+        assert_eq!(search(&reopened, &st, "parse arguments"), want);
         // Damage it: every file replaced by an empty one. Replaced, not
         // truncated in place: the files are memory-mapped, and a mapping
         // tantivy still holds for a moment after the readers are dropped
@@ -501,13 +779,14 @@ mod tests {
             std::fs::rename(&empty, &path).unwrap();
         }
         let rebuilt = LexicalIndex::open_or_build(&at, &st, &[], &|_| None).unwrap();
-        assert_eq!(rebuilt.search("parse arguments", 3).unwrap(), want);
+        assert_eq!(search(&rebuilt, &st, "parse arguments"), want);
         assert_eq!(
-            LexicalIndex::build(&st, &[], &|_| None)
-                .unwrap()
-                .search("read", 3)
-                .unwrap()[0]
-                .0,
+            search(
+                &LexicalIndex::build(&st, &[], &|_| None).unwrap(),
+                &st,
+                "read"
+            )[0]
+            .0,
             2
         );
     }

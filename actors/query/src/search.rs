@@ -195,6 +195,52 @@ impl HistoryFacts {
         Ok(h)
     }
 
+    /// These facts (of the head `commit`, journaled at `seq`) carried on to
+    /// `upto`, reading only the events after `seq`: the facts a whole read
+    /// would give when those events only index commits on top of each
+    /// other, starting from `commit`. `None` otherwise (a rollback, a branch
+    /// move, a commit on another line): the caller reads the whole journal.
+    pub fn extended(
+        mut self,
+        journal: &sno_journal::Journal,
+        commit: sno_journal::model::CommitId,
+        seq: sno_journal::model::Seq,
+        upto: sno_journal::model::Seq,
+    ) -> Result<Option<HistoryFacts>, sno_journal::JournalError> {
+        use sno_journal::event::{Event, FileChange};
+        let mut head = commit;
+        for (_, env) in journal.events(
+            sno_journal::model::Seq(seq.0 + 1),
+            Some(sno_journal::model::Seq(upto.0 + 1)),
+        )? {
+            match &env.event {
+                Event::CommitIndexed(c) => {
+                    if c.parents.first() != Some(&head) {
+                        return Ok(None);
+                    }
+                    head = c.commit;
+                    let k = self.commits;
+                    self.commits += 1;
+                    let touched: Vec<&str> = c
+                        .deltas
+                        .iter()
+                        .filter(|d| d.change != FileChange::Reresolved)
+                        .map(|d| d.path.as_str())
+                        .collect();
+                    if touched.len() > Self::WIDE {
+                        continue;
+                    }
+                    for p in touched {
+                        self.touches.entry(p.to_string()).or_default().push(k);
+                    }
+                }
+                Event::RolledBack(_) | Event::BranchMoved(_) => return Ok(None),
+                _ => {}
+            }
+        }
+        Ok(Some(self))
+    }
+
     /// Recency of a file's last change in [0, 1] (1 = the newest commit).
     pub fn recency(&self, path: &str) -> f32 {
         match self.touches.get(path).and_then(|v| v.last()) {
@@ -349,6 +395,11 @@ pub struct Retriever<'a> {
     semantic: Option<(&'a Embedder, SemanticIndex)>,
     /// Graph neighbours of each document, computed once.
     neighbours: Neighbours,
+    /// Each file's first symbol document and its symbol count, and its
+    /// first section (numbered among the sections): where a lexical hit,
+    /// keyed by file and place, is.
+    symbols_of: rustc_hash::FxHashMap<&'a str, (usize, usize)>,
+    sections_of: rustc_hash::FxHashMap<String, usize>,
 }
 
 impl<'a> Retriever<'a> {
@@ -391,6 +442,15 @@ impl<'a> Retriever<'a> {
             .map(|(e, vectors)| (e, SemanticIndex::build(&vectors)));
         let t_semantic = t.elapsed() - t_lexical;
         let neighbours = Neighbours::of(state, &docs);
+        let mut symbols_of: rustc_hash::FxHashMap<&'a str, (usize, usize)> =
+            rustc_hash::FxHashMap::default();
+        for (i, l) in docs.iter().enumerate() {
+            symbols_of.entry(l.path).or_insert((i, 0)).1 += 1;
+        }
+        let mut sections_of: rustc_hash::FxHashMap<String, usize> = Default::default();
+        for (i, c) in chunks.iter().enumerate() {
+            sections_of.entry(c.path.clone()).or_insert(i);
+        }
         tracing::debug!(
             docs = docs.len(),
             lexical_ms = t_lexical.as_millis() as u64,
@@ -406,6 +466,8 @@ impl<'a> Retriever<'a> {
             lexical,
             semantic,
             neighbours,
+            symbols_of,
+            sections_of,
         })
     }
 
@@ -449,6 +511,20 @@ impl<'a> Retriever<'a> {
         }
     }
 
+    /// The document number of a lexical hit.
+    fn locate(&self, path: &str, place: crate::lexical::Place) -> Option<usize> {
+        match place {
+            crate::lexical::Place::Symbol(k) => {
+                let &(first, count) = self.symbols_of.get(path)?;
+                ((k as usize) < count).then_some(first + k as usize)
+            }
+            crate::lexical::Place::Section(k) => {
+                let i = self.sections_of.get(path)? + k as usize;
+                (self.chunks.get(i)?.path == path).then_some(self.docs.len() + i)
+            }
+        }
+    }
+
     /// Whether the semantic signal is available.
     pub fn has_semantic(&self) -> bool {
         self.semantic.is_some()
@@ -476,7 +552,10 @@ impl<'a> Retriever<'a> {
         // 1, BM25 by its top score, similarity min-max over the pool), so
         // a weak match stays weak: ranks alone would make a lone path-word
         // match worth as much as a name match.
-        let lex = self.lexical.search(query, POOL).unwrap_or_default();
+        let lex = self
+            .lexical
+            .search(query, POOL, &|path, place| self.locate(path, place))
+            .unwrap_or_default();
         let top_lex = lex.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
         for (doc, score) in lex {
             signals.entry(doc).or_default().lexical = w.lexical * score / top_lex;
@@ -730,5 +809,92 @@ impl Neighbours {
             _ => (0, 0),
         };
         self.targets[lo..hi].iter().map(|&t| t as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sno_journal::event::{CommitIndexed, FileChange, FileDelta, FileMeta, RolledBack};
+    use sno_journal::model::{BlobId, CommitId, FileRefs, FileState, Language};
+
+    fn add(path: &str, b: u8) -> FileDelta {
+        FileDelta {
+            path: path.into(),
+            change: FileChange::Added(FileMeta {
+                blob: BlobId([b; 20]),
+                language: Some(Language::Python),
+                size: 1,
+                lines: 1,
+                state: FileState::Parsed,
+                diagnostics: vec![],
+                refs: FileRefs::default(),
+                masked_secrets: 0,
+            }),
+            symbols_removed: vec![],
+            symbols_added: vec![],
+            edges_removed: vec![],
+            edges_added: vec![],
+        }
+    }
+
+    fn commit(n: u8, parent: Option<u8>, deltas: Vec<FileDelta>) -> CommitIndexed {
+        CommitIndexed {
+            commit: CommitId([n; 20]),
+            parents: parent.map(|p| CommitId([p; 20])).into_iter().collect(),
+            branch: Some("main".into()),
+            summary: format!("c{n}"),
+            time: 0,
+            base: None,
+            deltas,
+        }
+    }
+
+    #[test]
+    fn history_carried_from_a_previous_head_equals_a_whole_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = sno_journal::Journal::open_or_create(&dir.path().join("j.redb")).unwrap();
+        let s1 = j
+            .append_commit(commit(1, None, vec![add("a.py", 1), add("b.py", 1)]))
+            .unwrap();
+        let before = HistoryFacts::from_journal(&j, s1).unwrap();
+        j.append_commit(commit(2, Some(1), vec![add("c.py", 2)]))
+            .unwrap();
+        let s3 = j
+            .append_commit(commit(3, Some(2), vec![add("d.py", 3)]))
+            .unwrap();
+        let whole = HistoryFacts::from_journal(&j, s3).unwrap();
+        let carried = HistoryFacts::from_journal(&j, s1)
+            .unwrap()
+            .extended(&j, CommitId([1; 20]), s1, s3)
+            .unwrap()
+            .expect("a linear history is carried on");
+        assert_eq!(
+            (carried.commits, &carried.touches),
+            (whole.commits, &whole.touches)
+        );
+        assert_eq!(carried.commits, 3);
+        assert!(before.touches.get("d.py").is_none());
+        // From a head the events do not continue (not the parent of the
+        // next commit), or across a rollback: not carried.
+        assert!(HistoryFacts::from_journal(&j, s1)
+            .unwrap()
+            .extended(&j, CommitId([9; 20]), s1, s3)
+            .unwrap()
+            .is_none());
+        let s4 = j
+            .append_rollback(RolledBack {
+                from: Some(CommitId([3; 20])),
+                to: CommitId([2; 20]),
+                branch: None,
+                git_head: None,
+                deltas: vec![],
+            })
+            .unwrap();
+        assert!(HistoryFacts::from_journal(&j, s3)
+            .unwrap()
+            .extended(&j, CommitId([3; 20]), s3, s4)
+            .unwrap()
+            .is_none());
     }
 }
