@@ -55,7 +55,7 @@ impl HeadCache {
                 (when, e.path())
             })
             .collect();
-        out.sort_by(|a, b| b.0.cmp(&a.0));
+        out.sort_by_key(|b| std::cmp::Reverse(b.0));
         out.into_iter().map(|(_, p)| p).collect()
     }
 

@@ -310,7 +310,7 @@ impl LexicalIndex {
             index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
         let (mut replaced, mut removed) = (0usize, 0usize);
         for (path, marker) in &stored {
-            let current = state.get(path.as_str()).map(|rec| marker_of(rec));
+            let current = state.get(path.as_str()).map(marker_of);
             if current.as_deref() != Some(marker.as_str()) {
                 writer.delete_term(Term::from_field_text(f.file, path));
                 removed += usize::from(current.is_none());

@@ -874,7 +874,7 @@ mod tests {
             (whole.commits, &whole.touches)
         );
         assert_eq!(carried.commits, 3);
-        assert!(before.touches.get("d.py").is_none());
+        assert!(!before.touches.contains_key("d.py"));
         // From a head the events do not continue (not the parent of the
         // next commit), or across a rollback: not carried.
         assert!(HistoryFacts::from_journal(&j, s1)
