@@ -496,11 +496,24 @@ impl LexicalIndex {
 /// The `file` term of marker documents. A path never holds a NUL.
 const MARKER_KEY: &str = "\0marker";
 
-/// What a file's documents were made from: its blob and symbol count (a
-/// record re-extracted from the same blob by a newer sno changes the count
-/// or the views version, which names the cache anew).
+/// What a file's documents were made from: its blob, and what its
+/// symbols say (a record re-extracted from the same blob by a newer sno
+/// gets its documents made again).
 fn marker_of(rec: &FileRecord) -> String {
-    format!("{} {}", rec.blob.to_hex(), rec.symbols.len())
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for s in &rec.symbols {
+        for part in [&s.qualified_name, &s.signature, &s.doc] {
+            h.update(part.as_bytes());
+            h.update(&[0]);
+        }
+        h.update(&s.content_hash.to_le_bytes());
+    }
+    format!(
+        "{} {} {:016x}",
+        rec.blob.to_hex(),
+        rec.symbols.len(),
+        h.digest()
+    )
 }
 
 /// Each path's run of sections in `chunks` (which come in path order).
@@ -754,6 +767,21 @@ mod tests {
             assert_eq!(docs(&a), docs(&b), "{q}");
         }
         assert!(search(&updated, &v2, "legacy helper").is_empty());
+        drop((updated, rebuilt));
+        // The same blob extracted anew (a newer sno reads more of it): its
+        // documents are made again.
+        let mut v3 = v2.clone();
+        v3.insert(
+            "app/net.py".into(),
+            file("app/net.py", 4, &["close_socket"]).1,
+        );
+        let third = dir.path().join("head-3");
+        let updated =
+            LexicalIndex::open_or_update(&third, Some(&second), &v3, &[], &|_| None).unwrap();
+        let rebuilt = LexicalIndex::build(&v3, &[], &|_| None).unwrap();
+        assert_eq!(contents(&updated), contents(&rebuilt));
+        assert!(!search(&updated, &v3, "close socket").is_empty());
+        assert!(search(&updated, &v3, "open").is_empty());
     }
 
     #[test]
