@@ -128,3 +128,62 @@ fn files_answers_rank_the_files_that_hold_the_answer() {
     let md = stdout(&repo.sno(&["search", "load config file", "--files", "--lexical-only"]));
     assert!(md.contains("### app/config.py"), "{md}");
 }
+
+#[test]
+fn no_better_ranked_item_is_left_out_in_silence() {
+    // At a high limit, small low-ranked items fill what a big high-ranked
+    // one left: whatever ranks above an included item is listed, so the
+    // order shown is the ranking's, at any limit and budget.
+    let repo = corpus();
+    let mut server = Server::init(&repo, "2025-06-18").0;
+    let mut checked = 0;
+    for q in [
+        "settle the order against the invoice",
+        "load config file",
+        "where is the tax rate applied to invoices",
+    ] {
+        for max in [300, 500, 800, 1200, 2000] {
+            let mut shown_at = |limit: u64| -> Vec<u64> {
+                let r = server.call(
+                    "search",
+                    json!({"query": q, "max_tokens": max, "limit": limit, "format": "json"}),
+                );
+                let v: serde_json::Value = serde_json::from_str(&text(&r)).unwrap();
+                let included: Vec<u64> = v["items"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|i| i["rank"].as_u64().unwrap())
+                    .collect();
+                let mut shown = included.clone();
+                // The list is left out of the answer when empty.
+                shown.extend(
+                    v["omitted"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|o| o["rank"].as_u64().unwrap()),
+                );
+                shown.sort();
+                let highest = included.iter().max().copied().unwrap_or(0);
+                for r in 1..highest {
+                    assert!(
+                        shown.contains(&r),
+                        "{q:?} at {max}, limit {limit}: rank {r} missing from {shown:?}"
+                    );
+                }
+                shown
+            };
+            let at10 = shown_at(10);
+            let at50 = shown_at(50);
+            // What both show of the first ten ranks agrees.
+            let first = |v: &[u64]| v.iter().copied().filter(|r| *r <= 10).collect::<Vec<_>>();
+            let (a, b) = (first(&at10), first(&at50));
+            let common = a.len().min(b.len());
+            assert_eq!(a[..common], b[..common], "{q:?} at {max}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 15);
+    server.finish();
+}

@@ -388,7 +388,27 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                 }
             }
         }
-        if total <= input.max_tokens || budget == 0 {
+        // No better-ranked item is skipped in silence: every item left out
+        // that ranks above an included one is listed, so the order an
+        // agent sees is the ranking's whatever the limit (at `--limit 50`,
+        // small low-ranked items fill what a big high-ranked one left).
+        let listed = pkg.omitted.len();
+        let highest_included = included.iter().max().copied().unwrap_or(0);
+        let unlisted_above: usize = left_out
+            .iter()
+            .skip(listed)
+            .filter(|&&i| i < highest_included)
+            .map(|&i| count_tokens(&omitted_text(&omitted_entry(i))) + 2)
+            .sum();
+        if total <= input.max_tokens && (unlisted_above == 0 || budget == 0) {
+            return pkg;
+        }
+        if total <= input.max_tokens {
+            // Room for listing them, taken from the items.
+            budget = budget.saturating_sub(unlisted_above.max(8));
+            continue;
+        }
+        if budget == 0 {
             return pkg;
         }
         // Seams merged or split differently than counted: a little less.
