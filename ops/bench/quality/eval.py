@@ -1736,7 +1736,7 @@ def ranked_items(ans, key="items"):
     return sorted(got, key=lambda it: it.get("rank", 0))
 
 
-def answer_budget(tok, ans, text, max_tokens, limit, mode, fmt="json"):
+def answer_budget(tok, ans, text, max_tokens, limit, mode, fmt="json", group="symbols"):
     comp = (ans or {}).get("header", {}).get("completeness", {})
     whole = tok.count(text)
     if (ans or {}).get("package"):
@@ -1744,7 +1744,7 @@ def answer_budget(tok, ans, text, max_tokens, limit, mode, fmt="json"):
     else:
         code = tok.count("".join(it.get("source") or "" for it in (ans or {}).get("items", [])))
     more = bool(comp.get("omitted") or comp.get("truncated") or comp.get("status") not in (None, "full"))
-    return {"mode": mode, "format": fmt, "max_tokens": max_tokens, "limit": limit, "whole": whole, "code": code, "more": more, "status": comp.get("status")}
+    return {"mode": mode, "format": fmt, "max_tokens": max_tokens, "limit": limit, "whole": whole, "code": code, "more": more, "status": comp.get("status"), "group": group}
 
 
 def run_sno(corpus, args, tok, qa, qb, qc, out):
@@ -1794,7 +1794,8 @@ def run_sno(corpus, args, tok, qa, qb, qc, out):
                         r.setdefault("distinct_files", {})[mode] = len(files)
                         if err:
                             r.setdefault("errors", {})[mode] = err
-                        out["budget"].append(answer_budget(tok, ans, text, args.max_tokens, args.limit_files, mode))
+                        out["budget"].append(answer_budget(tok, ans, text, args.max_tokens, args.limit_files, mode,
+                                                           group="files" if args.files else "symbols"))
                     if args.probes:
                         length_probe(srv, qc or qa or qb, mode, out)
             finally:
@@ -1929,7 +1930,9 @@ def budget_summary(budget):
     for key in sorted({(b["mode"], b.get("format", "json")) for b in budget}):
         mode = f"{key[0]}/{key[1]}"
         bs = [b for b in budget if (b["mode"], b.get("format", "json")) == key]
-        more = [b for b in bs if b["more"]]
+        # The share of code is a symbol answer's: a file answer (set c)
+        # lists each file's symbols and quotes no code by design.
+        more = [b for b in bs if b["more"] and b.get("group", "symbols") == "symbols"]
         out[mode] = {
             "n": len(bs),
             "within": sum(1 for b in bs if b["whole"] <= b["max_tokens"]) / len(bs),
