@@ -97,6 +97,21 @@ pub struct ServeConfig {
     pub low_context_threshold: Option<f64>,
     /// Seconds the server stays up with no client (default 300).
     pub idle_exit_secs: Option<u64>,
+    /// What the read model may hold beyond the indexed head's state and
+    /// search indexes, in MiB (default 512): past states (`at`), their
+    /// indexes and call graphs, least recently used first out, and file
+    /// texts (a quarter of it). The head's own are always held.
+    pub memory_mb: Option<u64>,
+}
+
+impl ServeConfig {
+    /// The default of `memory_mb`.
+    pub const DEFAULT_MEMORY_MB: u64 = 512;
+
+    /// [`ServeConfig::memory_mb`] in bytes.
+    pub fn memory_bytes(&self) -> usize {
+        (self.memory_mb.unwrap_or(Self::DEFAULT_MEMORY_MB) as usize).saturating_mul(1 << 20)
+    }
 }
 
 impl Default for IndexConfig {

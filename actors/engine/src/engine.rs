@@ -84,6 +84,7 @@ impl Engine {
             journal.clone(),
             model.clone(),
             config.mask_secrets,
+            config.serve.memory_bytes(),
         );
         Ok(Engine {
             paths,

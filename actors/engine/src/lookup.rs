@@ -136,6 +136,8 @@ impl Engine {
         }
         Ok(read(self.journal())?.map(|(head, state)| Snapshot {
             key: format!("point@{}", head.seq.0),
+            // Not cached: the budget never counts it.
+            bytes: 0,
             state,
             as_of: sno_protocol::query::AsOfCommit {
                 commit: head.commit.to_hex(),

@@ -35,6 +35,56 @@ pub struct Snapshot {
     /// Whether this is the indexed head (the only state compared with the
     /// work tree).
     pub is_head: bool,
+    /// Roughly what the state holds in memory, for the cache budget.
+    pub bytes: usize,
+}
+
+/// Roughly the heap a state holds: its records' strings and the fixed size
+/// of their symbols and edges. An estimate for the cache budget, not an
+/// account.
+pub fn state_bytes(state: &State) -> usize {
+    state
+        .iter()
+        .map(|(path, rec)| {
+            let symbols: usize = rec
+                .symbols
+                .iter()
+                .map(|s| {
+                    std::mem::size_of_val(s)
+                        + s.name.len()
+                        + s.qualified_name.len()
+                        + s.signature.len()
+                        + s.doc.len()
+                })
+                .sum();
+            let edges: usize = rec
+                .edges
+                .iter()
+                .map(|e| std::mem::size_of_val(e) + e.name.len())
+                .sum();
+            2 * path.len() + std::mem::size_of_val(rec) + symbols + edges
+        })
+        .sum()
+}
+
+/// Which cached states to keep, most recently used first in `entries`
+/// (key, bytes, is_head): the head always; the others while they fit in
+/// `budget` beside each other, and at most [`KEEP`] in all.
+pub fn states_to_keep<'k>(entries: &[(&'k str, usize, bool)], budget: usize) -> Vec<&'k str> {
+    let mut keep = Vec::new();
+    let mut used = 0usize;
+    for &(key, bytes, is_head) in entries {
+        if keep.len() >= KEEP && !is_head {
+            continue;
+        }
+        if is_head || used + bytes <= budget {
+            if !is_head {
+                used += bytes;
+            }
+            keep.push(key);
+        }
+    }
+    keep
 }
 
 /// What a search index is built over.
@@ -80,7 +130,8 @@ struct Prefetch {
     vectors: Option<Vec<Vec<f32>>>,
 }
 
-/// Snapshots and searchers kept: the head and a couple of `at` states.
+/// Snapshots and searchers kept at most: the head and a couple of `at`
+/// states, within the memory budget.
 const KEEP: usize = 3;
 
 /// Caches of everything answers are made from.
@@ -99,6 +150,8 @@ pub struct ReadModel {
     memory: Mutex<Option<(u64, Arc<Memory>)>>,
     /// The status report, by (snapshot key, journal length).
     status: Mutex<Option<(String, u64, sno_protocol::status::StatusReport)>>,
+    /// Bytes past states and file texts may hold (`[serve] memory_mb`).
+    budget: usize,
 }
 
 fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -112,6 +165,7 @@ impl ReadModel {
         journal: Arc<Journal>,
         model: Arc<crate::model::ModelCell>,
         mask_secrets: bool,
+        budget: usize,
     ) -> ReadModel {
         ReadModel {
             paths,
@@ -125,6 +179,42 @@ impl ReadModel {
             blobs: Mutex::new(BlobCache::default()),
             memory: Mutex::new(None),
             status: Mutex::new(None),
+            budget,
+        }
+    }
+
+    /// Drops what the budget cannot hold: past states (with their search
+    /// indexes and call graphs), least recently used first. One cache
+    /// locked at a time.
+    fn evict(&self) {
+        let keep: Vec<String> = {
+            let snaps = locked(&self.snapshots);
+            let entries: Vec<(&str, usize, bool)> = snaps
+                .iter()
+                .map(|s| (s.key.as_str(), s.bytes, s.is_head))
+                .collect();
+            states_to_keep(&entries, self.budget)
+                .into_iter()
+                .map(str::to_string)
+                .collect()
+        };
+        let kept = |key: &str| keep.iter().any(|k| k == key);
+        let mut dropped = Vec::new();
+        locked(&self.snapshots).retain(|s| {
+            let k = kept(&s.key);
+            if !k {
+                dropped.push(s.key.clone());
+            }
+            k
+        });
+        locked(&self.searchers).retain(|s| kept(&s.borrow_owner().snapshot.key));
+        locked(&self.graphs).retain(|g| kept(&g.borrow_owner().key));
+        if !dropped.is_empty() {
+            tracing::debug!(
+                ?dropped,
+                budget_mb = self.budget >> 20,
+                "past states evicted"
+            );
         }
     }
 
@@ -182,14 +272,18 @@ impl ReadModel {
         // One builder at a time: two sessions asking for the same new state
         // wait for one load instead of doing it twice.
         let mut cache = locked(&self.snapshots);
-        if let Some(s) = cache.iter().find(|s| s.key == key) {
-            return Ok((s.clone(), true));
+        if let Some(i) = cache.iter().position(|s| s.key == key) {
+            // Most recently used first: what the budget keeps longest.
+            let s = cache.remove(i);
+            cache.insert(0, s.clone());
+            return Ok((s, true));
         }
         let t = std::time::Instant::now();
         let snap = Arc::new(if key.starts_with("head@") {
             let (head, state) = self.journal.head_and_state()?.ok_or_else(not_indexed)?;
             Snapshot {
                 key: format!("head@{}", head.seq.0),
+                bytes: state_bytes(&state),
                 state,
                 as_of: AsOfCommit {
                     commit: head.commit.to_hex(),
@@ -202,9 +296,11 @@ impl ReadModel {
             let commit =
                 CommitId::from_hex(&key).ok_or_else(|| Error::internal("bad commit key"))?;
             let seq = self.journal.seq_of_commit(&commit)?.unwrap_or(Seq(0));
+            let state = sno_journal::replay::replay_to_commit(&self.journal, &commit)?;
             Snapshot {
                 key: key.clone(),
-                state: sno_journal::replay::replay_to_commit(&self.journal, &commit)?,
+                bytes: state_bytes(&state),
+                state,
                 as_of: AsOfCommit {
                     commit: key,
                     branch: None,
@@ -220,6 +316,8 @@ impl ReadModel {
         }
         cache.insert(0, snap.clone());
         cache.truncate(KEEP);
+        drop(cache);
+        self.evict();
         Ok((snap, false))
     }
 
@@ -427,6 +525,8 @@ impl ReadModel {
         }
         cache.insert(0, searcher.clone());
         cache.truncate(KEEP);
+        drop(cache);
+        self.evict();
         Ok(searcher)
     }
 
@@ -473,6 +573,8 @@ impl ReadModel {
         }
         cache.insert(0, g.clone());
         cache.truncate(KEEP);
+        drop(cache);
+        self.evict();
         g
     }
 
@@ -504,7 +606,7 @@ impl ReadModel {
             }
         };
         let mut cache = locked(&self.blobs);
-        if cache.bytes + served.len() > BLOB_CACHE_BYTES {
+        if cache.bytes + served.len() > BLOB_CACHE_BYTES.min(self.budget / 4) {
             cache.map.clear();
             cache.bytes = 0;
         }
@@ -553,4 +655,66 @@ use crate::error::Error;
 /// The error for a journal with nothing indexed yet.
 pub fn not_indexed() -> Error {
     ErrorCode::NotIndexed.with("nothing is indexed yet").into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn past_states_are_kept_most_recent_first_within_the_budget_and_the_head_always() {
+        let mb = 1 << 20;
+        // Most recently used first.
+        let entries = [
+            ("c3", 300 * mb, false),
+            ("head@9", 3000 * mb, true),
+            ("c2", 150 * mb, false),
+            ("c1", 100 * mb, false),
+        ];
+        // The head is held whatever its size; c3 fits, c2 does not beside
+        // it, c1 does.
+        assert_eq!(states_to_keep(&entries, 420 * mb), ["c3", "head@9", "c1"]);
+        assert_eq!(states_to_keep(&entries, 0), ["head@9"]);
+        // Never more than KEEP.
+        assert_eq!(
+            states_to_keep(&entries, usize::MAX).len(),
+            KEEP,
+            "{:?}",
+            states_to_keep(&entries, usize::MAX)
+        );
+    }
+
+    #[test]
+    fn a_state_is_estimated_by_what_its_records_hold() {
+        use sno_journal::model::*;
+        let rec = |n: usize| FileRecord {
+            path: "a.py".into(),
+            blob: BlobId::default(),
+            language: Some(Language::Python),
+            size: 0,
+            lines: 0,
+            state: FileState::Parsed,
+            diagnostics: vec![],
+            symbols: (0..n)
+                .map(|i| Symbol {
+                    id: SymbolId(i as u64),
+                    name: format!("f{i}"),
+                    qualified_name: format!("f{i}"),
+                    kind: SymbolKind::Function,
+                    parent: None,
+                    span: Span::default(),
+                    signature: "def f(): pass".into(),
+                    doc: String::new(),
+                    content_hash: 0,
+                })
+                .collect(),
+            edges: vec![],
+            refs: FileRefs::default(),
+            masked_secrets: 0,
+        };
+        let small = State::from([("a.py".to_string(), rec(10))]);
+        let big = State::from([("a.py".to_string(), rec(1000))]);
+        assert!(state_bytes(&big) > 50 * state_bytes(&small));
+        assert!(state_bytes(&big) > 1000 * std::mem::size_of::<Symbol>());
+    }
 }
