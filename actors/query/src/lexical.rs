@@ -257,17 +257,19 @@ impl LexicalIndex {
         if let Some(dir) = tmp.parent() {
             std::fs::create_dir_all(dir).map_err(err)?;
         }
-        let updated = previous
-            .filter(|p| p.is_dir() && std::fs::rename(p, &tmp).is_ok())
-            .and_then(|_| match Self::update(&tmp, state, chunks, source) {
-                Ok(()) => Some(()),
+        // The previous index is moved, not copied: it belongs to a state no
+        // answer is made from any more.
+        let moved = previous.is_some_and(|p| p.is_dir() && std::fs::rename(p, &tmp).is_ok());
+        let updated = moved
+            && match Self::update(&tmp, state, chunks, source) {
+                Ok(()) => true,
                 Err(e) => {
                     tracing::warn!(error = %e, "rebuilding the lexical index instead of updating it");
                     let _ = std::fs::remove_dir_all(&tmp);
-                    None
+                    false
                 }
-            });
-        if updated.is_none() {
+            };
+        if !updated {
             std::fs::create_dir_all(&tmp).map_err(err)?;
             let (schema, _) = schema();
             let index = Index::create_in_dir(&tmp, schema).map_err(err)?;
