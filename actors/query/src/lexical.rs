@@ -45,12 +45,23 @@ const BODY_BYTES: usize = 16 * 1024;
 /// Distinct query terms kept: a pasted paragraph costs what a sentence does.
 const QUERY_TERMS: usize = 32;
 
-/// Field weights (BM25 per field, summed).
+/// Field weights (BM25 per field, summed) for a query that names
+/// something (`parse_config`, `Config`).
 const BOOSTS: [(&str, f32); 5] = [
     ("name", 3.0),
     ("signature", 1.2),
     ("doc", 1.0),
     ("body", 0.8),
+    ("path", 0.5),
+];
+
+/// Field weights for a question in words: it says what code does, which
+/// its body and doc say more than a name's word or two.
+const PROSE_BOOSTS: [(&str, f32); 5] = [
+    ("name", 2.0),
+    ("signature", 1.2),
+    ("doc", 1.0),
+    ("body", 1.2),
     ("path", 0.5),
 ];
 
@@ -118,6 +129,7 @@ fn fields(index: &Index) -> Result<Fields, LexicalError> {
 pub struct LexicalIndex {
     reader: IndexReader,
     parser: QueryParser,
+    prose: QueryParser,
     file: Field,
     local: Field,
 }
@@ -443,14 +455,18 @@ impl LexicalIndex {
         index.tokenizers().register(ANALYZER, analyzer());
         let f = fields(&index)?;
         let reader = index.reader().map_err(err)?;
-        let mut parser =
-            QueryParser::for_index(&index, vec![f.name, f.signature, f.doc, f.body, f.path]);
-        for (name, boost) in BOOSTS {
-            parser.set_field_boost(fields_by_name(&f, name), boost);
-        }
+        let parser_with = |boosts: [(&str, f32); 5]| {
+            let mut p =
+                QueryParser::for_index(&index, vec![f.name, f.signature, f.doc, f.body, f.path]);
+            for (name, boost) in boosts {
+                p.set_field_boost(fields_by_name(&f, name), boost);
+            }
+            p
+        };
         Ok(LexicalIndex {
             reader,
-            parser,
+            parser: parser_with(BOOSTS),
+            prose: parser_with(PROSE_BOOSTS),
             file: f.file,
             local: f.local,
         })
@@ -469,7 +485,12 @@ impl LexicalIndex {
         if text.is_empty() {
             return Ok(Vec::new());
         }
-        let (q, _) = self.parser.parse_query_lenient(&text);
+        let parser = if crate::search::name_shaped(query) {
+            &self.parser
+        } else {
+            &self.prose
+        };
+        let (q, _) = parser.parse_query_lenient(&text);
         let searcher = self.reader.searcher();
         let hits = searcher
             .search(&q, &TopDocs::with_limit(limit).order_by_score())
