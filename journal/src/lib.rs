@@ -17,8 +17,10 @@ pub mod session;
 pub mod store;
 pub(crate) mod stored;
 pub mod teardown;
-#[cfg(test)]
-pub(crate) mod test_support;
+/// Small journals and records for tests, here and in the crates above
+/// (their dev-dependencies turn on `test-support`).
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 pub mod verify;
 
 pub use error::JournalError;

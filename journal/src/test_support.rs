@@ -1,7 +1,10 @@
-//! Small journals for unit tests: files added by deltas, commits holding them.
+//! Small journals for unit tests: files added by deltas, commits holding
+//! them, and file records.
 
 use crate::event::{CommitIndexed, FileChange, FileDelta, FileMeta};
-use crate::model::{BlobId, CommitId, FileRefs, FileState, Language};
+use crate::model::{
+    BlobId, CommitId, FileRecord, FileRefs, FileState, Language, Span, Symbol, SymbolId, SymbolKind,
+};
 
 /// A delta adding `path` with blob `[b; 20]` and nothing in it.
 pub fn add(path: &str, b: u8) -> FileDelta {
@@ -21,6 +24,37 @@ pub fn add(path: &str, b: u8) -> FileDelta {
         symbols_added: vec![],
         edges_removed: vec![],
         edges_added: vec![],
+    }
+}
+
+/// A parsed Python file `path` with blob `[b; 20]` defining the functions
+/// `names` (signature `def name()`), no edges.
+pub fn record(path: &str, b: u8, names: &[&str]) -> FileRecord {
+    FileRecord {
+        path: path.into(),
+        blob: BlobId([b; 20]),
+        language: Some(Language::Python),
+        size: 0,
+        lines: 0,
+        state: FileState::Parsed,
+        diagnostics: vec![],
+        symbols: names
+            .iter()
+            .map(|n| Symbol {
+                id: SymbolId::derive(path, n, SymbolKind::Function, 0),
+                name: n.to_string(),
+                qualified_name: n.to_string(),
+                kind: SymbolKind::Function,
+                parent: None,
+                span: Span::default(),
+                signature: format!("def {n}()"),
+                doc: String::new(),
+                content_hash: 0,
+            })
+            .collect(),
+        edges: vec![],
+        refs: FileRefs::default(),
+        masked_secrets: 0,
     }
 }
 

@@ -315,7 +315,6 @@ impl ReadModel {
             cache.retain(|s| !s.is_head);
         }
         cache.insert(0, snap.clone());
-        cache.truncate(KEEP);
         drop(cache);
         self.evict();
         Ok((snap, false))
@@ -524,7 +523,6 @@ impl ReadModel {
             cache.retain(|s| !s.borrow_owner().snapshot.is_head);
         }
         cache.insert(0, searcher.clone());
-        cache.truncate(KEEP);
         drop(cache);
         self.evict();
         Ok(searcher)
@@ -572,7 +570,6 @@ impl ReadModel {
             cache.retain(|g| !g.borrow_owner().is_head);
         }
         cache.insert(0, g.clone());
-        cache.truncate(KEEP);
         drop(cache);
         self.evict();
         g
@@ -686,35 +683,12 @@ mod tests {
 
     #[test]
     fn a_state_is_estimated_by_what_its_records_hold() {
-        use sno_journal::model::*;
-        let rec = |n: usize| FileRecord {
-            path: "a.py".into(),
-            blob: BlobId::default(),
-            language: Some(Language::Python),
-            size: 0,
-            lines: 0,
-            state: FileState::Parsed,
-            diagnostics: vec![],
-            symbols: (0..n)
-                .map(|i| Symbol {
-                    id: SymbolId(i as u64),
-                    name: format!("f{i}"),
-                    qualified_name: format!("f{i}"),
-                    kind: SymbolKind::Function,
-                    parent: None,
-                    span: Span::default(),
-                    signature: "def f(): pass".into(),
-                    doc: String::new(),
-                    content_hash: 0,
-                })
-                .collect(),
-            edges: vec![],
-            refs: FileRefs::default(),
-            masked_secrets: 0,
-        };
+        let names: Vec<String> = (0..1000).map(|i| format!("f{i}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let rec = |n: usize| sno_journal::test_support::record("a.py", 1, &names[..n]);
         let small = State::from([("a.py".to_string(), rec(10))]);
         let big = State::from([("a.py".to_string(), rec(1000))]);
         assert!(state_bytes(&big) > 50 * state_bytes(&small));
-        assert!(state_bytes(&big) > 1000 * std::mem::size_of::<Symbol>());
+        assert!(state_bytes(&big) > 1000 * std::mem::size_of::<sno_journal::model::Symbol>());
     }
 }

@@ -209,15 +209,18 @@ mod tests {
     use super::*;
     use sno_journal::model::{CommitId, Seq};
 
+    fn head(commit: u8, seq: u64) -> IndexedHead {
+        IndexedHead {
+            commit: CommitId([commit; 20]),
+            branch: None,
+            seq: Seq(seq),
+        }
+    }
+
     #[test]
     fn history_round_trips_and_a_cut_file_reads_as_missing() {
         let dir = tempfile::tempdir().unwrap();
-        let head = IndexedHead {
-            commit: CommitId([2; 20]),
-            branch: None,
-            seq: Seq(5),
-        };
-        let c = HeadCache::for_head(dir.path(), &head);
+        let c = HeadCache::for_head(dir.path(), &head(2, 5));
         assert!(c.read_history().is_none());
         let mut h = crate::search::HistoryFacts {
             commits: 3,
@@ -229,6 +232,14 @@ mod tests {
         let back = c.read_history().unwrap();
         assert_eq!(back.commits, 3);
         assert_eq!(back.touches, h.touches);
+        // The next head finds them, with the head they were made for.
+        let (commit, seq, prev) = HeadCache::for_head(dir.path(), &head(3, 6))
+            .previous_history()
+            .unwrap();
+        assert_eq!(
+            (commit, seq, prev.touches),
+            (CommitId([2; 20]), Seq(5), h.touches)
+        );
         let f = c.history_file();
         let text = std::fs::read_to_string(&f).unwrap();
         std::fs::write(&f, text.trim_end_matches("END\n")).unwrap();
@@ -238,12 +249,7 @@ mod tests {
     #[test]
     fn vectors_round_trip_and_damage_or_a_count_mismatch_reads_as_missing() {
         let dir = tempfile::tempdir().unwrap();
-        let head = IndexedHead {
-            commit: CommitId([1; 20]),
-            branch: None,
-            seq: Seq(3),
-        };
-        let c = HeadCache::for_head(dir.path(), &head);
+        let c = HeadCache::for_head(dir.path(), &head(1, 3));
         assert!(c.read_vectors("m", None).is_none());
         let vs = vec![vec![0.5, -1.0], vec![0.0, 2.0], vec![]];
         c.write_vectors("m", &vs).unwrap();
@@ -263,13 +269,7 @@ mod tests {
         // Another head's cache takes over this one's lexical index, and
         // removes the rest.
         std::fs::create_dir_all(c.lexical_dir()).unwrap();
-        let next = HeadCache::for_head(
-            dir.path(),
-            &IndexedHead {
-                seq: Seq(4),
-                ..head
-            },
-        );
+        let next = HeadCache::for_head(dir.path(), &head(1, 4));
         assert_eq!(next.previous_lexical(), Some(c.lexical_dir()));
         next.remove_others();
         assert!(!c.dir.exists());

@@ -323,23 +323,21 @@ impl LexicalIndex {
         let mut writer: tantivy::IndexWriter =
             index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
         let (mut replaced, mut removed) = (0usize, 0usize);
-        for (path, marker) in &stored {
-            let current = state.get(path.as_str()).map(marker_of);
-            if current.as_deref() != Some(marker.as_str()) {
-                writer.delete_term(Term::from_field_text(f.file, path));
-                removed += usize::from(current.is_none());
-            }
-        }
         for (path, rec) in state.iter() {
-            if stored.get(path.as_str()).map(String::as_str) == Some(marker_of(rec).as_str()) {
+            let was = stored.get(path.as_str());
+            if was.map(String::as_str) == Some(marker_of(rec).as_str()) {
                 continue;
             }
+            if was.is_some() {
+                writer.delete_term(Term::from_field_text(f.file, path));
+            }
             replaced += 1;
-            let empty: &[Chunk] = &[];
-            let own = sections
-                .get(path.as_str())
-                .map_or(empty, |r| &chunks[r.clone()]);
+            let own = sections.get(path.as_str()).copied().unwrap_or_default();
             Self::add_file(&writer, &f, path, rec, own, source)?;
+        }
+        for path in stored.keys().filter(|p| !state.contains_key(*p)) {
+            writer.delete_term(Term::from_field_text(f.file, path));
+            removed += 1;
         }
         writer.commit().map_err(err)?;
         writer.wait_merging_threads().map_err(err)?;
@@ -393,10 +391,7 @@ impl LexicalIndex {
             index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
         let sections = sections_by_path(chunks);
         for (path, rec) in state.iter() {
-            let empty: &[Chunk] = &[];
-            let own = sections
-                .get(path.as_str())
-                .map_or(empty, |r| &chunks[r.clone()]);
+            let own = sections.get(path.as_str()).copied().unwrap_or_default();
             Self::add_file(&writer, &f, path, rec, own, source)?;
         }
         writer.commit().map_err(err)?;
@@ -540,15 +535,11 @@ fn marker_of(rec: &FileRecord) -> String {
 }
 
 /// Each path's run of sections in `chunks` (which come in path order).
-fn sections_by_path(chunks: &[Chunk]) -> std::collections::HashMap<&str, std::ops::Range<usize>> {
-    let mut out: std::collections::HashMap<&str, std::ops::Range<usize>> =
-        std::collections::HashMap::new();
-    for (i, c) in chunks.iter().enumerate() {
-        out.entry(c.path.as_str())
-            .and_modify(|r| r.end = i + 1)
-            .or_insert(i..i + 1);
-    }
-    out
+fn sections_by_path(chunks: &[Chunk]) -> std::collections::HashMap<&str, &[Chunk]> {
+    chunks
+        .chunk_by(|a, b| a.path == b.path)
+        .map(|run| (run[0].path.as_str(), run))
+        .collect()
 }
 
 fn fields_by_name(f: &Fields, name: &str) -> Field {
@@ -710,7 +701,8 @@ mod tests {
         .unwrap()
     }
 
-    /// Every document of an index as (file, place, name words), sorted.
+    /// Every document of an index as (file, place), sorted; a marker's
+    /// place is `u64::MAX`.
     fn contents(ix: &LexicalIndex) -> Vec<(String, u64)> {
         let searcher = ix.reader.searcher();
         let mut out = Vec::new();

@@ -167,7 +167,7 @@ impl HistoryFacts {
         journal: &sno_journal::Journal,
         upto: sno_journal::model::Seq,
     ) -> Result<HistoryFacts, sno_journal::JournalError> {
-        use sno_journal::event::{Event, FileChange};
+        use sno_journal::event::Event;
         let mut h = HistoryFacts::default();
         let events = journal.events(
             sno_journal::model::Seq(0),
@@ -176,25 +176,31 @@ impl HistoryFacts {
         // Only the commits behind this state: not those a rollback or a
         // reset left behind.
         for i in sno_journal::replay::lineage(&events) {
-            let Event::CommitIndexed(c) = &events[i].1.event else {
-                continue;
-            };
-            let k = h.commits;
-            h.commits += 1;
-            let touched: Vec<&str> = c
-                .deltas
-                .iter()
-                .filter(|d| d.change != FileChange::Reresolved)
-                .map(|d| d.path.as_str())
-                .collect();
-            if touched.len() > Self::WIDE {
-                continue;
-            }
-            for p in touched {
-                h.touches.entry(p.to_string()).or_default().push(k);
+            if let Event::CommitIndexed(c) = &events[i].1.event {
+                h.add_commit(c);
             }
         }
         Ok(h)
+    }
+
+    /// Counts the next commit of the lineage, and the files it touched
+    /// when it is narrow enough to say something of coupling.
+    fn add_commit(&mut self, c: &sno_journal::event::CommitIndexed) {
+        use sno_journal::event::FileChange;
+        let k = self.commits;
+        self.commits += 1;
+        let touched: Vec<&str> = c
+            .deltas
+            .iter()
+            .filter(|d| d.change != FileChange::Reresolved)
+            .map(|d| d.path.as_str())
+            .collect();
+        if touched.len() > Self::WIDE {
+            return;
+        }
+        for p in touched {
+            self.touches.entry(p.to_string()).or_default().push(k);
+        }
     }
 
     /// These facts (of the head `commit`, journaled at `seq`) carried on to
@@ -209,7 +215,7 @@ impl HistoryFacts {
         seq: sno_journal::model::Seq,
         upto: sno_journal::model::Seq,
     ) -> Result<Option<HistoryFacts>, sno_journal::JournalError> {
-        use sno_journal::event::{Event, FileChange};
+        use sno_journal::event::Event;
         let mut head = commit;
         for (_, env) in journal.events(
             sno_journal::model::Seq(seq.0 + 1),
@@ -221,20 +227,7 @@ impl HistoryFacts {
                         return Ok(None);
                     }
                     head = c.commit;
-                    let k = self.commits;
-                    self.commits += 1;
-                    let touched: Vec<&str> = c
-                        .deltas
-                        .iter()
-                        .filter(|d| d.change != FileChange::Reresolved)
-                        .map(|d| d.path.as_str())
-                        .collect();
-                    if touched.len() > Self::WIDE {
-                        continue;
-                    }
-                    for p in touched {
-                        self.touches.entry(p.to_string()).or_default().push(k);
-                    }
+                    self.add_commit(c);
                 }
                 Event::RolledBack(_) | Event::BranchMoved(_) => return Ok(None),
                 _ => {}
@@ -444,10 +437,13 @@ impl<'a> Retriever<'a> {
             .map(|(e, vectors)| (e, SemanticIndex::build(&vectors)));
         let t_semantic = t.elapsed() - t_lexical;
         let neighbours = Neighbours::of(state, &docs);
+        // Documents are the state's symbols in its order: one entry a file.
         let mut symbols_of: rustc_hash::FxHashMap<&'a str, (usize, usize)> =
-            rustc_hash::FxHashMap::default();
-        for (i, l) in docs.iter().enumerate() {
-            symbols_of.entry(l.path).or_insert((i, 0)).1 += 1;
+            rustc_hash::FxHashMap::with_capacity_and_hasher(state.len(), Default::default());
+        let mut first = 0;
+        for (path, rec) in state.iter() {
+            symbols_of.insert(path.as_str(), (first, rec.symbols.len()));
+            first += rec.symbols.len();
         }
         let mut sections_of: rustc_hash::FxHashMap<String, usize> = Default::default();
         for (i, c) in chunks.iter().enumerate() {
@@ -817,39 +813,15 @@ impl Neighbours {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sno_journal::event::{CommitIndexed, FileChange, FileDelta, FileMeta, RolledBack};
-    use sno_journal::model::{BlobId, CommitId, FileRefs, FileState, Language};
+    use sno_journal::event::{CommitIndexed, FileDelta, RolledBack};
+    use sno_journal::model::CommitId;
+    use sno_journal::test_support::add;
 
-    fn add(path: &str, b: u8) -> FileDelta {
-        FileDelta {
-            path: path.into(),
-            change: FileChange::Added(FileMeta {
-                blob: BlobId([b; 20]),
-                language: Some(Language::Python),
-                size: 1,
-                lines: 1,
-                state: FileState::Parsed,
-                diagnostics: vec![],
-                refs: FileRefs::default(),
-                masked_secrets: 0,
-            }),
-            symbols_removed: vec![],
-            symbols_added: vec![],
-            edges_removed: vec![],
-            edges_added: vec![],
-        }
-    }
-
+    /// Commit `[n; 20]` on top of `[parent; 20]`.
     fn commit(n: u8, parent: Option<u8>, deltas: Vec<FileDelta>) -> CommitIndexed {
-        CommitIndexed {
-            commit: CommitId([n; 20]),
-            parents: parent.map(|p| CommitId([p; 20])).into_iter().collect(),
-            branch: Some("main".into()),
-            summary: format!("c{n}"),
-            time: 0,
-            base: None,
-            deltas,
-        }
+        let mut c = sno_journal::test_support::commit(n, deltas);
+        c.parents = parent.map(|p| CommitId([p; 20])).into_iter().collect();
+        c
     }
 
     #[test]
@@ -859,7 +831,6 @@ mod tests {
         let s1 = j
             .append_commit(commit(1, None, vec![add("a.py", 1), add("b.py", 1)]))
             .unwrap();
-        let before = HistoryFacts::from_journal(&j, s1).unwrap();
         j.append_commit(commit(2, Some(1), vec![add("c.py", 2)]))
             .unwrap();
         let s3 = j
@@ -876,7 +847,11 @@ mod tests {
             (whole.commits, &whole.touches)
         );
         assert_eq!(carried.commits, 3);
-        assert!(!before.touches.contains_key("d.py"));
+        assert_eq!(
+            carried.touches["d.py"],
+            [2],
+            "the third commit touched d.py"
+        );
         // From a head the events do not continue (not the parent of the
         // next commit), or across a rollback: not carried.
         assert!(HistoryFacts::from_journal(&j, s1)
