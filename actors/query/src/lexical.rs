@@ -654,38 +654,10 @@ pub fn documents(state: &State) -> Vec<Located<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sno_journal::model::Language;
     use sno_journal::model::*;
 
     fn state(names: &[&str]) -> State {
-        let symbols = names
-            .iter()
-            .map(|n| Symbol {
-                id: SymbolId::derive("a.py", n, SymbolKind::Function, 0),
-                name: n.to_string(),
-                qualified_name: n.to_string(),
-                kind: SymbolKind::Function,
-                parent: None,
-                span: Span::default(),
-                signature: format!("def {n}()"),
-                doc: String::new(),
-                content_hash: 0,
-            })
-            .collect();
-        let rec = FileRecord {
-            path: "a.py".into(),
-            blob: BlobId::default(),
-            language: Some(Language::Python),
-            size: 0,
-            lines: 0,
-            state: FileState::Parsed,
-            diagnostics: vec![],
-            symbols,
-            edges: vec![],
-            refs: FileRefs::default(),
-            masked_secrets: 0,
-        };
-        State::from([("a.py".to_string(), rec)])
+        State::from([file("a.py", 0, names)])
     }
 
     /// Numbers hits as the retriever does: symbols in state order.
@@ -728,13 +700,7 @@ mod tests {
     }
 
     fn file(path: &str, blob: u8, names: &[&str]) -> (String, FileRecord) {
-        let mut st = state(names);
-        let mut rec = st.remove("a.py").unwrap();
-        rec.path = path.to_string();
-        rec.blob = BlobId([blob; 20]);
-        for s in &mut rec.symbols {
-            s.id = SymbolId::derive(path, &s.name, SymbolKind::Function, 0);
-        }
+        let rec = sno_journal::test_support::record(path, blob, names);
         (path.to_string(), rec)
     }
 
