@@ -654,7 +654,6 @@ pub fn documents(state: &State) -> Vec<Located<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sno_journal::model::*;
 
     fn state(names: &[&str]) -> State {
         State::from([file("a.py", 0, names)])
