@@ -571,3 +571,83 @@ fn the_lexical_index_carried_across_commits_answers_as_a_rebuild_does() {
         .all(|(p, _)| p != "web/http.js" && p != "app/util.py"));
     assert!(all.iter().any(|(p, _)| p == "app/text_io.py"), "{all:?}");
 }
+
+/// The names of a JSON answer's items, best first.
+fn ranked_names(v: &serde_json::Value) -> Vec<String> {
+    v["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|i| i["qualified_name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn rank_of(names: &[String], name: &str) -> usize {
+    names
+        .iter()
+        .position(|n| n == name)
+        .unwrap_or_else(|| panic!("{name} not ranked: {names:?}"))
+}
+
+#[test]
+fn a_question_in_words_finds_code_spelled_with_short_forms() {
+    let repo = Repo::new();
+    repo.write(
+        "src/map.rs",
+        "pub struct Map { entries: Vec<(String, i64)> }\n\nimpl Map {\n    pub fn values(&self) -> impl Iterator<Item = &i64> {\n        self.entries.iter().map(|e| &e.1)\n    }\n\n    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut i64> {\n        self.entries.iter_mut().map(|e| &mut e.1)\n    }\n}\n",
+    );
+    repo.commit("map");
+    repo.sno_json(&["init", "--json"]);
+    // Nothing in the code says "mutable": only `mut` does.
+    let v = repo.sno_json(&[
+        "search",
+        "an iterator over the mutable values",
+        "--lexical-only",
+        "--json",
+    ]);
+    let names = ranked_names(&v);
+    assert!(
+        rank_of(&names, "Map.values_mut") < rank_of(&names, "Map.values"),
+        "{names:?}"
+    );
+    // And the other way: a short form asked for finds the long word.
+    repo.write(
+        "src/settings.py",
+        "def load_configuration(path):\n    return open(path).read()\n\n\ndef load_path(path):\n    return path\n",
+    );
+    repo.commit("settings");
+    repo.sno_json(&["init", "--json"]);
+    let v = repo.sno_json(&[
+        "search",
+        "load the cfg from a path",
+        "--lexical-only",
+        "--json",
+    ]);
+    let names = ranked_names(&v);
+    assert_eq!(names[0], "load_configuration", "{names:?}");
+}
+
+#[test]
+fn a_question_in_words_puts_behaviour_above_a_declaration_of_the_same_words() {
+    let repo = Repo::new();
+    repo.write(
+        "pool.go",
+        "package pool\n\ntype Pool struct {\n\tblockingTask chan func()\n}\n\nfunc (p *Pool) Spawn(job func()) {\n\tgo job()\n}\n\nfunc (p *Pool) SpawnBlocking(job func()) {\n\tp.blockingTask <- job\n}\n",
+    );
+    repo.commit("pool");
+    repo.sno_json(&["init", "--json"]);
+    let v = repo.sno_json(&[
+        "search",
+        "spawn a blocking task",
+        "--lexical-only",
+        "--json",
+    ]);
+    let names = ranked_names(&v);
+    assert_eq!(names[0], "Pool.SpawnBlocking", "{names:?}");
+    // A name asked for is still found first, whatever it declares.
+    let v = repo.sno_json(&["search", "blockingTask", "--lexical-only", "--json"]);
+    assert_eq!(ranked_names(&v)[0], "Pool.blockingTask", "{v}");
+}

@@ -3,6 +3,7 @@
 //! [`State`](sno_journal::delta::State) (the views, or a replay of the
 //! journal for answers "as of" an older commit).
 
+pub mod abbreviations;
 pub mod changes;
 pub mod chunks;
 pub mod cl100k;

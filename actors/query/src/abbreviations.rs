@@ -1,0 +1,153 @@
+//! The short forms code spells words with. A question says "mutable",
+//! "iterator" and "configuration"; code says `mut`, `iter` and `cfg`. A
+//! question in words is searched for its words and, at a lower weight, for
+//! their short forms, and a short form in a question for its long words.
+//!
+//! The table holds abbreviations common across languages and code bases
+//! (the kind identifier-expansion studies of source code list), not the
+//! vocabulary of one project.
+
+/// (long word, short forms). Lowercase; a long word is matched as the query
+/// spells it, before stemming.
+const TABLE: &[(&str, &[&str])] = &[
+    ("address", &["addr"]),
+    ("allocate", &["alloc"]),
+    ("allocation", &["alloc"]),
+    ("allocator", &["alloc"]),
+    ("argument", &["arg"]),
+    ("arguments", &["args"]),
+    ("array", &["arr"]),
+    ("asynchronous", &["async"]),
+    ("attribute", &["attr"]),
+    ("attributes", &["attrs"]),
+    ("authentication", &["auth"]),
+    ("authorization", &["auth"]),
+    ("boolean", &["bool"]),
+    ("buffer", &["buf"]),
+    ("calculate", &["calc"]),
+    ("callback", &["cb"]),
+    ("character", &["char"]),
+    ("characters", &["chars"]),
+    ("command", &["cmd"]),
+    ("compare", &["cmp"]),
+    ("configuration", &["config", "cfg", "conf"]),
+    ("connection", &["conn"]),
+    ("context", &["ctx"]),
+    ("count", &["cnt"]),
+    ("current", &["cur", "curr"]),
+    ("database", &["db"]),
+    ("decrement", &["dec"]),
+    ("definition", &["def"]),
+    ("delete", &["del"]),
+    ("description", &["desc"]),
+    ("descriptor", &["desc"]),
+    ("destination", &["dst", "dest"]),
+    ("dictionary", &["dict"]),
+    ("directory", &["dir"]),
+    ("document", &["doc"]),
+    ("element", &["elem"]),
+    ("environment", &["env"]),
+    ("error", &["err"]),
+    ("escape", &["esc"]),
+    ("execute", &["exec"]),
+    ("expression", &["expr"]),
+    ("extension", &["ext"]),
+    ("format", &["fmt"]),
+    ("function", &["func", "fn"]),
+    ("generate", &["gen"]),
+    ("identifier", &["ident", "id"]),
+    ("image", &["img"]),
+    ("increment", &["inc"]),
+    ("index", &["idx"]),
+    ("information", &["info"]),
+    ("initialize", &["init"]),
+    ("initialise", &["init"]),
+    ("integer", &["int"]),
+    ("iterator", &["iter"]),
+    ("iterate", &["iter"]),
+    ("length", &["len"]),
+    ("library", &["lib"]),
+    ("maximum", &["max"]),
+    ("memory", &["mem"]),
+    ("message", &["msg"]),
+    ("minimum", &["min"]),
+    ("mutable", &["mut"]),
+    ("mutably", &["mut"]),
+    ("number", &["num"]),
+    ("object", &["obj"]),
+    ("operation", &["op"]),
+    ("option", &["opt"]),
+    ("options", &["opts"]),
+    ("package", &["pkg"]),
+    ("parameter", &["param"]),
+    ("parameters", &["params"]),
+    ("pointer", &["ptr"]),
+    ("position", &["pos"]),
+    ("previous", &["prev"]),
+    ("property", &["prop"]),
+    ("reference", &["ref"]),
+    ("repository", &["repo"]),
+    ("request", &["req"]),
+    ("response", &["resp", "res"]),
+    ("result", &["res"]),
+    ("sequence", &["seq"]),
+    ("source", &["src"]),
+    ("specification", &["spec"]),
+    ("statement", &["stmt"]),
+    ("string", &["str"]),
+    ("synchronize", &["sync"]),
+    ("synchronous", &["sync"]),
+    ("temporary", &["tmp", "temp"]),
+    ("utility", &["util"]),
+    ("utilities", &["utils"]),
+    ("value", &["val"]),
+    ("values", &["vals"]),
+    ("variable", &["var"]),
+];
+
+/// The other spellings of `word`: its short forms when it is a long word,
+/// its long words when it is a short form. Empty for anything else.
+pub fn alternatives(word: &str) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for (long, shorts) in TABLE {
+        if *long == word {
+            out.extend(shorts.iter().copied());
+        } else if shorts.contains(&word) && !out.contains(long) {
+            out.push(long);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_words_give_their_short_forms_and_short_forms_their_long_words() {
+        assert_eq!(alternatives("mutable"), ["mut"]);
+        assert_eq!(alternatives("configuration"), ["config", "cfg", "conf"]);
+        let cfg = alternatives("cfg");
+        assert_eq!(cfg, ["configuration"]);
+        let res = alternatives("res");
+        assert!(
+            res.contains(&"response") && res.contains(&"result"),
+            "{res:?}"
+        );
+        assert!(alternatives("parse").is_empty());
+    }
+
+    #[test]
+    fn the_table_is_sorted_lowercase_and_never_maps_a_word_to_itself() {
+        for w in TABLE.windows(2) {
+            assert!(w[0].0 < w[1].0, "{} before {}", w[0].0, w[1].0);
+        }
+        for (long, shorts) in TABLE {
+            assert_eq!(*long, long.to_lowercase());
+            for s in *shorts {
+                assert_ne!(s, long);
+                assert_eq!(*s, s.to_lowercase());
+            }
+        }
+    }
+}
