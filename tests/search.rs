@@ -651,3 +651,35 @@ fn a_question_in_words_puts_behaviour_above_a_declaration_of_the_same_words() {
     let v = repo.sno_json(&["search", "blockingTask", "--lexical-only", "--json"]);
     assert_eq!(ranked_names(&v)[0], "Pool.blockingTask", "{v}");
 }
+
+#[test]
+fn declarations_are_found_by_their_words_and_not_embedded() {
+    let repo = Repo::new();
+    repo.write(
+        "fleet.py",
+        "AUTOMOBILE_LIMIT = 4\n\n\nclass Garage:\n    vehicle_count = 0\n\n    def automobile_registry(self):\n        return []\n",
+    );
+    repo.commit("one");
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let m = model.path().to_str().unwrap();
+    let init = repo.sno_json(&["init", "--json", "--model", m]);
+    // The class and its method; not the constant or the field.
+    assert_eq!(init["semantic"]["symbols"], 2, "{init}");
+    assert_eq!(init["semantic"]["embedded"], 2, "{init}");
+    // "car" is no word of the code: only meaning finds anything, and
+    // only what is embedded has a meaning.
+    let v = repo.sno_json(&["search", "car", "--json", "--model", m]);
+    let mut found: Vec<&str> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["signals"]["semantic"].as_f64().unwrap_or(0.0) > 0.0)
+        .map(|i| i["qualified_name"].as_str().unwrap())
+        .collect();
+    found.sort();
+    assert_eq!(found, ["Garage", "Garage.automobile_registry"], "{v}");
+    // Their names still find them.
+    let v = repo.sno_json(&["search", "AUTOMOBILE_LIMIT", "--json", "--model", m]);
+    assert_eq!(v["items"][0]["qualified_name"], "AUTOMOBILE_LIMIT", "{v}");
+}

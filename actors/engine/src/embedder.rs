@@ -14,6 +14,8 @@ use sno_query::semantic::Embedder as Model;
 pub struct EmbedSummary {
     /// `None` when the semantic index is on; else why it is off.
     pub off_reason: Option<String>,
+    /// Symbols whose meaning is embedded (declarations and impl blocks
+    /// are not: [`sno_query::search::is_embedded`]).
     pub symbols: usize,
     pub embedded: usize,
     pub reused: usize,
@@ -95,6 +97,10 @@ fn refresh(st: &EmbedderState) -> Result<EmbedSummary, String> {
     let len = journal.len().map_err(err)?;
     let state = journal.load_state().map_err(err)?;
     let docs = sno_query::lexical::documents(&state);
+    let embeddable = docs
+        .iter()
+        .filter(|l| sno_query::search::is_embedded(l.symbol.kind))
+        .count();
     let same_model =
         journal.vectors_model().map_err(err)?.as_deref() == Some(model.source.as_str());
     // With the same model and every symbol covered up to some point of the
@@ -136,8 +142,8 @@ fn refresh(st: &EmbedderState) -> Result<EmbedSummary, String> {
         .map_err(err)?;
     Ok(EmbedSummary {
         off_reason: None,
-        symbols: docs.len(),
+        symbols: embeddable,
         embedded: new.len(),
-        reused: docs.len() - new.len(),
+        reused: embeddable.saturating_sub(new.len()),
     })
 }

@@ -127,7 +127,7 @@ const BLOB_CACHE_BYTES: usize = 256 << 20;
 struct Prefetch {
     history: Option<HistoryFacts>,
     lexical: Option<sno_query::lexical::LexicalIndex>,
-    vectors: Option<Vec<Vec<f32>>>,
+    vectors: Option<sno_query::semantic::Vectors>,
 }
 
 /// Snapshots and searchers kept at most: the head and a couple of `at`
@@ -485,7 +485,7 @@ impl ReadModel {
                         .as_ref()
                         .and_then(|c| c.read_vectors(&e.source, Some(n)))
                 });
-                if let Some(v) = stored.filter(|v| v.len() == n) {
+                if let Some(v) = stored.filter(|v| v.count() == n) {
                     return v;
                 }
                 let same_model =

@@ -7,6 +7,7 @@
 //! updated ([`HeadCache::previous_lexical`]); the other heads' caches go
 //! once the new one is made ([`HeadCache::remove_others`]).
 
+use crate::semantic::Vectors;
 use std::path::{Path, PathBuf};
 
 use sno_journal::IndexedHead;
@@ -16,7 +17,11 @@ pub struct HeadCache {
     dir: PathBuf,
 }
 
-const MAGIC: &[u8; 8] = b"SNOVEC01";
+/// Vectors file: magic, dimension, count, a bit per document (whether it
+/// has a vector), then the vectors that are there, f32 little-endian. Most
+/// documents of a large code base have none (declarations are not
+/// embedded), so they take a bit, not a zero vector.
+const MAGIC: &[u8; 8] = b"SNOVEC02";
 
 /// The cache format, in each head's directory name: the lexical index's
 /// documents are keyed by file since v3.
@@ -109,7 +114,7 @@ impl HeadCache {
 
     /// The stored vectors made by `model`, in document order, if present
     /// and intact (`expected` documents).
-    pub fn read_vectors(&self, model: &str, expected: Option<usize>) -> Option<Vec<Vec<f32>>> {
+    pub fn read_vectors(&self, model: &str, expected: Option<usize>) -> Option<Vectors> {
         let bytes = std::fs::read(self.vectors_file(model)).ok()?;
         let (head, body) = bytes.split_at_checked(16)?;
         if &head[..8] != MAGIC {
@@ -117,18 +122,21 @@ impl HeadCache {
         }
         let dim = u32::from_le_bytes(head[8..12].try_into().ok()?) as usize;
         let count = u32::from_le_bytes(head[12..16].try_into().ok()?) as usize;
-        if body.len() != dim * count * 4 || expected.is_some_and(|e| e != count) {
+        if expected.is_some_and(|e| e != count) {
             return None;
         }
-        let floats: Vec<f32> = body
+        let (bits, floats) = body.split_at_checked(count.div_ceil(8))?;
+        let ids: Vec<u32> = (0..count as u32)
+            .filter(|i| bits[*i as usize / 8] & (1 << (i % 8)) != 0)
+            .collect();
+        if floats.len() != ids.len() * dim * 4 {
+            return None;
+        }
+        let data = floats
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        Some(if dim == 0 {
-            vec![Vec::new(); count]
-        } else {
-            floats.chunks_exact(dim).map(<[f32]>::to_vec).collect()
-        })
+        Vectors::from_parts(count, dim, ids, data)
     }
 
     fn history_file(&self) -> PathBuf {
@@ -189,16 +197,19 @@ impl HeadCache {
     }
 
     /// Stores vectors (aside and renamed).
-    pub fn write_vectors(&self, model: &str, vectors: &[Vec<f32>]) -> std::io::Result<()> {
-        let dim = vectors.iter().map(Vec::len).max().unwrap_or(0);
-        let mut out = Vec::with_capacity(16 + vectors.len() * dim * 4);
+    pub fn write_vectors(&self, model: &str, vectors: &Vectors) -> std::io::Result<()> {
+        let count = vectors.count();
+        let mut out = Vec::with_capacity(16 + count.div_ceil(8) + vectors.data().len() * 4);
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&(dim as u32).to_le_bytes());
-        out.extend_from_slice(&(vectors.len() as u32).to_le_bytes());
-        for v in vectors {
-            for i in 0..dim {
-                out.extend_from_slice(&v.get(i).copied().unwrap_or(0.0).to_le_bytes());
-            }
+        out.extend_from_slice(&(vectors.dim() as u32).to_le_bytes());
+        out.extend_from_slice(&(count as u32).to_le_bytes());
+        let mut bits = vec![0u8; count.div_ceil(8)];
+        for i in vectors.ids() {
+            bits[*i as usize / 8] |= 1 << (i % 8);
+        }
+        out.extend_from_slice(&bits);
+        for f in vectors.data() {
+            out.extend_from_slice(&f.to_le_bytes());
         }
         self.write_aside(&self.vectors_file(model), &out)
     }
@@ -251,14 +262,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let c = HeadCache::for_head(dir.path(), &head(1, 3));
         assert!(c.read_vectors("m", None).is_none());
-        let vs = vec![vec![0.5, -1.0], vec![0.0, 2.0], vec![]];
+        let vs = Vectors::from_rows(&[vec![0.5, -1.0], vec![], vec![0.0, 2.0], vec![0.0, 0.0]]);
         c.write_vectors("m", &vs).unwrap();
+        // A document without a vector (or a zero one) reads back without.
+        let back = c.read_vectors("m", Some(4)).unwrap();
+        assert_eq!(back, vs);
+        assert_eq!(back.ids(), [0, 2]);
+        // And takes a bit, not a vector.
         assert_eq!(
-            c.read_vectors("m", Some(3)).unwrap(),
-            vec![vec![0.5, -1.0], vec![0.0, 2.0], vec![0.0, 0.0]]
+            std::fs::metadata(c.vectors_file("m")).unwrap().len(),
+            16 + 1 + 2 * 2 * 4
         );
         assert!(c.read_vectors("other model", Some(3)).is_none());
-        assert!(c.read_vectors("m", Some(4)).is_none());
+        assert!(c.read_vectors("m", Some(3)).is_none());
         let f = c.vectors_file("m");
         let bytes = std::fs::read(&f).unwrap();
         std::fs::write(&f, &bytes[..bytes.len() - 1]).unwrap();

@@ -127,14 +127,104 @@ pub fn source_name(spec: &str) -> String {
     spec.to_string()
 }
 
-/// Up to this many vectors an exact scan serves: 256-float vectors scan at
-/// about 1 ms per 10,000 on one core (2.0 ms for 20k, 4.9 ms for 50k,
-/// 9.7 ms for 100k, measured on this project's 2-core machine), while an
-/// HNSW graph costs about 90 µs per vector to build (3.6 s for sqlalchemy's
-/// 40k) before its first answer, and every CLI call is a first answer. The
-/// scan is also exact. Past 100k a query's scan costs more than the graph's
-/// build is worth to a long-lived daemon.
-pub const FLAT_MAX: usize = 100_000;
+/// Up to this many vectors an exact scan serves. A scan of 256-float
+/// vectors held in one contiguous block costs about 1 ms per 10,000 on one
+/// core of this project's 2-core machine, while an HNSW graph costs about
+/// 90 µs per vector to build before its first answer (3.6 s for
+/// sqlalchemy's 40k, over a minute for the 765k embedded symbols of 8.6M
+/// lines of Rust), and every CLI call is a first answer. A daemon breaks
+/// even after about as many queries as the scan is milliseconds long: a
+/// few hundred queries at a million vectors, past which the graph pays.
+/// The scan is also exact.
+pub const FLAT_MAX: usize = 1_000_000;
+
+/// Embeddings numbered like the documents they embed, in one block: the
+/// documents that have a vector, and their vectors one after the other. A
+/// document without one (not embedded, or nothing the model knew) costs
+/// nothing; on millions of documents a vector each as its own allocation
+/// cost seconds and gigabytes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Vectors {
+    count: usize,
+    dim: usize,
+    ids: Vec<u32>,
+    data: Vec<f32>,
+}
+
+impl Vectors {
+    /// No vectors yet, for `count` documents.
+    pub fn with_count(count: usize) -> Vectors {
+        Vectors {
+            count,
+            ..Vectors::default()
+        }
+    }
+
+    /// One vector a document, in order; empty or zero ones are left out.
+    pub fn from_rows(rows: &[Vec<f32>]) -> Vectors {
+        let mut v = Vectors::with_count(rows.len());
+        for (doc, row) in rows.iter().enumerate() {
+            v.push(doc, row);
+        }
+        v
+    }
+
+    /// Checked parts as a file stores them: `ids` increasing and below
+    /// `count`, `dim` floats each in `data`.
+    pub fn from_parts(count: usize, dim: usize, ids: Vec<u32>, data: Vec<f32>) -> Option<Vectors> {
+        let ordered = ids.windows(2).all(|w| w[0] < w[1]);
+        let inside = ids.last().is_none_or(|l| (*l as usize) < count);
+        (ordered && inside && data.len() == ids.len() * dim).then_some(Vectors {
+            count,
+            dim,
+            ids,
+            data,
+        })
+    }
+
+    /// Sets document `doc`'s vector; documents come in increasing order.
+    /// A zero vector, or one of another length than the first, is left out.
+    pub fn push(&mut self, doc: usize, v: &[f32]) {
+        if is_zero(v) || self.ids.last().is_some_and(|l| *l as usize >= doc) {
+            return;
+        }
+        if self.ids.is_empty() {
+            self.dim = v.len();
+        }
+        if v.len() == self.dim {
+            self.ids.push(doc as u32);
+            self.data.extend_from_slice(v);
+        }
+    }
+
+    /// Documents in all, with a vector or not.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The length of each vector (0 when there is none).
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// The documents that have a vector, in order.
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
+    }
+
+    /// Their vectors, one after the other.
+    pub fn data(&self) -> &[f32] {
+        &self.data
+    }
+
+    /// (document, vector) of each document that has one.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &[f32])> {
+        self.ids
+            .iter()
+            .map(|i| *i as usize)
+            .zip(self.data.chunks_exact(self.dim.max(1)))
+    }
+}
 
 /// Nearest-neighbour search over unit-length embeddings, numbered like the
 /// documents they embed: an exact scan for small sets, HNSW for large ones.
@@ -144,8 +234,8 @@ pub struct SemanticIndex {
 }
 
 enum IndexKind {
-    /// (document number, vector) of every non-zero vector.
-    Flat(Vec<(usize, Vec<f32>)>),
+    /// Every vector, scanned.
+    Flat(Vectors),
     Hnsw(Box<Hnsw<'static, f32, DistDot>>),
 }
 
@@ -154,36 +244,40 @@ fn is_zero(v: &[f32]) -> bool {
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    // Eight lanes the compiler keeps in registers (and vectorises): a plain
+    // fold is one serial chain of additions.
+    let mut acc = [0.0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    acc.iter().sum::<f32>() + ra.iter().zip(rb).map(|(x, y)| x * y).sum::<f32>()
 }
 
 impl SemanticIndex {
-    /// Indexes `vectors`; zero vectors (nothing the model knew) are left out,
-    /// since cosine distance is undefined for them.
-    pub fn build(vectors: &[Vec<f32>]) -> SemanticIndex {
+    /// Indexes `vectors` (zero ones were left out when they were gathered,
+    /// since cosine distance is undefined for them).
+    pub fn build(vectors: Vectors) -> SemanticIndex {
         Self::build_with(vectors, FLAT_MAX)
     }
 
     /// [`SemanticIndex::build`] with the size above which HNSW is used.
-    pub fn build_with(vectors: &[Vec<f32>], flat_max: usize) -> SemanticIndex {
-        let data: Vec<(&Vec<f32>, usize)> = vectors
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| !is_zero(v))
-            .map(|(i, v)| (v, i))
-            .collect();
-        let len = data.len();
+    pub fn build_with(vectors: Vectors, flat_max: usize) -> SemanticIndex {
+        let len = vectors.ids.len();
         if len <= flat_max {
-            let flat = data.into_iter().map(|(v, i)| (i, v.clone())).collect();
             return SemanticIndex {
-                kind: IndexKind::Flat(flat),
+                kind: IndexKind::Flat(vectors),
                 len,
             };
         }
         // Unit vectors (model2vec normalizes): 1 - dot is the cosine distance,
         // without the norms DistCosine recomputes on every comparison.
-        let hnsw = Hnsw::new(16, vectors.len().max(1), 16, 64, DistDot {});
-        hnsw.parallel_insert(&data);
+        let hnsw = Hnsw::new(16, len.max(1), 16, 64, DistDot {});
+        let data: Vec<(&[f32], usize)> = vectors.iter().map(|(i, v)| (v, i)).collect();
+        hnsw.parallel_insert_slice(&data);
         SemanticIndex {
             kind: IndexKind::Hnsw(Box::new(hnsw)),
             len,
@@ -201,9 +295,12 @@ impl SemanticIndex {
             return Vec::new();
         }
         match &self.kind {
-            IndexKind::Flat(all) => {
+            IndexKind::Flat(vectors) => {
+                if query.len() != vectors.dim {
+                    return Vec::new();
+                }
                 let mut scored: Vec<(usize, f32)> =
-                    all.iter().map(|(i, v)| (*i, dot(query, v))).collect();
+                    vectors.iter().map(|(i, v)| (i, dot(query, v))).collect();
                 let k = limit.min(scored.len());
                 if k == 0 {
                     return Vec::new();
@@ -245,8 +342,8 @@ mod tests {
     fn exact_scan_and_hnsw_agree_on_the_nearest_and_zero_vectors_are_skipped() {
         let mut vs: Vec<Vec<f32>> = (0..600).map(|i| unit(i + 1, 32)).collect();
         vs[7] = vec![0.0; 32];
-        let flat = SemanticIndex::build_with(&vs, usize::MAX);
-        let graph = SemanticIndex::build_with(&vs, 0);
+        let flat = SemanticIndex::build_with(Vectors::from_rows(&vs), usize::MAX);
+        let graph = SemanticIndex::build_with(Vectors::from_rows(&vs), 0);
         assert!(!flat.is_graph() && graph.is_graph());
         for probe in [3usize, 100, 599] {
             let f = flat.search(&vs[probe], 5);
@@ -259,5 +356,29 @@ mod tests {
             .search(&unit(9999, 32), 600)
             .iter()
             .all(|(i, _)| *i != 7));
+    }
+
+    #[test]
+    fn vectors_keep_document_numbers_and_leave_out_zero_and_misfit_rows() {
+        let rows = vec![
+            vec![],
+            vec![1.0, 0.0],
+            vec![0.0, 0.0],
+            vec![0.0, 1.0],
+            vec![1.0],
+        ];
+        let v = Vectors::from_rows(&rows);
+        assert_eq!((v.count(), v.dim()), (5, 2));
+        assert_eq!(v.ids(), [1, 3]);
+        assert_eq!(
+            v.iter().collect::<Vec<_>>(),
+            [(1, &[1.0, 0.0][..]), (3, &[0.0, 1.0][..])]
+        );
+        let back = Vectors::from_parts(5, 2, v.ids().to_vec(), v.data().to_vec());
+        assert_eq!(back.as_ref(), Some(&v));
+        // Parts that do not fit together are refused.
+        assert!(Vectors::from_parts(3, 2, vec![1, 3], vec![0.0; 4]).is_none());
+        assert!(Vectors::from_parts(5, 2, vec![3, 1], vec![0.0; 4]).is_none());
+        assert!(Vectors::from_parts(5, 2, vec![1, 3], vec![0.0; 3]).is_none());
     }
 }
