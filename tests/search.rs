@@ -683,3 +683,80 @@ fn declarations_are_found_by_their_words_and_not_embedded() {
     let v = repo.sno_json(&["search", "AUTOMOBILE_LIMIT", "--json", "--model", m]);
     assert_eq!(v["items"][0]["qualified_name"], "AUTOMOBILE_LIMIT", "{v}");
 }
+
+/// Log lines of a `sno` run, without the terminal colours they carry.
+fn plain_log(o: &std::process::Output) -> String {
+    let mut log = String::new();
+    let mut in_escape = false;
+    for c in stderr(o).chars() {
+        match (in_escape, c) {
+            (false, '\u{1b}') => in_escape = true,
+            (true, 'm') => in_escape = false,
+            (false, c) => log.push(c),
+            _ => {}
+        }
+    }
+    log
+}
+
+#[test]
+fn vectors_carried_across_commits_answer_as_vectors_made_from_nothing() {
+    // A new head's vectors start from the previous head's: the unchanged
+    // files' are taken over, the changed ones' made again, and the answers
+    // are those of vectors made from nothing.
+    let repo = Repo::new();
+    repo.write(
+        "fleet.py",
+        "def automobile_registry():\n    return []\n\n\ndef forecast_rain():\n    return 0\n",
+    );
+    repo.write("money.py", "def settle_invoice(bill):\n    return bill\n");
+    repo.write(
+        "vault.py",
+        "def hash_password(secret):\n    return secret\n",
+    );
+    repo.commit("one");
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let m = model.path().to_str().unwrap();
+    repo.sno_json(&["init", "--json", "--model", m]);
+    let ask = |q: &str| -> Vec<(String, f64)> {
+        let v = repo.sno_json(&["search", q, "--json", "--model", m]);
+        v["items"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{v}"))
+            .iter()
+            .map(|x| {
+                (
+                    x["qualified_name"].as_str().unwrap().to_string(),
+                    x["signals"]["semantic"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(ask("car")[0].0, "automobile_registry");
+    // A file before the others (every document number moves), one edited,
+    // one removed.
+    repo.write("aaa.py", "def weather_forecast():\n    return 1\n");
+    repo.write(
+        "money.py",
+        "def settle_invoice(bill):\n    return bill\n\n\ndef pay_bill(payment):\n    return payment\n",
+    );
+    repo.remove("vault.py");
+    repo.commit("two");
+    repo.sno_json(&["init", "--json", "--model", m]);
+    let o = sno_in(
+        repo.path(),
+        &["search", "car", "--model", m],
+        &[("SNO_LOG", "sno_engine=debug")],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let log = plain_log(&o);
+    assert!(log.contains("carried_files=1"), "fleet.py alone: {log}");
+    let queries = ["car", "payment", "rain", "password"];
+    let carried: Vec<_> = queries.iter().map(|q| ask(q)).collect();
+    std::fs::remove_dir_all(repo.path().join(".sno/cache")).unwrap();
+    let remade: Vec<_> = queries.iter().map(|q| ask(q)).collect();
+    assert_eq!(carried, remade);
+    assert_eq!(carried[0][0].0, "automobile_registry");
+    assert!(carried[3].iter().all(|(n, _)| n != "hash_password"));
+}

@@ -490,21 +490,47 @@ impl ReadModel {
                 }
                 let same_model =
                     journal.vectors_model().ok().flatten().as_deref() == Some(e.source.as_str());
-                let mut texts = sno_query::search::doc_texts(state, &|rec| self.blob(rec.blob));
-                texts.extend(chunks.iter().map(sno_query::chunks::Chunk::embedded_text));
-                let (v, fresh) = sno_query::search::doc_vectors(&texts, e, |h| {
-                    if same_model {
-                        journal.vectors(h).unwrap_or_default()
-                    } else {
-                        Vec::new()
-                    }
-                });
-                tracing::debug!(same_model, embedded_now = fresh.len(), "vectors gathered");
+                // A new head starts from the previous head's vectors: only
+                // its changed files' texts are read and looked up.
+                let tv = std::time::Instant::now();
+                let previous = head_cache
+                    .as_ref()
+                    .and_then(|c| c.previous_vectors(&e.source));
+                let read_ms = tv.elapsed().as_millis() as u64;
+                let (v, fresh, carried) = sno_query::search::carried_vectors(
+                    state,
+                    previous.as_ref().map(|(v, l)| (v, l.as_slice())),
+                    &|rec| self.blob(rec.blob),
+                    chunks
+                        .iter()
+                        .map(sno_query::chunks::Chunk::embedded_text)
+                        .collect(),
+                    |texts| {
+                        sno_query::search::doc_vectors(texts, e, |h| {
+                            if same_model {
+                                journal.vectors(h).unwrap_or_default()
+                            } else {
+                                Vec::new()
+                            }
+                        })
+                    },
+                );
+                let gather_ms = tv.elapsed().as_millis() as u64 - read_ms;
                 if let Some(c) = &head_cache {
-                    if let Err(err) = c.write_vectors(&e.source, &v) {
+                    let layout = sno_query::search::vector_layout(state);
+                    if let Err(err) = c.write_vectors(&e.source, &v, &layout) {
                         tracing::warn!(error = %err, "could not store the vectors cache");
                     }
                 }
+                tracing::debug!(
+                    same_model,
+                    carried_files = carried,
+                    embedded_now = fresh.len(),
+                    read_ms,
+                    gather_ms,
+                    total_ms = tv.elapsed().as_millis() as u64,
+                    "vectors gathered"
+                );
                 v
             });
             Retriever::with_lexical(state, chunks, o.embedder.as_deref(), vectors, lexical)

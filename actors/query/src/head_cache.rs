@@ -7,6 +7,7 @@
 //! updated ([`HeadCache::previous_lexical`]); the other heads' caches go
 //! once the new one is made ([`HeadCache::remove_others`]).
 
+use crate::search::FileVectors;
 use crate::semantic::Vectors;
 use std::path::{Path, PathBuf};
 
@@ -139,6 +140,49 @@ impl HeadCache {
         Vectors::from_parts(count, dim, ids, data)
     }
 
+    fn layout_file(&self, model: &str) -> PathBuf {
+        let mut name = self.vectors_file(model).into_os_string();
+        name.push(".files");
+        PathBuf::from(name)
+    }
+
+    /// Which file's documents the vectors of `model` hold, in order, if
+    /// stored and intact.
+    pub fn read_layout(&self, model: &str) -> Option<Vec<FileVectors>> {
+        let text = std::fs::read_to_string(self.layout_file(model)).ok()?;
+        let body = text.strip_prefix("SNOLAY01\n")?.strip_suffix("END\n")?;
+        body.lines()
+            .map(|l| {
+                let mut parts = l.splitn(3, '\t');
+                let count = parts.next()?.parse().ok()?;
+                let marker = parts.next()?.to_string();
+                let path = parts.next()?.to_string();
+                Some(FileVectors {
+                    path,
+                    marker,
+                    count,
+                })
+            })
+            .collect()
+    }
+
+    /// The vectors of `model` stored for another head, newest first, with
+    /// their layout: the start for this head's, which takes the vectors of
+    /// its unchanged files from there.
+    pub fn previous_vectors(&self, model: &str) -> Option<(Vectors, Vec<FileVectors>)> {
+        self.others()
+            .into_iter()
+            .filter(|d| d.to_string_lossy().ends_with(VERSION))
+            .find_map(|d| {
+                let other = HeadCache { dir: d };
+                let layout = other.read_layout(model)?;
+                let count: usize = layout.iter().map(|f| f.count as usize).sum();
+                let vectors = other.read_vectors(model, None)?;
+                // The symbols' documents come first; sections follow them.
+                (vectors.count() >= count).then_some((vectors, layout))
+            })
+    }
+
     fn history_file(&self) -> PathBuf {
         self.dir.join("history.txt")
     }
@@ -197,7 +241,12 @@ impl HeadCache {
     }
 
     /// Stores vectors (aside and renamed).
-    pub fn write_vectors(&self, model: &str, vectors: &Vectors) -> std::io::Result<()> {
+    pub fn write_vectors(
+        &self,
+        model: &str,
+        vectors: &Vectors,
+        layout: &[FileVectors],
+    ) -> std::io::Result<()> {
         let count = vectors.count();
         let mut out = Vec::with_capacity(16 + count.div_ceil(8) + vectors.data().len() * 4);
         out.extend_from_slice(MAGIC);
@@ -211,7 +260,20 @@ impl HeadCache {
         for f in vectors.data() {
             out.extend_from_slice(&f.to_le_bytes());
         }
-        self.write_aside(&self.vectors_file(model), &out)
+        self.write_aside(&self.vectors_file(model), &out)?;
+        // Paths hold no tab or newline that git would let through unquoted
+        // here: a path that does is left out, and its file's vectors are
+        // made again at the next head.
+        let mut text = String::from("SNOLAY01\n");
+        for f in layout {
+            if f.path.contains(['\t', '\n']) || f.marker.contains(['\t', '\n']) {
+                text.push_str(&format!("{}\t-\t-\n", f.count));
+                continue;
+            }
+            text.push_str(&format!("{}\t{}\t{}\n", f.count, f.marker, f.path));
+        }
+        text.push_str("END\n");
+        self.write_aside(&self.layout_file(model), text.as_bytes())
     }
 }
 
@@ -263,7 +325,7 @@ mod tests {
         let c = HeadCache::for_head(dir.path(), &head(1, 3));
         assert!(c.read_vectors("m", None).is_none());
         let vs = Vectors::from_rows(&[vec![0.5, -1.0], vec![], vec![0.0, 2.0], vec![0.0, 0.0]]);
-        c.write_vectors("m", &vs).unwrap();
+        c.write_vectors("m", &vs, &[]).unwrap();
         // A document without a vector (or a zero one) reads back without.
         let back = c.read_vectors("m", Some(4)).unwrap();
         assert_eq!(back, vs);

@@ -517,7 +517,7 @@ const MARKER_KEY: &str = "\0marker";
 /// What a file's documents were made from: its blob, and what its
 /// symbols say (a record re-extracted from the same blob by a newer sno
 /// gets its documents made again).
-fn marker_of(rec: &FileRecord) -> String {
+pub(crate) fn marker_of(rec: &FileRecord) -> String {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     for s in &rec.symbols {
         for part in [&s.qualified_name, &s.signature, &s.doc] {

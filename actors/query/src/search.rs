@@ -410,6 +410,100 @@ pub fn doc_vectors(
     (vectors, new)
 }
 
+/// Where a file's vectors are among a state's documents: what its symbols
+/// were made from (the lexical index's marker: blob, count and a digest of
+/// names, signatures and docs) and how many documents it has.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileVectors {
+    pub path: String,
+    pub marker: String,
+    pub count: u32,
+}
+
+/// The files of `state` in document order, as [`FileVectors`].
+pub fn vector_layout(state: &State) -> Vec<FileVectors> {
+    state
+        .iter()
+        .map(|(path, rec)| FileVectors {
+            path: path.clone(),
+            marker: crate::lexical::marker_of(rec),
+            count: rec.symbols.len() as u32,
+        })
+        .collect()
+}
+
+/// Vectors for `state`'s symbols and then the sections whose texts are
+/// `section_texts`: a file whose symbols are what they were at a previous
+/// head (same path and marker in `previous`'s layout) keeps that head's
+/// vectors; the others, and the sections, get theirs from `gather`
+/// ([`doc_vectors`] over their texts, numbered from 0). A new commit so
+/// costs its changed files, not the repository's. Returns the vectors, the
+/// newly made ones for the caller to store, and how many files were
+/// carried.
+pub fn carried_vectors(
+    state: &State,
+    previous: Option<(&Vectors, &[FileVectors])>,
+    source: crate::lexical::Source,
+    section_texts: Vec<String>,
+    gather: impl FnOnce(&[String]) -> (Vectors, Vec<StoredVector>),
+) -> (Vectors, Vec<StoredVector>, usize) {
+    let mut old: HashMap<&str, (&str, usize, u32)> = HashMap::new();
+    if let Some((_, layout)) = previous {
+        let mut first = 0usize;
+        for f in layout {
+            old.insert(f.path.as_str(), (f.marker.as_str(), first, f.count));
+            first += f.count as usize;
+        }
+    }
+    // (new first document, old first document, count) of each carried file.
+    let mut carried: Vec<(usize, usize, usize)> = Vec::new();
+    let mut texts: Vec<String> = Vec::new();
+    let mut text_docs: Vec<usize> = Vec::new();
+    let mut first = 0usize;
+    for (path, rec) in state.iter() {
+        let count = rec.symbols.len();
+        match old.get(path.as_str()) {
+            Some(&(marker, old_first, old_count))
+                if old_count as usize == count && marker == crate::lexical::marker_of(rec) =>
+            {
+                carried.push((first, old_first, count));
+            }
+            _ if count > 0 => {
+                let text = source(rec);
+                texts.extend(file_texts(path, rec, text.as_ref()));
+                text_docs.extend(first..first + count);
+            }
+            _ => {}
+        }
+        first += count;
+    }
+    let sections = section_texts.len();
+    text_docs.extend(first..first + sections);
+    texts.extend(section_texts);
+    let total = first + sections;
+    let (fresh, new) = gather(&texts);
+    let mut rows: Vec<(usize, &[f32])> = fresh.iter().map(|(k, v)| (text_docs[k], v)).collect();
+    if let Some((prev, _)) = previous {
+        let ids = prev.ids();
+        let data = prev.data();
+        let dim = prev.dim().max(1);
+        for &(new_first, old_first, count) in &carried {
+            let from = ids.partition_point(|i| (*i as usize) < old_first);
+            let to = ids.partition_point(|i| (*i as usize) < old_first + count);
+            for k in from..to {
+                let doc = new_first + ids[k] as usize - old_first;
+                rows.push((doc, &data[k * dim..(k + 1) * dim]));
+            }
+        }
+    }
+    rows.sort_unstable_by_key(|r| r.0);
+    let mut vectors = Vectors::with_count(total);
+    for (doc, v) in rows {
+        vectors.push(doc, v);
+    }
+    (vectors, new, carried.len())
+}
+
 /// Retrieval over one state.
 pub struct Retriever<'a> {
     pub docs: Vec<Located<'a>>,
@@ -921,5 +1015,67 @@ mod tests {
             .extended(&j, CommitId([3; 20]), s3, s4)
             .unwrap()
             .is_none());
+    }
+
+    /// Vectors as a stand-in model makes them: one a text, from its hash.
+    fn fake_gather(texts: &[String], log: &mut Vec<String>) -> (Vectors, Vec<StoredVector>) {
+        log.extend(texts.iter().cloned());
+        let rows: Vec<Vec<f32>> = texts
+            .iter()
+            .map(|t| {
+                let h = text_hash(t);
+                vec![(h & 0xffff) as f32 + 1.0, (h >> 48) as f32 + 1.0]
+            })
+            .collect();
+        (Vectors::from_rows(&rows), Vec::new())
+    }
+
+    #[test]
+    fn vectors_carried_from_a_previous_head_equal_vectors_made_from_nothing() {
+        use sno_journal::test_support::record;
+        let none = |_: &FileRecord| -> Option<Served> { None };
+        let one: State = [
+            ("a.py", record("a.py", 1, &["alpha", "beta"])),
+            ("b.py", record("b.py", 2, &["gamma"])),
+            ("d.py", record("d.py", 4, &["delta"])),
+        ]
+        .into_iter()
+        .map(|(p, r)| (p.to_string(), r))
+        .collect();
+        let mut log = Vec::new();
+        let (v1, _, carried) = carried_vectors(&one, None, &none, vec!["section".into()], |t| {
+            fake_gather(t, &mut log)
+        });
+        assert_eq!((v1.count(), carried), (5, 0));
+        // The next head: a file before them all (every number moves), b.py
+        // changed, d.py removed, a new e.py.
+        let two: State = [
+            ("0.py", record("0.py", 9, &["zero"])),
+            ("a.py", record("a.py", 1, &["alpha", "beta"])),
+            ("b.py", record("b.py", 3, &["gamma", "epsilon"])),
+            ("e.py", record("e.py", 5, &["eta"])),
+        ]
+        .into_iter()
+        .map(|(p, r)| (p.to_string(), r))
+        .collect();
+        let layout = vector_layout(&one);
+        let mut log = Vec::new();
+        let (carried_v, _, carried) = carried_vectors(
+            &two,
+            Some((&v1, &layout)),
+            &none,
+            vec!["section".into()],
+            |t| fake_gather(t, &mut log),
+        );
+        let (whole, _, _) = carried_vectors(&two, None, &none, vec!["section".into()], |t| {
+            fake_gather(t, &mut Vec::new())
+        });
+        assert_eq!(carried_v, whole);
+        assert_eq!(carried, 1, "a.py alone is unchanged");
+        // Only the changed and new files' texts (and the sections) were made.
+        assert_eq!(log.len(), 1 + 2 + 1 + 1, "{log:?}");
+        assert!(log
+            .iter()
+            .all(|t| !t.contains("alpha") && !t.contains("beta")));
     }
 }
