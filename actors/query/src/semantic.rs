@@ -238,26 +238,73 @@ pub struct SemanticIndex {
 
 enum IndexKind {
     /// Every vector, scanned.
-    Flat(Vectors),
+    Flat(Codes),
     Hnsw(Box<Hnsw<'static, f32, DistDot>>),
+}
+
+/// Vectors as scanned: each as `dim` signed bytes and a scale (its largest
+/// magnitude over 127), a quarter of the f32 bytes. A scan reads every
+/// vector, so its time is the bytes it reads: 765k vectors are 196 MB
+/// this way against 783 MB. The similarities move by about 1e-3 (each
+/// component is off by at most half a step of 1/127 of the vector's
+/// largest), which the quality eval shows leaves the ranking as it was.
+struct Codes {
+    ids: Vec<u32>,
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+    dim: usize,
+}
+
+impl Codes {
+    fn of(vectors: Vectors) -> Codes {
+        let dim = vectors.dim;
+        let mut codes = Vec::with_capacity(vectors.data.len());
+        let mut scales = Vec::with_capacity(vectors.ids.len());
+        for (_, v) in vectors.iter() {
+            let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs())).max(1e-12);
+            let scale = max / 127.0;
+            scales.push(scale);
+            codes.extend(
+                v.iter()
+                    .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8),
+            );
+        }
+        Codes {
+            ids: vectors.ids,
+            codes,
+            scales,
+            dim,
+        }
+    }
+}
+
+/// `query` against one vector's codes (the scale applied by the caller).
+/// Eight lanes the compiler keeps in registers (and vectorises): a plain
+/// fold is one serial chain of additions.
+fn dot_codes(query: &[f32], codes: &[i8]) -> f32 {
+    let mut acc = [0.0f32; 8];
+    let (cq, cc) = (query.chunks_exact(8), codes.chunks_exact(8));
+    let (rq, rc) = (cq.remainder(), cc.remainder());
+    for (x, y) in cq.zip(cc) {
+        for i in 0..8 {
+            acc[i] += x[i] * f32::from(y[i]);
+        }
+    }
+    acc.iter().sum::<f32>()
+        + rq.iter()
+            .zip(rc)
+            .map(|(x, y)| x * f32::from(*y))
+            .sum::<f32>()
 }
 
 fn is_zero(v: &[f32]) -> bool {
     v.iter().all(|x| *x == 0.0)
 }
 
+/// The exact similarity, which the tests hold the scanned one to.
+#[cfg(test)]
 fn dot(a: &[f32], b: &[f32]) -> f32 {
-    // Eight lanes the compiler keeps in registers (and vectorises): a plain
-    // fold is one serial chain of additions.
-    let mut acc = [0.0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for i in 0..8 {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    acc.iter().sum::<f32>() + ra.iter().zip(rb).map(|(x, y)| x * y).sum::<f32>()
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 impl SemanticIndex {
@@ -272,7 +319,7 @@ impl SemanticIndex {
         let len = vectors.ids.len();
         if len <= flat_max {
             return SemanticIndex {
-                kind: IndexKind::Flat(vectors),
+                kind: IndexKind::Flat(Codes::of(vectors)),
                 len,
             };
         }
@@ -298,28 +345,29 @@ impl SemanticIndex {
             return Vec::new();
         }
         match &self.kind {
-            IndexKind::Flat(vectors) => {
-                if query.len() != vectors.dim {
+            IndexKind::Flat(flat) => {
+                if query.len() != flat.dim {
                     return Vec::new();
                 }
-                let dim = vectors.dim.max(1);
-                let score = |(i, v): (&u32, &[f32])| (*i as usize, dot(query, v));
+                let dim = flat.dim.max(1);
+                let score =
+                    |((i, c), s): ((&u32, &[i8]), &f32)| (*i as usize, s * dot_codes(query, c));
                 // Past a few tens of thousands of vectors the scan is worth
-                // spreading over the cores (about 50 ms on one core for
-                // 765k); below, the hand-off costs more than it saves.
-                let mut scored: Vec<(usize, f32)> = if vectors.ids.len() > PARALLEL_SCAN {
+                // spreading over the cores; below, the hand-off costs more
+                // than it saves.
+                let mut scored: Vec<(usize, f32)> = if flat.ids.len() > PARALLEL_SCAN {
                     use rayon::prelude::*;
-                    vectors
-                        .ids
+                    flat.ids
                         .par_iter()
-                        .zip(vectors.data.par_chunks_exact(dim))
+                        .zip(flat.codes.par_chunks_exact(dim))
+                        .zip(flat.scales.par_iter())
                         .map(score)
                         .collect()
                 } else {
-                    vectors
-                        .ids
+                    flat.ids
                         .iter()
-                        .zip(vectors.data.chunks_exact(dim))
+                        .zip(flat.codes.chunks_exact(dim))
+                        .zip(flat.scales.iter())
                         .map(score)
                         .collect()
                 };
@@ -370,7 +418,7 @@ mod tests {
         for probe in [3usize, 100, 599] {
             let f = flat.search(&vs[probe], 5);
             assert_eq!(f[0].0, probe, "a vector is its own nearest neighbour");
-            assert!((f[0].1 - 1.0).abs() < 1e-4);
+            assert!((f[0].1 - 1.0).abs() < 1e-2);
             assert!(f.windows(2).all(|w| w[0].1 >= w[1].1), "best first");
             assert_eq!(graph.search(&vs[probe], 5)[0].0, probe);
         }
@@ -418,7 +466,7 @@ mod tests {
             let mut all: Vec<f32> = rows.iter().map(|r| dot(&rows[probe], r)).collect();
             all.sort_by(|a, b| b.total_cmp(a));
             for (h, best) in hits.iter().zip(&all) {
-                assert!((h.1 - best).abs() < 1e-5);
+                assert!((h.1 - best).abs() < 1e-2, "{} against {best}", h.1);
             }
         }
     }
