@@ -55,9 +55,9 @@ fn main() {
     let docs = sno_query::lexical::documents(&state);
     let texts: Vec<String> = doc_texts(&state, &read);
     let t = Instant::now();
-    let vectors = embedder.embed(&texts);
+    let (vectors, _) = sno_query::search::doc_vectors(&texts, &embedder, |_| Vec::new());
     let embed_s = t.elapsed().as_secs_f64();
-    assert_eq!(vectors.len(), docs.len());
+    assert_eq!(vectors.count(), docs.len());
     drop(texts);
 
     let t = Instant::now();
