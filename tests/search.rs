@@ -536,17 +536,7 @@ fn the_lexical_index_carried_across_commits_answers_as_a_rebuild_does() {
         &[("SNO_LOG", "sno_query=debug")],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    // Without the terminal colours the log carries.
-    let mut log = String::new();
-    let mut in_escape = false;
-    for c in stderr(&o).chars() {
-        match (in_escape, c) {
-            (false, '\u{1b}') => in_escape = true,
-            (true, 'm') => in_escape = false,
-            (false, c) => log.push(c),
-            _ => {}
-        }
-    }
+    let log = plain_log(&o);
     assert!(
         log.contains("lexical index updated replaced=3 removed=2"),
         "{log}"

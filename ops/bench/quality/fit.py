@@ -72,18 +72,27 @@ def rescore(items, f):
     return [it for _, _, it in scored]
 
 
+def tally(by, q, r):
+    """Counts a query's rank toward its set and its set's language."""
+    for key in (q["set"], f"{q['set']}/{q['lang']}"):
+        m = by.setdefault(key, [0, 0.0, 0])
+        m[2] += 1
+        if r and r <= 10:
+            m[0] += 1
+            m[1] += 1.0 / r
+
+
+def summary(by):
+    """(R@10, MRR@10, n) per group."""
+    return {k: (v[0] / v[2], v[1] / v[2], v[2]) for k, v in by.items()}
+
+
 def metrics(data, f):
     by = {}
     for q in data:
         items = rescore(q["items"], f)
-        r = rank_of(items, q["target"])
-        for key in (q["set"], f"{q['set']}/{q['lang']}"):
-            m = by.setdefault(key, [0, 0.0, 0])
-            m[2] += 1
-            if r and r <= 10:
-                m[0] += 1
-                m[1] += 1.0 / r
-    return {k: (v[0] / v[2], v[1] / v[2], v[2]) for k, v in by.items()}
+        tally(by, q, rank_of(items, q["target"]))
+    return summary(by)
 
 
 def linear(ws):
@@ -108,14 +117,8 @@ def metrics_rrf(data, k, ws):
             v = sum(ws[sig] / (k + ranks[sig][i]) for sig in ranks if i in ranks[sig])
             return v + 0.01 * (s.get("structural", 0) + s.get("history", 0))
         order = sorted(range(len(items)), key=lambda i: (-score(i), i))
-        r = rank_of([items[i] for i in order], q["target"])
-        for key in (q["set"], f"{q['set']}/{q['lang']}"):
-            m = by.setdefault(key, [0, 0.0, 0])
-            m[2] += 1
-            if r and r <= 10:
-                m[0] += 1
-                m[1] += 1.0 / r
-    return {key: (v[0] / v[2], v[1] / v[2], v[2]) for key, v in by.items()}
+        tally(by, q, rank_of([items[i] for i in order], q["target"]))
+    return summary(by)
 
 
 def show(name, m):
