@@ -19,10 +19,11 @@ pub struct HeadCache {
 }
 
 /// Vectors file: magic, dimension, count, a bit per document (whether it
-/// has a vector), then the vectors that are there, f32 little-endian. Most
-/// documents of a large code base have none (declarations are not
-/// embedded), so they take a bit, not a zero vector.
-const MAGIC: &[u8; 8] = b"SNOVEC02";
+/// has a vector), then the scales of the vectors that are there (f32
+/// little-endian), then their codes (`dim` signed bytes each), as
+/// [`Vectors`] holds them. Most documents of a large code base have none
+/// (declarations are not embedded), so they take a bit.
+const MAGIC: &[u8; 8] = b"SNOVEC03";
 
 /// The cache format, in each head's directory name: the lexical index's
 /// documents are keyed by file since v3.
@@ -110,7 +111,7 @@ impl HeadCache {
 
     fn vectors_file(&self, model: &str) -> PathBuf {
         let h = xxhash_rust::xxh3::xxh3_64(model.as_bytes());
-        self.dir.join(format!("vectors-{h:016x}.f32"))
+        self.dir.join(format!("vectors-{h:016x}.i8"))
     }
 
     /// The stored vectors made by `model`, in document order, if present
@@ -126,18 +127,20 @@ impl HeadCache {
         if expected.is_some_and(|e| e != count) {
             return None;
         }
-        let (bits, floats) = body.split_at_checked(count.div_ceil(8))?;
+        let (bits, rest) = body.split_at_checked(count.div_ceil(8))?;
         let ids: Vec<u32> = (0..count as u32)
             .filter(|i| bits[*i as usize / 8] & (1 << (i % 8)) != 0)
             .collect();
-        if floats.len() != ids.len() * dim * 4 {
+        let (scales, codes) = rest.split_at_checked(ids.len() * 4)?;
+        if codes.len() != ids.len() * dim {
             return None;
         }
-        let data = floats
+        let scales = scales
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        Vectors::from_parts(count, dim, ids, data)
+        let codes = codes.iter().map(|b| *b as i8).collect();
+        Vectors::from_parts(count, dim, ids, codes, scales)
     }
 
     fn layout_file(&self, model: &str) -> PathBuf {
@@ -248,7 +251,9 @@ impl HeadCache {
         layout: &[FileVectors],
     ) -> std::io::Result<()> {
         let count = vectors.count();
-        let mut out = Vec::with_capacity(16 + count.div_ceil(8) + vectors.data().len() * 4);
+        let mut out = Vec::with_capacity(
+            16 + count.div_ceil(8) + vectors.scales().len() * 4 + vectors.codes().len(),
+        );
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&(vectors.dim() as u32).to_le_bytes());
         out.extend_from_slice(&(count as u32).to_le_bytes());
@@ -257,9 +262,10 @@ impl HeadCache {
             bits[*i as usize / 8] |= 1 << (i % 8);
         }
         out.extend_from_slice(&bits);
-        for f in vectors.data() {
+        for f in vectors.scales() {
             out.extend_from_slice(&f.to_le_bytes());
         }
+        out.extend(vectors.codes().iter().map(|c| *c as u8));
         self.write_aside(&self.vectors_file(model), &out)?;
         // Paths hold no tab or newline that git would let through unquoted
         // here: a path that does is left out, and its file's vectors are
@@ -330,10 +336,10 @@ mod tests {
         let back = c.read_vectors("m", Some(4)).unwrap();
         assert_eq!(back, vs);
         assert_eq!(back.ids(), [0, 2]);
-        // And takes a bit, not a vector.
+        // And takes a bit, not a vector; a vector its scale and codes.
         assert_eq!(
             std::fs::metadata(c.vectors_file("m")).unwrap().len(),
-            16 + 1 + 2 * 2 * 4
+            16 + 1 + 2 * (4 + 2)
         );
         assert!(c.read_vectors("other model", Some(3)).is_none());
         assert!(c.read_vectors("m", Some(3)).is_none());

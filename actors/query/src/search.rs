@@ -482,24 +482,27 @@ pub fn carried_vectors(
     texts.extend(section_texts);
     let total = first + sections;
     let (fresh, new) = gather(&texts);
-    let mut rows: Vec<(usize, &[f32])> = fresh.iter().map(|(k, v)| (text_docs[k], v)).collect();
+    let mut rows: Vec<(usize, &[i8], f32)> = fresh
+        .iter()
+        .map(|(k, c, scale)| (text_docs[k], c, scale))
+        .collect();
     if let Some((prev, _)) = previous {
         let ids = prev.ids();
-        let data = prev.data();
         let dim = prev.dim().max(1);
+        let (codes, scales) = (prev.codes(), prev.scales());
         for &(new_first, old_first, count) in &carried {
             let from = ids.partition_point(|i| (*i as usize) < old_first);
             let to = ids.partition_point(|i| (*i as usize) < old_first + count);
             for k in from..to {
                 let doc = new_first + ids[k] as usize - old_first;
-                rows.push((doc, &data[k * dim..(k + 1) * dim]));
+                rows.push((doc, &codes[k * dim..(k + 1) * dim], scales[k]));
             }
         }
     }
     rows.sort_unstable_by_key(|r| r.0);
     let mut vectors = Vectors::with_count(total);
-    for (doc, v) in rows {
-        vectors.push(doc, v);
+    for (doc, c, scale) in rows {
+        vectors.push_codes(doc, c, scale);
     }
     (vectors, new, carried.len())
 }

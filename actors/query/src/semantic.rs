@@ -139,16 +139,22 @@ pub fn source_name(spec: &str) -> String {
 pub const FLAT_MAX: usize = 1_000_000;
 
 /// Embeddings numbered like the documents they embed, in one block: the
-/// documents that have a vector, and their vectors one after the other. A
-/// document without one (not embedded, or nothing the model knew) costs
+/// documents that have a vector, and their vectors one after the other,
+/// each as `dim` signed bytes and a scale (its largest magnitude over 127).
+/// A document without one (not embedded, or nothing the model knew) costs
 /// nothing; on millions of documents a vector each as its own allocation
-/// cost seconds and gigabytes.
+/// cost seconds and gigabytes, and f32 four times the bytes. A scan reads
+/// every vector, so its time is the bytes it reads: 765k vectors are 196
+/// MB this way against 783 MB. A similarity moves by about 1e-3 (each
+/// component is off by at most half a step of 1/127 of the vector's
+/// largest), and the quality eval's figures were those of f32 vectors.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Vectors {
     count: usize,
     dim: usize,
     ids: Vec<u32>,
-    data: Vec<f32>,
+    codes: Vec<i8>,
+    scales: Vec<f32>,
 }
 
 impl Vectors {
@@ -170,30 +176,53 @@ impl Vectors {
     }
 
     /// Checked parts as a file stores them: `ids` increasing and below
-    /// `count`, `dim` floats each in `data`.
-    pub fn from_parts(count: usize, dim: usize, ids: Vec<u32>, data: Vec<f32>) -> Option<Vectors> {
+    /// `count`, `dim` codes and one scale each.
+    pub fn from_parts(
+        count: usize,
+        dim: usize,
+        ids: Vec<u32>,
+        codes: Vec<i8>,
+        scales: Vec<f32>,
+    ) -> Option<Vectors> {
         let ordered = ids.windows(2).all(|w| w[0] < w[1]);
         let inside = ids.last().is_none_or(|l| (*l as usize) < count);
-        (ordered && inside && data.len() == ids.len() * dim).then_some(Vectors {
+        let sized = codes.len() == ids.len() * dim && scales.len() == ids.len();
+        (ordered && inside && sized).then_some(Vectors {
             count,
             dim,
             ids,
-            data,
+            codes,
+            scales,
         })
     }
 
     /// Sets document `doc`'s vector; documents come in increasing order.
     /// A zero vector, or one of another length than the first, is left out.
     pub fn push(&mut self, doc: usize, v: &[f32]) {
-        if is_zero(v) || self.ids.last().is_some_and(|l| *l as usize >= doc) {
+        if is_zero(v) {
+            return;
+        }
+        let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        let scale = max / 127.0;
+        let codes: Vec<i8> = v
+            .iter()
+            .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8)
+            .collect();
+        self.push_codes(doc, &codes, scale);
+    }
+
+    /// [`Vectors::push`] for a vector already in codes (another head's).
+    pub fn push_codes(&mut self, doc: usize, codes: &[i8], scale: f32) {
+        if self.ids.last().is_some_and(|l| *l as usize >= doc) || doc >= self.count {
             return;
         }
         if self.ids.is_empty() {
-            self.dim = v.len();
+            self.dim = codes.len();
         }
-        if v.len() == self.dim {
+        if codes.len() == self.dim && self.dim > 0 {
             self.ids.push(doc as u32);
-            self.data.extend_from_slice(v);
+            self.codes.extend_from_slice(codes);
+            self.scales.push(scale);
         }
     }
 
@@ -212,17 +241,35 @@ impl Vectors {
         &self.ids
     }
 
-    /// Their vectors, one after the other.
-    pub fn data(&self) -> &[f32] {
-        &self.data
+    /// Their codes, one vector after the other.
+    pub fn codes(&self) -> &[i8] {
+        &self.codes
     }
 
-    /// (document, vector) of each document that has one.
-    pub fn iter(&self) -> impl Iterator<Item = (usize, &[f32])> {
+    /// Their scales, one a vector.
+    pub fn scales(&self) -> &[f32] {
+        &self.scales
+    }
+
+    /// (document, codes, scale) of each document that has a vector.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &[i8], f32)> {
         self.ids
             .iter()
-            .map(|i| *i as usize)
-            .zip(self.data.chunks_exact(self.dim.max(1)))
+            .zip(self.codes.chunks_exact(self.dim.max(1)))
+            .zip(&self.scales)
+            .map(|((i, c), s)| (*i as usize, c, *s))
+    }
+
+    /// Document `doc`'s vector as floats (codes times scale), if it has one.
+    pub fn get(&self, doc: usize) -> Option<Vec<f32>> {
+        let k = self.ids.binary_search(&(doc as u32)).ok()?;
+        let dim = self.dim;
+        Some(
+            self.codes[k * dim..(k + 1) * dim]
+                .iter()
+                .map(|c| f32::from(*c) * self.scales[k])
+                .collect(),
+        )
     }
 }
 
@@ -238,44 +285,8 @@ pub struct SemanticIndex {
 
 enum IndexKind {
     /// Every vector, scanned.
-    Flat(Codes),
+    Flat(Vectors),
     Hnsw(Box<Hnsw<'static, f32, DistDot>>),
-}
-
-/// Vectors as scanned: each as `dim` signed bytes and a scale (its largest
-/// magnitude over 127), a quarter of the f32 bytes. A scan reads every
-/// vector, so its time is the bytes it reads: 765k vectors are 196 MB
-/// this way against 783 MB. The similarities move by about 1e-3 (each
-/// component is off by at most half a step of 1/127 of the vector's
-/// largest), which the quality eval shows leaves the ranking as it was.
-struct Codes {
-    ids: Vec<u32>,
-    codes: Vec<i8>,
-    scales: Vec<f32>,
-    dim: usize,
-}
-
-impl Codes {
-    fn of(vectors: Vectors) -> Codes {
-        let dim = vectors.dim;
-        let mut codes = Vec::with_capacity(vectors.data.len());
-        let mut scales = Vec::with_capacity(vectors.ids.len());
-        for (_, v) in vectors.iter() {
-            let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs())).max(1e-12);
-            let scale = max / 127.0;
-            scales.push(scale);
-            codes.extend(
-                v.iter()
-                    .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8),
-            );
-        }
-        Codes {
-            ids: vectors.ids,
-            codes,
-            scales,
-            dim,
-        }
-    }
 }
 
 /// `query` against one vector's codes (the scale applied by the caller).
@@ -319,14 +330,24 @@ impl SemanticIndex {
         let len = vectors.ids.len();
         if len <= flat_max {
             return SemanticIndex {
-                kind: IndexKind::Flat(Codes::of(vectors)),
+                kind: IndexKind::Flat(vectors),
                 len,
             };
         }
         // Unit vectors (model2vec normalizes): 1 - dot is the cosine distance,
         // without the norms DistCosine recomputes on every comparison.
         let hnsw = Hnsw::new(16, len.max(1), 16, 64, DistDot {});
-        let data: Vec<(&[f32], usize)> = vectors.iter().map(|(i, v)| (v, i)).collect();
+        // Back to floats, unit length again (DistDot asserts it, and the
+        // codes' rounding moves the norm by a little).
+        let floats: Vec<(usize, Vec<f32>)> = vectors
+            .iter()
+            .map(|(i, c, _)| {
+                let v: Vec<f32> = c.iter().map(|x| f32::from(*x)).collect();
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+                (i, v.into_iter().map(|x| x / norm).collect())
+            })
+            .collect();
+        let data: Vec<(&[f32], usize)> = floats.iter().map(|(i, v)| (v.as_slice(), *i)).collect();
         hnsw.parallel_insert_slice(&data);
         SemanticIndex {
             kind: IndexKind::Hnsw(Box::new(hnsw)),
@@ -434,22 +455,45 @@ mod tests {
             vec![],
             vec![1.0, 0.0],
             vec![0.0, 0.0],
-            vec![0.0, 1.0],
+            vec![0.3, -0.6],
             vec![1.0],
         ];
         let v = Vectors::from_rows(&rows);
         assert_eq!((v.count(), v.dim()), (5, 2));
         assert_eq!(v.ids(), [1, 3]);
-        assert_eq!(
-            v.iter().collect::<Vec<_>>(),
-            [(1, &[1.0, 0.0][..]), (3, &[0.0, 1.0][..])]
+        assert_eq!(v.get(1), Some(vec![1.0, 0.0]));
+        let back = v.get(3).unwrap();
+        assert!(
+            (back[0] - 0.3).abs() < 0.6 / 254.0 && (back[1] + 0.6).abs() < 1e-6,
+            "{back:?}"
         );
-        let back = Vectors::from_parts(5, 2, v.ids().to_vec(), v.data().to_vec());
-        assert_eq!(back.as_ref(), Some(&v));
+        assert_eq!(v.get(2), None);
+        let parts = Vectors::from_parts(
+            5,
+            2,
+            v.ids().to_vec(),
+            v.codes().to_vec(),
+            v.scales().to_vec(),
+        );
+        assert_eq!(parts.as_ref(), Some(&v));
         // Parts that do not fit together are refused.
-        assert!(Vectors::from_parts(3, 2, vec![1, 3], vec![0.0; 4]).is_none());
-        assert!(Vectors::from_parts(5, 2, vec![3, 1], vec![0.0; 4]).is_none());
-        assert!(Vectors::from_parts(5, 2, vec![1, 3], vec![0.0; 3]).is_none());
+        assert!(Vectors::from_parts(3, 2, vec![1, 3], vec![0; 4], vec![1.0; 2]).is_none());
+        assert!(Vectors::from_parts(5, 2, vec![3, 1], vec![0; 4], vec![1.0; 2]).is_none());
+        assert!(Vectors::from_parts(5, 2, vec![1, 3], vec![0; 3], vec![1.0; 2]).is_none());
+        assert!(Vectors::from_parts(5, 2, vec![1, 3], vec![0; 4], vec![1.0]).is_none());
+    }
+
+    #[test]
+    fn quantized_similarities_stay_within_a_hundredth_of_exact_ones() {
+        let rows: Vec<Vec<f32>> = (0..200u64).map(|i| unit(i + 7, 256)).collect();
+        let v = Vectors::from_rows(&rows);
+        let index = SemanticIndex::build(v);
+        for probe in [0usize, 99, 199] {
+            for (doc, sim) in index.search(&rows[probe], 200) {
+                let exact = dot(&rows[probe], &rows[doc]);
+                assert!((sim - exact).abs() < 1e-2, "{sim} against {exact}");
+            }
+        }
     }
 
     #[test]
