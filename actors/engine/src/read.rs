@@ -497,7 +497,7 @@ impl ReadModel {
                     .as_ref()
                     .and_then(|c| c.previous_vectors(&e.source));
                 let read_ms = tv.elapsed().as_millis() as u64;
-                let (v, fresh, carried) = sno_query::search::carried_vectors(
+                let made = sno_query::search::carried_vectors(
                     state,
                     previous.as_ref().map(|(v, l)| (v, l.as_slice())),
                     &|rec| self.blob(rec.blob),
@@ -517,21 +517,20 @@ impl ReadModel {
                 );
                 let gather_ms = tv.elapsed().as_millis() as u64 - read_ms;
                 if let Some(c) = &head_cache {
-                    let layout = sno_query::search::vector_layout(state);
-                    if let Err(err) = c.write_vectors(&e.source, &v, &layout) {
+                    if let Err(err) = c.write_vectors(&e.source, &made.vectors, &made.layout) {
                         tracing::warn!(error = %err, "could not store the vectors cache");
                     }
                 }
                 tracing::debug!(
                     same_model,
-                    carried_files = carried,
-                    embedded_now = fresh.len(),
+                    carried_files = made.files_carried,
+                    embedded_now = made.new.len(),
                     read_ms,
                     gather_ms,
                     total_ms = tv.elapsed().as_millis() as u64,
                     "vectors gathered"
                 );
-                v
+                made.vectors
             });
             Retriever::with_lexical(state, chunks, o.embedder.as_deref(), vectors, lexical)
                 .map_err(Error::internal)

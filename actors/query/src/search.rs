@@ -420,16 +420,15 @@ pub struct FileVectors {
     pub count: u32,
 }
 
-/// The files of `state` in document order, as [`FileVectors`].
-pub fn vector_layout(state: &State) -> Vec<FileVectors> {
-    state
-        .iter()
-        .map(|(path, rec)| FileVectors {
-            path: path.clone(),
-            marker: crate::lexical::marker_of(rec),
-            count: rec.symbols.len() as u32,
-        })
-        .collect()
+/// What [`carried_vectors`] made.
+pub struct Carried {
+    pub vectors: Vectors,
+    /// The vectors made now, for the caller to store by text hash.
+    pub new: Vec<StoredVector>,
+    /// The state's files in document order, to store beside the vectors.
+    pub layout: Vec<FileVectors>,
+    /// Files whose vectors were taken from the previous head.
+    pub files_carried: usize,
 }
 
 /// Vectors for `state`'s symbols and then the sections whose texts are
@@ -437,16 +436,14 @@ pub fn vector_layout(state: &State) -> Vec<FileVectors> {
 /// head (same path and marker in `previous`'s layout) keeps that head's
 /// vectors; the others, and the sections, get theirs from `gather`
 /// ([`doc_vectors`] over their texts, numbered from 0). A new commit so
-/// costs its changed files, not the repository's. Returns the vectors, the
-/// newly made ones for the caller to store, and how many files were
-/// carried.
+/// costs its changed files, not the repository's.
 pub fn carried_vectors(
     state: &State,
     previous: Option<(&Vectors, &[FileVectors])>,
     source: crate::lexical::Source,
     section_texts: Vec<String>,
     gather: impl FnOnce(&[String]) -> (Vectors, Vec<StoredVector>),
-) -> (Vectors, Vec<StoredVector>, usize) {
+) -> Carried {
     let mut old: HashMap<&str, (&str, usize, u32)> = HashMap::new();
     if let Some((_, layout)) = previous {
         let mut first = 0usize;
@@ -459,15 +456,23 @@ pub fn carried_vectors(
     let mut carried: Vec<(usize, usize, usize)> = Vec::new();
     let mut texts: Vec<String> = Vec::new();
     let mut text_docs: Vec<usize> = Vec::new();
+    let mut layout: Vec<FileVectors> = Vec::with_capacity(state.len());
     let mut first = 0usize;
     for (path, rec) in state.iter() {
         let count = rec.symbols.len();
-        match old.get(path.as_str()) {
-            Some(&(marker, old_first, old_count))
-                if old_count as usize == count && marker == crate::lexical::marker_of(rec) =>
-            {
-                carried.push((first, old_first, count));
-            }
+        let marker = crate::lexical::marker_of(rec);
+        let unchanged = old
+            .get(path.as_str())
+            .and_then(|&(m, old_first, old_count)| {
+                (old_count as usize == count && m == marker).then_some(old_first)
+            });
+        layout.push(FileVectors {
+            path: path.clone(),
+            marker,
+            count: count as u32,
+        });
+        match unchanged {
+            Some(old_first) => carried.push((first, old_first, count)),
             _ if count > 0 => {
                 let text = source(rec);
                 texts.extend(file_texts(path, rec, text.as_ref()));
@@ -504,7 +509,12 @@ pub fn carried_vectors(
     for (doc, c, scale) in rows {
         vectors.push_codes(doc, c, scale);
     }
-    (vectors, new, carried.len())
+    Carried {
+        vectors,
+        new,
+        layout,
+        files_carried: carried.len(),
+    }
 }
 
 /// Retrieval over one state.
@@ -1046,10 +1056,10 @@ mod tests {
         .map(|(p, r)| (p.to_string(), r))
         .collect();
         let mut log = Vec::new();
-        let (v1, _, carried) = carried_vectors(&one, None, &none, vec!["section".into()], |t| {
+        let first = carried_vectors(&one, None, &none, vec!["section".into()], |t| {
             fake_gather(t, &mut log)
         });
-        assert_eq!((v1.count(), carried), (5, 0));
+        assert_eq!((first.vectors.count(), first.files_carried), (5, 0));
         // The next head: a file before them all (every number moves), b.py
         // changed, d.py removed, a new e.py.
         let two: State = [
@@ -1061,20 +1071,20 @@ mod tests {
         .into_iter()
         .map(|(p, r)| (p.to_string(), r))
         .collect();
-        let layout = vector_layout(&one);
         let mut log = Vec::new();
-        let (carried_v, _, carried) = carried_vectors(
+        let next = carried_vectors(
             &two,
-            Some((&v1, &layout)),
+            Some((&first.vectors, &first.layout)),
             &none,
             vec!["section".into()],
             |t| fake_gather(t, &mut log),
         );
-        let (whole, _, _) = carried_vectors(&two, None, &none, vec!["section".into()], |t| {
+        let whole = carried_vectors(&two, None, &none, vec!["section".into()], |t| {
             fake_gather(t, &mut Vec::new())
         });
-        assert_eq!(carried_v, whole);
-        assert_eq!(carried, 1, "a.py alone is unchanged");
+        assert_eq!(next.vectors, whole.vectors);
+        assert_eq!(next.layout, whole.layout);
+        assert_eq!(next.files_carried, 1, "a.py alone is unchanged");
         // Only the changed and new files' texts (and the sections) were made.
         assert_eq!(log.len(), 1 + 2 + 1 + 1, "{log:?}");
         assert!(log

@@ -186,7 +186,9 @@ impl Vectors {
     ) -> Option<Vectors> {
         let ordered = ids.windows(2).all(|w| w[0] < w[1]);
         let inside = ids.last().is_none_or(|l| (*l as usize) < count);
-        let sized = codes.len() == ids.len() * dim && scales.len() == ids.len();
+        let sized = codes.len() == ids.len() * dim
+            && scales.len() == ids.len()
+            && (dim > 0 || ids.is_empty());
         (ordered && inside && sized).then_some(Vectors {
             count,
             dim,
@@ -261,7 +263,8 @@ impl Vectors {
     }
 
     /// Document `doc`'s vector as floats (codes times scale), if it has one.
-    pub fn get(&self, doc: usize) -> Option<Vec<f32>> {
+    #[cfg(test)]
+    fn get(&self, doc: usize) -> Option<Vec<f32>> {
         let k = self.ids.binary_search(&(doc as u32)).ok()?;
         let dim = self.dim;
         Some(
@@ -370,9 +373,6 @@ impl SemanticIndex {
                 if query.len() != flat.dim {
                     return Vec::new();
                 }
-                let dim = flat.dim.max(1);
-                let score =
-                    |((i, c), s): ((&u32, &[i8]), &f32)| (*i as usize, s * dot_codes(query, c));
                 // Past a few tens of thousands of vectors the scan is worth
                 // spreading over the cores; below, the hand-off costs more
                 // than it saves.
@@ -380,16 +380,13 @@ impl SemanticIndex {
                     use rayon::prelude::*;
                     flat.ids
                         .par_iter()
-                        .zip(flat.codes.par_chunks_exact(dim))
+                        .zip(flat.codes.par_chunks_exact(flat.dim))
                         .zip(flat.scales.par_iter())
-                        .map(score)
+                        .map(|((i, c), s)| (*i as usize, s * dot_codes(query, c)))
                         .collect()
                 } else {
-                    flat.ids
-                        .iter()
-                        .zip(flat.codes.chunks_exact(dim))
-                        .zip(flat.scales.iter())
-                        .map(score)
+                    flat.iter()
+                        .map(|(i, c, s)| (i, s * dot_codes(query, c)))
                         .collect()
                 };
                 let k = limit.min(scored.len());
@@ -481,6 +478,7 @@ mod tests {
         assert!(Vectors::from_parts(5, 2, vec![3, 1], vec![0; 4], vec![1.0; 2]).is_none());
         assert!(Vectors::from_parts(5, 2, vec![1, 3], vec![0; 3], vec![1.0; 2]).is_none());
         assert!(Vectors::from_parts(5, 2, vec![1, 3], vec![0; 4], vec![1.0]).is_none());
+        assert!(Vectors::from_parts(5, 0, vec![1, 3], vec![], vec![1.0; 2]).is_none());
     }
 
     #[test]
