@@ -750,3 +750,100 @@ fn vectors_carried_across_commits_answer_as_vectors_made_from_nothing() {
     assert_eq!(carried[0][0].0, "automobile_registry");
     assert!(carried[3].iter().all(|(n, _)| n != "hash_password"));
 }
+
+#[test]
+fn a_head_searched_from_its_stored_parts_answers_as_its_loaded_state_does() {
+    // The first search of a head builds its indexes from its state and
+    // stores them; later processes search from what is stored and read
+    // only the answer's files. Both must give the same answers, on the
+    // first head and after edits, a rename and a deletion.
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    repo.write(
+        "docs/guide.md",
+        "# Guide\n\nHow to load settings.\n\n## Running\n\nStart the server with run.\n",
+    );
+    repo.commit("seed");
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let m = model.path().to_str().unwrap();
+    repo.sno_json(&["init", "--json", "--model", m]);
+    let queries = [
+        "load config file",
+        "Config.load",
+        "config",
+        "start the server",
+        "read_text",
+        "car",
+    ];
+    let answer = |q: &str, scope: Option<&str>| -> (String, String) {
+        let mut args = vec!["search", q, "--json", "--model", m, "--max-tokens", "3000"];
+        if let Some(s) = scope {
+            args.extend(["--scope", s]);
+        }
+        let o = sno_in(repo.path(), &args, &[("SNO_LOG", "sno_engine=debug")]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let mut v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        // The header counts its own tokens; all else must be equal.
+        v["header"]["completeness"]["tokens"] = serde_json::Value::Null;
+        (v.to_string(), plain_log(&o))
+    };
+    let cache = repo.path().join(".sno/cache");
+    let compare = |round: &str| {
+        // Stored parts: the state is never loaded.
+        let mut stored = Vec::new();
+        for q in queries {
+            for scope in [None, Some("app/")] {
+                let (a, log) = answer(q, scope);
+                assert!(
+                    log.contains("head searched from its stored parts")
+                        && !log.contains("state loaded"),
+                    "{round}: {q}: {log}"
+                );
+                stored.push(a);
+            }
+        }
+        // The same head from its state: without the document map, the
+        // state is loaded (and the map stored again).
+        let mut whole = Vec::new();
+        for q in queries {
+            for scope in [None, Some("app/")] {
+                for d in std::fs::read_dir(&cache).unwrap().flatten() {
+                    let _ = std::fs::remove_file(d.path().join("docs.map"));
+                }
+                let (a, log) = answer(q, scope);
+                assert!(log.contains("state loaded"), "{round}: {q}: {log}");
+                whole.push(a);
+            }
+        }
+        for (s, w) in stored.iter().zip(&whole) {
+            assert_eq!(s, w, "{round}");
+        }
+        stored
+    };
+    // The first search stores the head's parts.
+    let (first, log) = answer("load config file", None);
+    assert!(log.contains("state loaded"), "{log}");
+    let one = compare("first head");
+    assert_eq!(one[0], first);
+    assert!(one[0].contains("Config.load"), "{}", one[0]);
+    // Edits, a rename, a deletion; the new head's parts start from the
+    // previous head's.
+    repo.write(
+        "app/util.py",
+        "def read_text(path):\n    \"\"\"Return the file's text.\"\"\"\n    return open(path).read()\n\n\ndef automobile_registry():\n    return []\n",
+    );
+    repo.git(&["mv", "web/http.js", "web/transport.js"]);
+    repo.remove("server/server.go");
+    repo.commit("edit, rename, delete");
+    repo.sno_json(&["init", "--json", "--model", m]);
+    let (_, log) = answer("car", None);
+    assert!(
+        log.contains("state loaded"),
+        "a new head is built once: {log}"
+    );
+    let two = compare("second head");
+    let car = &two[queries.len() * 2 - 2];
+    assert!(car.contains("automobile_registry"), "{car}");
+    assert!(two.iter().all(|a| !a.contains("server/server.go")));
+}

@@ -337,6 +337,33 @@ pub enum SymbolKind {
 }
 
 impl SymbolKind {
+    /// Every kind, in discriminant order.
+    pub const ALL: [SymbolKind; 18] = [
+        SymbolKind::Module,
+        SymbolKind::Namespace,
+        SymbolKind::Class,
+        SymbolKind::Struct,
+        SymbolKind::Interface,
+        SymbolKind::Trait,
+        SymbolKind::Enum,
+        SymbolKind::Union,
+        SymbolKind::Function,
+        SymbolKind::Method,
+        SymbolKind::Constructor,
+        SymbolKind::Field,
+        SymbolKind::Constant,
+        SymbolKind::Variable,
+        SymbolKind::TypeAlias,
+        SymbolKind::Macro,
+        SymbolKind::Impl,
+        SymbolKind::EnumMember,
+    ];
+
+    /// The kind of a discriminant (as `kind as u8` gives it).
+    pub fn from_repr(b: u8) -> Option<SymbolKind> {
+        Self::ALL.get(b as usize).copied()
+    }
+
     /// A short lowercase name, as shown to users.
     pub fn name(self) -> &'static str {
         match self {
@@ -643,5 +670,18 @@ impl FileRecord {
         self.edges.sort();
         self.edges.dedup();
         self.diagnostics.sort();
+    }
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::SymbolKind;
+
+    #[test]
+    fn every_kind_comes_back_from_its_discriminant_and_no_other_byte_is_a_kind() {
+        for k in SymbolKind::ALL {
+            assert_eq!(SymbolKind::from_repr(k as u8), Some(k));
+        }
+        assert_eq!(SymbolKind::from_repr(SymbolKind::ALL.len() as u8), None);
     }
 }

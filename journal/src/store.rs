@@ -307,6 +307,21 @@ impl Journal {
         Ok(true)
     }
 
+    /// The records of `paths` (those the views have), read in one
+    /// transaction if the head is still `seq`; `None` when it moved.
+    pub fn files_at_head(&self, seq: Seq, paths: &[&str]) -> Result<Option<State>, JournalError> {
+        let r = self.db.begin_read()?;
+        if read_head(&r)?.map(|h| h.seq) != Some(seq) {
+            return Ok(None);
+        }
+        let files = r.open_table(FILES)?;
+        let mut state = State::new();
+        for path in paths {
+            add_file(&files, path, &mut state)?;
+        }
+        Ok(Some(state))
+    }
+
     /// One file's record in the current views.
     pub fn file(&self, path: &str) -> Result<Option<FileRecord>, JournalError> {
         let r = self.db.begin_read()?;

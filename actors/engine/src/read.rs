@@ -12,12 +12,12 @@ use sno_index::git::GitRepo;
 use sno_journal::delta::State;
 use sno_journal::memory::Memory;
 use sno_journal::model::{BlobId, CommitId, Seq};
-use sno_journal::Journal;
+use sno_journal::{IndexedHead, Journal};
 use sno_protocol::query::AsOfCommit;
 use sno_protocol::ErrorCode;
 use sno_query::graph::Graph;
 use sno_query::head_cache::HeadCache;
-use sno_query::search::{HistoryFacts, Retriever};
+use sno_query::search::{HistoryFacts, Records, Retriever, StoredRecords};
 use sno_query::semantic::Embedder;
 use sno_query::served::Served;
 
@@ -89,9 +89,34 @@ pub fn states_to_keep<'k>(entries: &[(&'k str, usize, bool)], budget: usize) -> 
 
 /// What a search index is built over.
 pub struct SearchOwner {
-    pub snapshot: Arc<Snapshot>,
+    /// The state searched, when it is in memory. A head searched from its
+    /// stored parts has none: its answers read their files from the views.
+    pub snapshot: Option<Arc<Snapshot>>,
+    /// `head@<seq>` or the commit's hex, as [`Snapshot::key`].
+    pub key: String,
+    pub as_of: AsOfCommit,
+    /// Whether this is the indexed head (the only state compared with the
+    /// work tree).
+    pub is_head: bool,
     embedder: Option<Arc<Embedder>>,
     pub history: HistoryFacts,
+    records: HeadRecords,
+}
+
+/// The records of the head whose stored parts a searcher was made from.
+struct HeadRecords {
+    journal: Arc<Journal>,
+    seq: Seq,
+}
+
+impl StoredRecords for HeadRecords {
+    fn read(&self, paths: &[&str]) -> Option<State> {
+        self.journal
+            .files_at_head(self.seq, paths)
+            .map_err(|e| tracing::warn!(error = %e, "could not read the head's files"))
+            .ok()
+            .flatten()
+    }
 }
 
 self_cell::self_cell!(
@@ -207,7 +232,12 @@ impl ReadModel {
             }
             k
         });
-        locked(&self.searchers).retain(|s| kept(&s.borrow_owner().snapshot.key));
+        // A searcher without a state holds little: it stays until a newer
+        // head's replaces it.
+        locked(&self.searchers).retain(|s| {
+            let o = s.borrow_owner();
+            o.snapshot.is_none() || kept(&o.key)
+        });
         locked(&self.graphs).retain(|g| kept(&g.borrow_owner().key));
         if !dropped.is_empty() {
             tracing::debug!(
@@ -371,11 +401,105 @@ impl ReadModel {
         self.searcher_with(snap, Prefetch::default())
     }
 
+    /// The searcher of the indexed head, or of `at`. The head is searched
+    /// from its stored parts when they are complete (no state is loaded);
+    /// otherwise, or when `whole` asks for the state in memory (file
+    /// answers rank whole files), from its state.
+    pub fn searcher_for(&self, at: Option<&str>, whole: bool) -> Result<Arc<Searcher>> {
+        let head = self.journal.head()?.ok_or_else(not_indexed)?;
+        let at_head = match at {
+            None => true,
+            Some(at) => self.journaled(at)? == head.commit,
+        };
+        if at_head && !whole {
+            let key = format!("head@{}", head.seq.0);
+            if let Some(s) = locked(&self.searchers)
+                .iter()
+                .find(|s| s.borrow_owner().key == key)
+            {
+                return Ok(s.clone());
+            }
+            if let Some(s) = self.stored_searcher(&head)? {
+                return Ok(s);
+            }
+        }
+        let (snap, _) = self.snapshot(at)?;
+        self.searcher(&snap)
+    }
+
+    /// A searcher of `head` from what its cache stores (document map,
+    /// lexical index, vectors for the model, history), without its state;
+    /// `None` when a part is missing or stale.
+    fn stored_searcher(&self, head: &IndexedHead) -> Result<Option<Arc<Searcher>>> {
+        let t = std::time::Instant::now();
+        let cache = HeadCache::for_head(&self.paths.sno_dir, head);
+        let model = sno_query::semantic::source_name(self.model.spec());
+        let (map, lexical, vectors, embedder, history) = std::thread::scope(|scope| {
+            let map = scope.spawn(|| cache.read_doc_map());
+            let vectors = scope.spawn(|| cache.read_vectors(&model, None));
+            let history = scope.spawn(|| self.history(Some(&cache), head.seq));
+            let embedder = self.embedder();
+            let lexical = sno_query::lexical::LexicalIndex::open(&cache.lexical_dir());
+            (
+                map.join().ok().flatten(),
+                lexical,
+                vectors.join().ok().flatten(),
+                embedder,
+                history.join(),
+            )
+        });
+        let (Some(map), Some(lexical)) = (map, lexical) else {
+            return Ok(None);
+        };
+        let vectors = match (&embedder, vectors) {
+            (None, _) => None,
+            (Some(e), Some(v)) if e.source == model && v.count() == map.len() => Some(v),
+            (Some(_), _) => return Ok(None),
+        };
+        let history = history.map_err(|_| Error::internal("history thread panicked"))??;
+        let owner = SearchOwner {
+            snapshot: None,
+            key: format!("head@{}", head.seq.0),
+            as_of: AsOfCommit {
+                commit: head.commit.to_hex(),
+                branch: head.branch.clone(),
+            },
+            is_head: true,
+            embedder,
+            history,
+            records: HeadRecords {
+                journal: self.journal.clone(),
+                seq: head.seq,
+            },
+        };
+        let searcher = Arc::new(Searcher::new(owner, |o| {
+            Retriever::stored(
+                map,
+                Records::Stored(&o.records),
+                o.embedder.as_deref(),
+                vectors,
+                lexical,
+            )
+        }));
+        tracing::debug!(
+            ms = t.elapsed().as_millis() as u64,
+            docs = searcher.borrow_dependent().len(),
+            "head searched from its stored parts"
+        );
+        let mut cache = locked(&self.searchers);
+        cache.retain(|s| !s.borrow_owner().is_head);
+        cache.insert(0, searcher.clone());
+        Ok(Some(searcher))
+    }
+
     /// Loads the head state and builds its search indexes, reading what a
     /// previous process stored (lexical index, vectors) while the state
     /// loads: what a server does before its first question.
     pub fn prepare_head(&self) -> Result<Arc<Searcher>> {
         let head = self.journal.head()?.ok_or_else(not_indexed)?;
+        if let Some(s) = self.stored_searcher(&head)? {
+            return Ok(s);
+        }
         let cache = HeadCache::for_head(&self.paths.sno_dir, &head);
         let model = sno_query::semantic::source_name(self.model.spec());
         let (snap, prefetch) = std::thread::scope(|scope| {
@@ -409,10 +533,10 @@ impl ReadModel {
 
     fn searcher_with(&self, snap: &Arc<Snapshot>, pre: Prefetch) -> Result<Arc<Searcher>> {
         let mut cache = locked(&self.searchers);
-        if let Some(s) = cache
-            .iter()
-            .find(|s| s.borrow_owner().snapshot.key == snap.key)
-        {
+        if let Some(s) = cache.iter().find(|s| {
+            let o = s.borrow_owner();
+            o.key == snap.key && o.snapshot.is_some()
+        }) {
             return Ok(s.clone());
         }
         let t = std::time::Instant::now();
@@ -471,12 +595,22 @@ impl ReadModel {
         );
         let journal = &self.journal;
         let owner = SearchOwner {
-            snapshot: snap.clone(),
+            snapshot: Some(snap.clone()),
+            key: snap.key.clone(),
+            as_of: snap.as_of.clone(),
+            is_head: snap.is_head,
             embedder,
             history,
+            records: HeadRecords {
+                journal: self.journal.clone(),
+                seq: snap.seq,
+            },
         };
         let searcher = Searcher::try_new(owner, |o| {
-            let state = &o.snapshot.state;
+            let Some(snapshot) = &o.snapshot else {
+                return Err(Error::internal("a searcher without its state"));
+            };
+            let state = &snapshot.state;
             // Symbols, then the sections of docs and config files.
             let n = sno_query::lexical::documents(state).len() + chunks.len();
             let vectors = o.embedder.as_deref().map(|e| {
@@ -532,8 +666,16 @@ impl ReadModel {
                 );
                 made.vectors
             });
-            Retriever::with_lexical(state, chunks, o.embedder.as_deref(), vectors, lexical)
-                .map_err(Error::internal)
+            let r =
+                Retriever::with_lexical(state, &chunks, o.embedder.as_deref(), vectors, lexical);
+            // What the next process needs to search this head without
+            // loading its state.
+            if let Some(c) = &head_cache {
+                if let Err(err) = c.write_doc_map(r.map()) {
+                    tracing::warn!(error = %err, "could not store the document map");
+                }
+            }
+            Ok(r)
         })?;
         tracing::debug!(
             parts_ms = t_parts.as_millis() as u64,
@@ -545,7 +687,7 @@ impl ReadModel {
         }
         let searcher = Arc::new(searcher);
         if snap.is_head {
-            cache.retain(|s| !s.borrow_owner().snapshot.is_head);
+            cache.retain(|s| !s.borrow_owner().is_head);
         }
         cache.insert(0, searcher.clone());
         drop(cache);

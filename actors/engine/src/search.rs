@@ -5,7 +5,7 @@ use sno_protocol::context::{AnswerFormat, ContextPackage, Grouping};
 use sno_query::search::SearchRequest;
 
 use crate::engine::Engine;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// What to search for.
 #[derive(Clone, Debug)]
@@ -30,8 +30,27 @@ pub struct SearchArgs {
 impl Engine {
     /// The context package for a question.
     pub fn search(&self, a: &SearchArgs) -> Result<(ContextPackage, SearchStats)> {
-        let (snap, _) = self.snapshot(a.at.as_deref())?;
-        let searcher = self.read.searcher(&snap)?;
+        // A head searched from its stored parts reads its answer's files
+        // from the views: if a new commit moved them meanwhile, ask the new
+        // head. Past the last try, the state is loaded whole.
+        for _ in 0..3 {
+            if let Some(answer) = self.search_once(a, false)? {
+                return Ok(answer);
+            }
+        }
+        self.search_once(a, true)?
+            .ok_or_else(|| Error::internal("the searched state is gone"))
+    }
+
+    /// One try of [`Engine::search`]; `None` when the state searched is no
+    /// longer the views'.
+    fn search_once(
+        &self,
+        a: &SearchArgs,
+        whole: bool,
+    ) -> Result<Option<(ContextPackage, SearchStats)>> {
+        let whole = whole || a.group == Grouping::Files;
+        let searcher = self.read.searcher_for(a.at.as_deref(), whole)?;
         let (owner, retriever) = (searcher.borrow_owner(), searcher.borrow_dependent());
         let request = SearchRequest {
             query: &a.query,
@@ -52,7 +71,14 @@ impl Engine {
                 ),
             ),
         };
-        let head_differs = self.read.head_differs(&snap.as_of);
+        let docs: Vec<usize> = match &files {
+            Some(f) => f.iter().flat_map(|f| f.docs.iter().copied()).collect(),
+            None => hits.iter().map(|h| h.doc).collect(),
+        };
+        let Some(loaded) = retriever.load(docs) else {
+            return Ok(None);
+        };
+        let head_differs = self.read.head_differs(&owner.as_of);
         let work_tree = &self.work_tree;
         let edited = |path: &str, rec: &sno_journal::model::FileRecord| {
             edited_in_work_tree(work_tree, path, rec)
@@ -66,18 +92,17 @@ impl Engine {
         };
         let pkg = sno_query::context::build_package(&sno_query::context::PackageInput {
             query: &a.query,
-            state: &snap.state,
-            retriever,
+            loaded: &loaded,
             hits: &hits,
             files: files.as_deref(),
             format: a.format,
-            as_of: snap.as_of.clone(),
+            as_of: owner.as_of.clone(),
             head_differs,
             semantic_off_reason,
             scope: a.scope.as_deref(),
             max_tokens: a.max_tokens.max(50),
             read: &|rec| self.read.blob(rec.blob),
-            edited: snap.is_head.then_some(&edited),
+            edited: owner.is_head.then_some(&edited),
         });
         let stats = SearchStats {
             hits: files.as_ref().map(Vec::len).unwrap_or(hits.len()),
@@ -87,7 +112,7 @@ impl Engine {
             }
             .unwrap_or(0.0),
         };
-        Ok((pkg, stats))
+        Ok(Some((pkg, stats)))
     }
 }
 

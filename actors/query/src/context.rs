@@ -4,7 +4,6 @@
 
 use std::collections::BTreeSet;
 
-use sno_journal::delta::State;
 use sno_journal::model::{FileRecord, FileState};
 use sno_protocol::context::{
     AnswerFormat, Completeness, ContextItem, ContextPackage, FileItem, OmittedItem, ParseState,
@@ -13,7 +12,7 @@ use sno_protocol::context::{
 use sno_protocol::query::AsOfCommit;
 
 use crate::pack::{count_tokens, pack, Packed, CUT_MARKER};
-use crate::search::{FileHit, Hit, Retriever};
+use crate::search::{FileHit, Hit, Loaded};
 
 /// Whether a file (path, indexed record) differs in the work tree.
 pub type EditedInWorkTree<'a> = dyn Fn(&str, &FileRecord) -> bool + 'a;
@@ -21,8 +20,9 @@ pub type EditedInWorkTree<'a> = dyn Fn(&str, &FileRecord) -> bool + 'a;
 /// Everything a package is built from.
 pub struct PackageInput<'a> {
     pub query: &'a str,
-    pub state: &'a State,
-    pub retriever: &'a Retriever<'a>,
+    /// The records of the ranked documents' files
+    /// ([`crate::search::Retriever::load`]).
+    pub loaded: &'a Loaded<'a>,
     pub hits: &'a [Hit],
     /// Ranked files instead of symbols (`files` answers).
     pub files: Option<&'a [FileHit<'a>]>,
@@ -80,7 +80,7 @@ fn signals(h: &Hit) -> SignalScores {
 /// Builds the answer for ranked hits (or ranked files), within
 /// `max_tokens` as a whole, header and metadata included, in the form asked.
 pub fn build_package(input: &PackageInput) -> ContextPackage {
-    let r = input.retriever;
+    let r = input.loaded;
     let files: BTreeSet<&str> = match input.files {
         Some(f) => f.iter().map(|f| f.path).collect(),
         None => input.hits.iter().map(|h| r.entry(h.doc).path).collect(),
@@ -89,18 +89,21 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         files: files.len(),
         clean: files
             .iter()
-            .filter(|p| input.state[**p].state == FileState::Parsed)
+            .filter(|p| r.record(p).is_some_and(|f| f.state == FileState::Parsed))
             .count(),
         with_errors: files
             .iter()
-            .filter(|p| input.state[**p].state == FileState::ParsedWithErrors)
+            .filter(|p| {
+                r.record(p)
+                    .is_some_and(|f| f.state == FileState::ParsedWithErrors)
+            })
             .map(|p| p.to_string())
             .collect(),
     };
     let edited_in_work_tree: Option<Vec<String>> = input.edited.map(|edited| {
         files
             .iter()
-            .filter(|p| edited(p, &input.state[**p]))
+            .filter(|p| r.record(p).is_some_and(|f| edited(p, f)))
             .map(|p| p.to_string())
             .collect()
     });
@@ -145,7 +148,8 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             .iter()
             .map(|h| {
                 let e = r.entry(h.doc);
-                (input.read)(&input.state[e.path])
+                r.record(e.path)
+                    .and_then(input.read)
                     .map(|file| file.slice(e.bytes.0..e.bytes.1))
                     .unwrap_or_default()
             })

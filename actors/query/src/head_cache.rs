@@ -186,6 +186,20 @@ impl HeadCache {
             })
     }
 
+    fn doc_map_file(&self) -> PathBuf {
+        self.dir.join("docs.map")
+    }
+
+    /// What this head's document numbers are, if stored and intact.
+    pub fn read_doc_map(&self) -> Option<crate::doc_map::DocMap> {
+        crate::doc_map::DocMap::from_bytes(&std::fs::read(self.doc_map_file()).ok()?)
+    }
+
+    /// Stores this head's document map (aside and renamed).
+    pub fn write_doc_map(&self, map: &crate::doc_map::DocMap) -> std::io::Result<()> {
+        self.write_aside(&self.doc_map_file(), &map.to_bytes())
+    }
+
     fn history_file(&self) -> PathBuf {
         self.dir.join("history.txt")
     }

@@ -8,6 +8,7 @@ pub mod changes;
 pub mod chunks;
 pub mod cl100k;
 pub mod context;
+pub mod doc_map;
 pub mod graph;
 pub mod head_cache;
 pub mod lexical;

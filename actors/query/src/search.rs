@@ -4,9 +4,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use sno_journal::delta::State;
-use sno_journal::model::{EdgeKind, EdgeTarget, FileRecord, SymbolId};
+use sno_journal::model::FileRecord;
 
 use crate::chunks::Chunk;
+use crate::doc_map::DocMap;
 use crate::lexical::LexicalIndex;
 use crate::lookup::Located;
 use crate::semantic::{Embedder, SemanticIndex, Vectors};
@@ -517,23 +518,31 @@ pub fn carried_vectors(
     }
 }
 
+/// Where a retriever reads the records its answers quote.
+pub enum Records<'a> {
+    /// The whole state, in memory.
+    State(&'a State),
+    /// Files read when an answer needs them: a head searched from its
+    /// stored indexes and the views.
+    Stored(&'a dyn StoredRecords),
+}
+
+/// The records of the state a stored [`DocMap`] numbers.
+pub trait StoredRecords: Send + Sync {
+    /// The records of `paths` (those the state has); `None` once that state
+    /// is no longer the one the views hold (the head moved).
+    fn read(&self, paths: &[&str]) -> Option<State>;
+}
+
 /// Retrieval over one state.
 pub struct Retriever<'a> {
-    pub docs: Vec<Located<'a>>,
+    map: DocMap,
     lexical: LexicalIndex,
-    /// Sections of docs and config files, numbered after the symbols.
-    pub chunks: Vec<Chunk>,
-    state: &'a State,
-    /// Whole files, for file answers: built on first use.
+    records: Records<'a>,
+    /// Whole files, for file answers: built on first use, from a whole
+    /// state only.
     files: std::sync::OnceLock<Option<crate::lexical::FileIndex>>,
     semantic: Option<(&'a Embedder, SemanticIndex)>,
-    /// Graph neighbours of each document, computed once.
-    neighbours: Neighbours,
-    /// Each file's first symbol document and its symbol count, and its
-    /// first section (numbered among the sections): where a lexical hit,
-    /// keyed by file and place, is.
-    symbols_of: rustc_hash::FxHashMap<&'a str, (usize, usize)>,
-    sections_of: rustc_hash::FxHashMap<String, usize>,
 }
 
 impl<'a> Retriever<'a> {
@@ -555,7 +564,9 @@ impl<'a> Retriever<'a> {
             (_, v) => v,
         };
         let lexical = LexicalIndex::build(state, &chunks, source)?;
-        Self::with_lexical(state, chunks, embedder, vectors, lexical)
+        Ok(Self::with_lexical(
+            state, &chunks, embedder, vectors, lexical,
+        ))
     }
 
     /// [`Retriever::new`] with a lexical index already at hand (one stored
@@ -563,54 +574,50 @@ impl<'a> Retriever<'a> {
     /// document order, when there is an embedder.
     pub fn with_lexical(
         state: &'a State,
-        chunks: Vec<Chunk>,
+        chunks: &[Chunk],
         embedder: Option<&'a Embedder>,
         vectors: Option<Vectors>,
         lexical: LexicalIndex,
-    ) -> Result<Retriever<'a>, crate::lexical::LexicalError> {
+    ) -> Retriever<'a> {
         let t = std::time::Instant::now();
-        let docs = crate::lexical::documents(state);
-        let t_lexical = t.elapsed();
+        let map = DocMap::of(state, chunks);
+        tracing::debug!(
+            docs = map.len(),
+            ms = t.elapsed().as_millis() as u64,
+            "documents mapped"
+        );
+        Self::stored(map, Records::State(state), embedder, vectors, lexical)
+    }
+
+    /// A retriever over a state's stored parts: its document map, lexical
+    /// index and vectors, reading records from `records`.
+    pub fn stored(
+        map: DocMap,
+        records: Records<'a>,
+        embedder: Option<&'a Embedder>,
+        vectors: Option<Vectors>,
+        lexical: LexicalIndex,
+    ) -> Retriever<'a> {
         let semantic = embedder
             .zip(vectors)
             .map(|(e, vectors)| (e, SemanticIndex::build(vectors)));
-        let t_semantic = t.elapsed() - t_lexical;
-        let neighbours = Neighbours::of(state, &docs);
-        // Documents are the state's symbols in its order: one entry a file.
-        let mut symbols_of: rustc_hash::FxHashMap<&'a str, (usize, usize)> =
-            rustc_hash::FxHashMap::with_capacity_and_hasher(state.len(), Default::default());
-        let mut first = 0;
-        for (path, rec) in state.iter() {
-            symbols_of.insert(path.as_str(), (first, rec.symbols.len()));
-            first += rec.symbols.len();
-        }
-        let mut sections_of: rustc_hash::FxHashMap<String, usize> = Default::default();
-        for (i, c) in chunks.iter().enumerate() {
-            sections_of.entry(c.path.clone()).or_insert(i);
-        }
-        tracing::debug!(
-            docs = docs.len(),
-            lexical_ms = t_lexical.as_millis() as u64,
-            semantic_ms = t_semantic.as_millis() as u64,
-            neighbours_ms = (t.elapsed() - t_lexical - t_semantic).as_millis() as u64,
-            "retriever built"
-        );
-        Ok(Retriever {
-            docs,
-            chunks,
-            state,
-            files: std::sync::OnceLock::new(),
+        Retriever {
+            map,
             lexical,
+            records,
+            files: std::sync::OnceLock::new(),
             semantic,
-            neighbours,
-            symbols_of,
-            sections_of,
-        })
+        }
+    }
+
+    /// What each document number is.
+    pub fn map(&self) -> &DocMap {
+        &self.map
     }
 
     /// Ranked documents: symbols, then sections of docs and config files.
     pub fn len(&self) -> usize {
-        self.docs.len() + self.chunks.len()
+        self.map.len()
     }
 
     /// Whether there is nothing to rank.
@@ -618,53 +625,63 @@ impl<'a> Retriever<'a> {
         self.len() == 0
     }
 
-    /// What document `doc` is.
-    pub fn entry(&self, doc: usize) -> Entry<'_> {
-        match self.docs.get(doc) {
-            Some(l) => Entry {
-                path: l.path,
-                name: &l.symbol.qualified_name,
-                kind: l.symbol.kind.name(),
-                line: l.symbol.span.start_line,
-                end_line: l.symbol.span.end_line,
-                bytes: (
-                    l.symbol.span.start_byte as usize,
-                    l.symbol.span.end_byte as usize,
-                ),
-                symbol: Some(l.symbol),
-            },
-            None => {
-                let c = &self.chunks[doc - self.docs.len()];
-                Entry {
-                    path: &c.path,
-                    name: &c.title,
-                    kind: c.kind.name(),
-                    line: c.start_line,
-                    end_line: c.end_line,
-                    bytes: (c.start_byte, c.end_byte),
-                    symbol: None,
-                }
-            }
-        }
+    /// Whether the whole state is at hand (file answers need it).
+    pub fn has_state(&self) -> bool {
+        matches!(self.records, Records::State(_))
     }
 
-    /// The document number of a lexical hit.
-    fn locate(&self, path: &str, place: crate::lexical::Place) -> Option<usize> {
-        match place {
-            crate::lexical::Place::Symbol(k) => {
-                let &(first, count) = self.symbols_of.get(path)?;
-                ((k as usize) < count).then_some(first + k as usize)
+    /// The records of the files of `docs`, to quote them; `None` when the
+    /// state they were numbered in is gone (the head moved: ask again).
+    pub fn load(&self, docs: impl IntoIterator<Item = usize>) -> Option<Loaded<'_>> {
+        let state = match self.records {
+            Records::State(s) => std::borrow::Cow::Borrowed(s),
+            Records::Stored(r) => {
+                let paths: std::collections::BTreeSet<&str> =
+                    docs.into_iter().map(|d| self.map.path(d)).collect();
+                let paths: Vec<&str> = paths.into_iter().filter(|p| !p.is_empty()).collect();
+                let state = r.read(&paths)?;
+                // The records must be those the map numbered.
+                let same = paths.iter().all(|p| {
+                    state
+                        .get(*p)
+                        .is_some_and(|rec| rec.symbols.len() == self.map.symbols_in(p))
+                });
+                if !same {
+                    return None;
+                }
+                std::borrow::Cow::Owned(state)
             }
-            crate::lexical::Place::Section(k) => {
-                let i = self.sections_of.get(path)? + k as usize;
-                (self.chunks.get(i)?.path == path).then_some(self.docs.len() + i)
-            }
-        }
+        };
+        Some(Loaded {
+            map: &self.map,
+            state,
+        })
     }
 
     /// Whether the semantic signal is available.
     pub fn has_semantic(&self) -> bool {
         self.semantic.is_some()
+    }
+
+    /// Exact and near-exact name matches of `query`, with their rank (0
+    /// first). Only the files of the documents with the name's hash are
+    /// read.
+    fn name_matches(&self, query: &str) -> Vec<(usize, u8)> {
+        let candidates = self.map.named(query);
+        if candidates.is_empty() {
+            return Vec::new();
+        }
+        let Some(loaded) = self.load(candidates.iter().copied()) else {
+            return Vec::new();
+        };
+        candidates
+            .into_iter()
+            .filter_map(|doc| {
+                let (path, k) = self.map.symbol(doc)?;
+                let symbol = loaded.state.get(path)?.symbols.get(k)?;
+                Some((doc, name_match(&Located { path, symbol }, query)?))
+            })
+            .collect()
     }
 
     /// Ranks symbols for a request, using the journal's history and the
@@ -682,6 +699,7 @@ impl<'a> Retriever<'a> {
             req.lexical_only,
             req.weights,
         );
+        let map = &self.map;
         let mut signals: BTreeMap<usize, Signals> = BTreeMap::new();
         let ident = identifier_shaped(query);
         let named = name_shaped(query);
@@ -691,7 +709,10 @@ impl<'a> Retriever<'a> {
         // match worth as much as a name match.
         let lex = self
             .lexical
-            .search(query, POOL, &|path, place| self.locate(path, place))
+            .search(query, POOL, &|path, place| match place {
+                crate::lexical::Place::Symbol(k) => map.symbol_doc(path, k as usize),
+                crate::lexical::Place::Section(k) => map.section_doc(path, k as usize),
+            })
             .unwrap_or_default();
         let top_lex = lex.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
         for (doc, score) in lex {
@@ -700,10 +721,8 @@ impl<'a> Retriever<'a> {
         if named {
             // A name is a question with one right answer: its definitions
             // first, exact spelling before any case.
-            for (i, l) in self.docs.iter().enumerate() {
-                if let Some(m) = name_match(l, query) {
-                    signals.entry(i).or_default().lexical += w.name / f32::from(1 + m);
-                }
+            for (doc, m) in self.name_matches(query) {
+                signals.entry(doc).or_default().lexical += w.name / f32::from(1 + m);
             }
         }
         if let (Some((embedder, index)), false) = (&self.semantic, lexical_only) {
@@ -739,7 +758,6 @@ impl<'a> Retriever<'a> {
         for s in &mut seeds {
             s.1 /= best;
         }
-        let neighbours = &self.neighbours;
         for (seed, strength) in seeds {
             let mut frontier = vec![seed];
             let mut seen: HashSet<usize> = HashSet::from([seed]);
@@ -747,7 +765,7 @@ impl<'a> Retriever<'a> {
                 let decay = 0.5f32.powi(hop);
                 let mut next = Vec::new();
                 for d in frontier {
-                    for n in neighbours.of_doc(d) {
+                    for n in map.neighbours(d) {
                         if seen.insert(n) {
                             let s = signals.entry(n).or_default();
                             s.structural = s.structural.max(w.structural * strength * decay);
@@ -761,7 +779,7 @@ impl<'a> Retriever<'a> {
         let seed_files: Vec<&str> = {
             let mut v: Vec<(&str, f32)> = signals
                 .iter()
-                .map(|(d, s)| (self.entry(*d).path, s.lexical + s.semantic))
+                .map(|(d, s)| (map.path(*d), s.lexical + s.semantic))
                 .collect();
             v.sort_by(|a, b| b.1.total_cmp(&a.1));
             let mut files: Vec<&str> = v.into_iter().map(|(p, _)| p).collect();
@@ -770,7 +788,7 @@ impl<'a> Retriever<'a> {
             files
         };
         for (doc, s) in signals.iter_mut() {
-            let path = self.entry(*doc).path;
+            let path = map.path(*doc);
             let coupling = seed_files
                 .iter()
                 .filter(|f| **f != path)
@@ -787,11 +805,7 @@ impl<'a> Retriever<'a> {
             // one line's words at full BM25 strength, since short documents
             // weigh each word most: its match counts for less.
             for (doc, s) in signals.iter_mut() {
-                if self
-                    .docs
-                    .get(*doc)
-                    .is_some_and(|l| is_declaration(l.symbol.kind))
-                {
+                if map.kind(*doc).is_some_and(is_declaration) {
                     s.lexical *= DECLARATION_PRIOR;
                     s.semantic *= DECLARATION_PRIOR;
                 }
@@ -799,7 +813,7 @@ impl<'a> Retriever<'a> {
         }
         let mut hits: Vec<Hit> = signals
             .into_iter()
-            .filter(|(doc, _)| scope.is_none_or(|p| self.entry(*doc).path.starts_with(p)))
+            .filter(|(doc, _)| scope.is_none_or(|p| map.path(*doc).starts_with(p)))
             .filter(|(_, s)| s.lexical + s.semantic + s.structural > 0.0)
             .map(|(doc, signals)| Hit { doc, signals })
             .collect();
@@ -816,7 +830,8 @@ impl<'a> Retriever<'a> {
     /// Ranks files for a request by two lists fused: the symbols of each
     /// file that rank (the best counting most, the k-th best half the one
     /// before), and BM25 over whole files (built on first use, with the
-    /// files' text from `source`). Each is normalised by its best.
+    /// files' text from `source`, when the whole state is at hand: see
+    /// [`Retriever::has_state`]). Each is normalised by its best.
     pub fn search_files(
         &self,
         req: &SearchRequest,
@@ -834,7 +849,7 @@ impl<'a> Retriever<'a> {
         );
         let mut by_file: HashMap<&str, FileHit> = HashMap::new();
         for h in &all {
-            let path = self.entry(h.doc).path;
+            let path = self.map.path(h.doc);
             let f = by_file.entry(path).or_insert_with(|| FileHit {
                 path,
                 score: 0.0,
@@ -851,19 +866,23 @@ impl<'a> Retriever<'a> {
         for f in by_file.values_mut() {
             f.score /= best;
         }
+        let state = match self.records {
+            Records::State(s) => Some(s),
+            Records::Stored(_) => None,
+        };
         let files = self.files.get_or_init(|| {
-            crate::lexical::FileIndex::build(self.state, source)
+            crate::lexical::FileIndex::build(state?, source)
                 .map_err(|e| tracing::warn!(error = %e, "no file index"))
                 .ok()
         });
-        if let Some(index) = files {
+        if let (Some(index), Some(state)) = (files, state) {
             let hits = index.search(req.query, POOL).unwrap_or_default();
             let top = hits.first().map(|h| h.1).unwrap_or(1.0).max(1e-6);
             for (path, score) in hits {
                 if req.scope.is_some_and(|p| !path.starts_with(p)) {
                     continue;
                 }
-                let Some((path, _)) = self.state.get_key_value(path) else {
+                let Some((path, _)) = state.get_key_value(path) else {
                     continue;
                 };
                 let f = by_file.entry(path.as_str()).or_insert_with(|| FileHit {
@@ -878,6 +897,62 @@ impl<'a> Retriever<'a> {
         files.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(b.path)));
         files.truncate(req.limit);
         files
+    }
+}
+
+/// The records an answer quotes: the whole state, or the files of its
+/// documents read for it ([`Retriever::load`]).
+pub struct Loaded<'r> {
+    map: &'r DocMap,
+    state: std::borrow::Cow<'r, State>,
+}
+
+impl Loaded<'_> {
+    /// A file's record, if loaded.
+    pub fn record(&self, path: &str) -> Option<&FileRecord> {
+        self.state.get(path)
+    }
+
+    /// What document `doc` is. A symbol whose file was not loaded shows
+    /// its path alone ([`Retriever::load`] loads every file it is asked
+    /// for, or nothing).
+    pub fn entry(&self, doc: usize) -> Entry<'_> {
+        if let Some((path, k)) = self.map.symbol(doc) {
+            if let Some(symbol) = self.state.get(path).and_then(|r| r.symbols.get(k)) {
+                return Entry {
+                    path,
+                    name: &symbol.qualified_name,
+                    kind: symbol.kind.name(),
+                    line: symbol.span.start_line,
+                    end_line: symbol.span.end_line,
+                    bytes: (
+                        symbol.span.start_byte as usize,
+                        symbol.span.end_byte as usize,
+                    ),
+                    symbol: Some(symbol),
+                };
+            }
+        }
+        match self.map.section(doc) {
+            Some(c) => Entry {
+                path: &c.path,
+                name: &c.title,
+                kind: c.kind.name(),
+                line: c.start_line,
+                end_line: c.end_line,
+                bytes: (c.start_byte, c.end_byte),
+                symbol: None,
+            },
+            None => Entry {
+                path: self.map.path(doc),
+                name: "",
+                kind: "",
+                line: 0,
+                end_line: 0,
+                bytes: (0, 0),
+                symbol: None,
+            },
+        }
     }
 }
 
@@ -902,67 +977,6 @@ pub struct FileHit<'a> {
     pub path: &'a str,
     pub score: f32,
     pub docs: Vec<usize>,
-}
-
-/// Graph neighbours of each document (callers, callees, bases, subtypes
-/// and containers, resolved edges only), as one adjacency array: on millions
-/// of symbols a map of vectors cost seconds to build and hundreds of
-/// megabytes to hold.
-struct Neighbours {
-    /// `targets[offsets[d]..offsets[d + 1]]` are document `d`'s neighbours.
-    offsets: Vec<u32>,
-    targets: Vec<u32>,
-}
-
-impl Neighbours {
-    fn of(state: &State, docs: &[Located<'_>]) -> Neighbours {
-        let mut by_id: rustc_hash::FxHashMap<SymbolId, u32> =
-            rustc_hash::FxHashMap::with_capacity_and_hasher(docs.len(), Default::default());
-        for (i, l) in docs.iter().enumerate() {
-            by_id.insert(l.symbol.id, i as u32);
-        }
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
-        for rec in state.values() {
-            for e in &rec.edges {
-                let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
-                    continue;
-                };
-                if !matches!(
-                    e.kind,
-                    EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
-                ) {
-                    continue;
-                }
-                if let (Some(&a), Some(&b)) = (by_id.get(&from), by_id.get(to)) {
-                    pairs.push((a, b));
-                    pairs.push((b, a));
-                }
-            }
-        }
-        // Counting sort by source: each document's neighbours in edge order.
-        let mut offsets = vec![0u32; docs.len() + 1];
-        for &(a, _) in &pairs {
-            offsets[a as usize + 1] += 1;
-        }
-        for i in 1..offsets.len() {
-            offsets[i] += offsets[i - 1];
-        }
-        let mut next = offsets.clone();
-        let mut targets = vec![0u32; pairs.len()];
-        for (a, b) in pairs {
-            targets[next[a as usize] as usize] = b;
-            next[a as usize] += 1;
-        }
-        Neighbours { offsets, targets }
-    }
-
-    fn of_doc(&self, doc: usize) -> impl Iterator<Item = usize> + '_ {
-        let (lo, hi) = match (self.offsets.get(doc), self.offsets.get(doc + 1)) {
-            (Some(&lo), Some(&hi)) => (lo as usize, hi as usize),
-            _ => (0, 0),
-        };
-        self.targets[lo..hi].iter().map(|&t| t as usize)
-    }
 }
 
 #[cfg(test)]

@@ -80,12 +80,14 @@ fn main() {
             };
             let hits = retriever.search(&req, &history, &HashSet::new());
             let ranked = t.elapsed().as_secs_f64() * 1000.0;
+            let loaded = retriever
+                .load(hits.iter().map(|h| h.doc))
+                .expect("a state in memory is always at hand");
             let pkg = build_package(&PackageInput {
                 files: None,
                 format: sno_protocol::context::AnswerFormat::Markdown,
                 query: q,
-                state: &state,
-                retriever: &retriever,
+                loaded: &loaded,
                 hits: &hits,
                 as_of: sno_protocol::query::AsOfCommit {
                     commit: head.commit.to_hex(),

@@ -1,0 +1,476 @@
+//! What each document number of a state is, without the state: the file
+//! and kind of every symbol document, a hash of its name, the sections of
+//! docs and config files, and the graph neighbours of each symbol.
+//!
+//! Search ranks document numbers (the state's symbols in order, then the
+//! sections). Everything ranking needs beyond the lexical index and the
+//! vectors is here, so a head whose map is stored ([`DocMap::to_bytes`])
+//! is searched without loading its state: only the files of the answer are
+//! read, from the views. A map made from a state and one read back from
+//! disk are the same value, so both rank alike.
+
+use sno_journal::delta::State;
+use sno_journal::model::{EdgeKind, EdgeTarget, SymbolId, SymbolKind};
+
+use crate::chunks::{Chunk, ChunkKind};
+
+/// Document numbers of a state, by file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DocMap {
+    /// Files with symbols, in state (path) order.
+    paths: Vec<String>,
+    /// `first[i]` is file `i`'s first document; one more entry closes the
+    /// last file (the symbol count).
+    first: Vec<u32>,
+    /// Each symbol document's kind.
+    kinds: Vec<SymbolKind>,
+    /// Each symbol document's [`name_hash`].
+    names: Vec<u32>,
+    /// Sections of docs and config files (their text left out), numbered
+    /// after the symbols, in path order.
+    sections: Vec<Chunk>,
+    neighbours: Neighbours,
+}
+
+/// The hash a name is found by: its last `.`-segment, lowercased, so that
+/// every spelling [`crate::search`]'s name match accepts (exact or in
+/// another case, qualified or not) has the hash of the symbol's name.
+pub fn name_hash(name: &str) -> u32 {
+    let key = sno_journal::store::name_key(name);
+    let lower;
+    let key = if key.chars().any(char::is_uppercase) {
+        lower = key.to_lowercase();
+        lower.as_str()
+    } else {
+        key
+    };
+    xxhash_rust::xxh3::xxh3_64(key.as_bytes()) as u32
+}
+
+impl DocMap {
+    /// The map of `state`, with the sections cut from it.
+    pub fn of(state: &State, chunks: &[Chunk]) -> DocMap {
+        let mut map = DocMap::default();
+        for (path, rec) in state {
+            if rec.symbols.is_empty() {
+                continue;
+            }
+            map.paths.push(path.clone());
+            map.first.push(map.kinds.len() as u32);
+            for s in &rec.symbols {
+                map.kinds.push(s.kind);
+                map.names.push(name_hash(&s.name));
+            }
+        }
+        map.first.push(map.kinds.len() as u32);
+        map.sections = chunks
+            .iter()
+            .map(|c| Chunk {
+                text: String::new(),
+                ..c.clone()
+            })
+            .collect();
+        map.neighbours = Neighbours::of(state, map.kinds.len());
+        map
+    }
+
+    /// Symbol documents.
+    pub fn symbols(&self) -> usize {
+        self.kinds.len()
+    }
+
+    /// All documents: symbols, then sections.
+    pub fn len(&self) -> usize {
+        self.kinds.len() + self.sections.len()
+    }
+
+    /// Whether there is no document.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Files with symbols.
+    pub fn files(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// The file of a symbol document, and the symbol's place in it.
+    pub fn symbol(&self, doc: usize) -> Option<(&str, usize)> {
+        if doc >= self.kinds.len() {
+            return None;
+        }
+        let i = self.first.partition_point(|f| *f as usize <= doc) - 1;
+        Some((&self.paths[i], doc - self.first[i] as usize))
+    }
+
+    /// A section document.
+    pub fn section(&self, doc: usize) -> Option<&Chunk> {
+        self.sections.get(doc.checked_sub(self.kinds.len())?)
+    }
+
+    /// The path of any document.
+    pub fn path(&self, doc: usize) -> &str {
+        match self.symbol(doc) {
+            Some((path, _)) => path,
+            None => self.section(doc).map_or("", |c| c.path.as_str()),
+        }
+    }
+
+    /// A symbol document's kind (`None` for a section).
+    pub fn kind(&self, doc: usize) -> Option<SymbolKind> {
+        self.kinds.get(doc).copied()
+    }
+
+    /// How many symbols the map holds for `path` (0 for a file it lacks).
+    pub fn symbols_in(&self, path: &str) -> usize {
+        match self.paths.binary_search_by(|p| p.as_str().cmp(path)) {
+            Ok(i) => (self.first[i + 1] - self.first[i]) as usize,
+            Err(_) => 0,
+        }
+    }
+
+    /// The document of symbol `k` of `path`.
+    pub fn symbol_doc(&self, path: &str, k: usize) -> Option<usize> {
+        let i = self.paths.binary_search_by(|p| p.as_str().cmp(path)).ok()?;
+        let (lo, hi) = (self.first[i] as usize, self.first[i + 1] as usize);
+        (lo + k < hi).then_some(lo + k)
+    }
+
+    /// The document of section `k` of `path`.
+    pub fn section_doc(&self, path: &str, k: usize) -> Option<usize> {
+        let i = self
+            .sections
+            .partition_point(|c| c.path.as_str() < path)
+            .checked_add(k)?;
+        (self.sections.get(i)?.path == path).then_some(self.kinds.len() + i)
+    }
+
+    /// Symbol documents whose name has `name`'s [`name_hash`]: every
+    /// document a name match can accept, and a few that share the hash.
+    pub fn named(&self, name: &str) -> Vec<usize> {
+        let h = name_hash(&name.replace("::", "."));
+        self.names
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n == h)
+            .map(|(d, _)| d)
+            .collect()
+    }
+
+    /// Graph neighbours of a symbol document: callers, callees, bases,
+    /// subtypes and containers, resolved edges only.
+    pub fn neighbours(&self, doc: usize) -> impl Iterator<Item = usize> + '_ {
+        self.neighbours.of_doc(doc)
+    }
+
+    /// The stored form: little-endian, closed by a marker so a cut file is
+    /// never taken for a whole one.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(
+            64 + self.kinds.len() * 9 + self.neighbours.targets.len() * 4 + self.paths.len() * 48,
+        );
+        out.extend_from_slice(MAGIC);
+        for n in [
+            self.paths.len(),
+            self.kinds.len(),
+            self.sections.len(),
+            self.neighbours.targets.len(),
+        ] {
+            put_u32(&mut out, n as u32);
+        }
+        for p in &self.paths {
+            put_str(&mut out, p);
+        }
+        for f in &self.first {
+            put_u32(&mut out, *f);
+        }
+        out.extend(self.kinds.iter().map(|k| *k as u8));
+        for n in &self.names {
+            put_u32(&mut out, *n);
+        }
+        for c in &self.sections {
+            put_str(&mut out, &c.path);
+            put_str(&mut out, &c.title);
+            out.push(match c.kind {
+                ChunkKind::Doc => 0,
+                ChunkKind::Config => 1,
+            });
+            put_u32(&mut out, c.start_line);
+            put_u32(&mut out, c.end_line);
+            out.extend_from_slice(&(c.start_byte as u64).to_le_bytes());
+            out.extend_from_slice(&(c.end_byte as u64).to_le_bytes());
+        }
+        for o in &self.neighbours.offsets {
+            put_u32(&mut out, *o);
+        }
+        for t in &self.neighbours.targets {
+            put_u32(&mut out, *t);
+        }
+        out.extend_from_slice(END);
+        out
+    }
+
+    /// A map read back from [`DocMap::to_bytes`]; `None` for anything
+    /// damaged, cut or inconsistent.
+    pub fn from_bytes(bytes: &[u8]) -> Option<DocMap> {
+        let mut r = Reader(bytes.strip_suffix(END)?.strip_prefix(MAGIC)?);
+        let files = r.u32()? as usize;
+        let symbols = r.u32()? as usize;
+        let sections = r.u32()? as usize;
+        let targets = r.u32()? as usize;
+        let paths = (0..files)
+            .map(|_| r.str())
+            .collect::<Option<Vec<String>>>()?;
+        let first = r.u32s(files + 1)?;
+        let kinds = r
+            .take(symbols)?
+            .iter()
+            .map(|b| SymbolKind::from_repr(*b))
+            .collect::<Option<Vec<_>>>()?;
+        let names = r.u32s(symbols)?;
+        let sections = (0..sections)
+            .map(|_| {
+                Some(Chunk {
+                    path: r.str()?,
+                    title: r.str()?,
+                    kind: match r.take(1)?[0] {
+                        0 => ChunkKind::Doc,
+                        1 => ChunkKind::Config,
+                        _ => return None,
+                    },
+                    start_line: r.u32()?,
+                    end_line: r.u32()?,
+                    start_byte: r.u64()? as usize,
+                    end_byte: r.u64()? as usize,
+                    text: String::new(),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let offsets = r.u32s(symbols + 1)?;
+        let targets = r.u32s(targets)?;
+        let consistent = r.0.is_empty()
+            && first.last().is_some_and(|f| *f as usize == symbols)
+            && first.windows(2).all(|w| w[0] <= w[1])
+            && offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets.last().is_some_and(|o| *o as usize == targets.len())
+            && targets.iter().all(|t| (*t as usize) < symbols)
+            && paths.windows(2).all(|w| w[0] < w[1]);
+        consistent.then_some(DocMap {
+            paths,
+            first,
+            kinds,
+            names,
+            sections,
+            neighbours: Neighbours { offsets, targets },
+        })
+    }
+}
+
+const MAGIC: &[u8; 8] = b"SNODOC01";
+const END: &[u8; 4] = b"END\n";
+
+fn put_u32(out: &mut Vec<u8>, n: u32) {
+    out.extend_from_slice(&n.to_le_bytes());
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u32(out, s.len() as u32);
+    out.extend_from_slice(s.as_bytes());
+}
+
+struct Reader<'b>(&'b [u8]);
+
+impl<'b> Reader<'b> {
+    fn take(&mut self, n: usize) -> Option<&'b [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn u32s(&mut self, n: usize) -> Option<Vec<u32>> {
+        let bytes = self.take(n.checked_mul(4)?)?;
+        Some(
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        )
+    }
+
+    fn str(&mut self) -> Option<String> {
+        let n = self.u32()? as usize;
+        String::from_utf8(self.take(n)?.to_vec()).ok()
+    }
+}
+
+/// Graph neighbours of each symbol document (callers, callees, bases,
+/// subtypes and containers, resolved edges only), as one adjacency array:
+/// on millions of symbols a map of vectors cost seconds to build and
+/// hundreds of megabytes to hold.
+#[derive(Clone, Debug, PartialEq)]
+struct Neighbours {
+    /// `targets[offsets[d]..offsets[d + 1]]` are document `d`'s neighbours.
+    offsets: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+impl Default for Neighbours {
+    fn default() -> Self {
+        Neighbours {
+            offsets: vec![0],
+            targets: Vec::new(),
+        }
+    }
+}
+
+impl Neighbours {
+    /// Over `state`'s symbols, numbered in state order (`docs` of them).
+    fn of(state: &State, docs: usize) -> Neighbours {
+        let mut by_id: rustc_hash::FxHashMap<SymbolId, u32> =
+            rustc_hash::FxHashMap::with_capacity_and_hasher(docs, Default::default());
+        for (i, s) in state.values().flat_map(|r| &r.symbols).enumerate() {
+            by_id.insert(s.id, i as u32);
+        }
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for rec in state.values() {
+            for e in &rec.edges {
+                let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
+                    continue;
+                };
+                if !matches!(
+                    e.kind,
+                    EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
+                ) {
+                    continue;
+                }
+                if let (Some(&a), Some(&b)) = (by_id.get(&from), by_id.get(to)) {
+                    pairs.push((a, b));
+                    pairs.push((b, a));
+                }
+            }
+        }
+        // Counting sort by source: each document's neighbours in edge order.
+        let mut offsets = vec![0u32; docs + 1];
+        for &(a, _) in &pairs {
+            offsets[a as usize + 1] += 1;
+        }
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
+        }
+        let mut next = offsets.clone();
+        let mut targets = vec![0u32; pairs.len()];
+        for (a, b) in pairs {
+            targets[next[a as usize] as usize] = b;
+            next[a as usize] += 1;
+        }
+        Neighbours { offsets, targets }
+    }
+
+    fn of_doc(&self, doc: usize) -> impl Iterator<Item = usize> + '_ {
+        let (lo, hi) = match (self.offsets.get(doc), self.offsets.get(doc + 1)) {
+            (Some(&lo), Some(&hi)) => (lo as usize, hi as usize),
+            _ => (0, 0),
+        };
+        self.targets[lo..hi].iter().map(|&t| t as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sno_journal::model::Edge;
+    use sno_journal::test_support::record;
+
+    fn state() -> State {
+        let mut a = record("a.py", 1, &["Config", "load"]);
+        a.symbols[0].kind = SymbolKind::Class;
+        a.symbols[1].kind = SymbolKind::Method;
+        a.symbols[1].qualified_name = "Config.load".into();
+        let mut b = record("b.py", 2, &["main"]);
+        b.edges = vec![Edge {
+            kind: EdgeKind::Calls,
+            from: Some(b.symbols[0].id),
+            to: EdgeTarget::Symbol(a.symbols[1].id),
+            name: "load".into(),
+            line: 1,
+            certainty: Default::default(),
+        }];
+        State::from([
+            ("a.py".to_string(), a),
+            ("b.py".to_string(), b),
+            ("c.md".to_string(), record("c.md", 3, &[])),
+        ])
+    }
+
+    fn section(path: &str, title: &str) -> Chunk {
+        Chunk {
+            path: path.into(),
+            title: title.into(),
+            kind: ChunkKind::Doc,
+            start_line: 1,
+            end_line: 3,
+            start_byte: 0,
+            end_byte: 20,
+            text: "some words".into(),
+        }
+    }
+
+    #[test]
+    fn documents_are_numbered_as_the_state_orders_them_then_the_sections() {
+        let m = DocMap::of(
+            &state(),
+            &[section("c.md", "Intro"), section("c.md", "Use")],
+        );
+        assert_eq!((m.symbols(), m.len(), m.files()), (3, 5, 2));
+        assert_eq!(m.symbol(1), Some(("a.py", 1)));
+        assert_eq!(m.symbol(2), Some(("b.py", 0)));
+        assert_eq!(m.symbol(3), None);
+        assert_eq!(m.path(4), "c.md");
+        assert_eq!(m.section(4).map(|c| c.title.as_str()), Some("Use"));
+        assert_eq!(m.section(4).map(|c| c.text.as_str()), Some(""));
+        assert_eq!(m.symbol_doc("b.py", 0), Some(2));
+        assert_eq!(m.symbol_doc("b.py", 1), None);
+        assert_eq!(m.section_doc("c.md", 1), Some(4));
+        assert_eq!(m.section_doc("c.md", 2), None);
+        assert_eq!((m.symbols_in("a.py"), m.symbols_in("c.md")), (2, 0));
+        assert_eq!(m.kind(1), Some(SymbolKind::Method));
+        assert_eq!(m.kind(3), None);
+        // A call is a neighbour both ways.
+        assert_eq!(m.neighbours(2).collect::<Vec<_>>(), [1]);
+        assert_eq!(m.neighbours(1).collect::<Vec<_>>(), [2]);
+        assert_eq!(m.neighbours(0).count(), 0);
+    }
+
+    #[test]
+    fn a_name_finds_its_symbols_in_any_case_and_qualified() {
+        let m = DocMap::of(&state(), &[]);
+        assert_eq!(m.named("load"), [1]);
+        assert_eq!(m.named("Config.load"), [1]);
+        assert_eq!(m.named("Config::LOAD"), [1]);
+        assert_eq!(m.named("config"), [0]);
+        assert!(m.named("missing").is_empty());
+    }
+
+    #[test]
+    fn a_stored_map_reads_back_equal_and_a_damaged_one_not_at_all() {
+        let m = DocMap::of(&state(), &[section("c.md", "Intro")]);
+        let bytes = m.to_bytes();
+        assert_eq!(DocMap::from_bytes(&bytes), Some(m));
+        assert_eq!(DocMap::from_bytes(&bytes[..bytes.len() - 1]), None);
+        let mut bad = bytes.clone();
+        // A symbol kind no version wrote.
+        // Magic, four counts, two paths of four letters, three firsts.
+        let kinds_at = 8 + 16 + 2 * (4 + 4) + 3 * 4;
+        bad[kinds_at] = 200;
+        assert!(DocMap::from_bytes(&bad).is_none());
+        assert_eq!(DocMap::from_bytes(b"SNODOC01END\n"), None);
+    }
+}
