@@ -1,7 +1,8 @@
-//! `[serve] memory_mb`: what the daemon holds beyond the indexed head is
-//! bounded. Past states (`at`) are dropped least recently used first past
-//! the budget, and reloaded from the journal when asked for again, with
-//! the same answers.
+//! `[serve] memory_mb`: the states the daemon holds are bounded. The
+//! head's comes first; past states (`at`) are dropped least recently used
+//! first past the budget, and reloaded from the journal when asked for
+//! again, with the same answers. A head past the budget is searched from
+//! its stored parts.
 
 mod support;
 
@@ -25,7 +26,7 @@ fn past_states_past_the_budget_are_dropped_and_answer_alike_when_asked_again() {
     repo.write("billing/ops.py", "def close_books(x):\n    return x\n");
     repo.commit("head");
     repo.sno_json(&["init", "--json"]);
-    // A budget of nothing: only the head's state is ever held.
+    // A budget of nothing: no state is held.
     repo.write(".sno/config.toml", "[serve]\nmemory_mb = 0\n");
 
     let mut server = Server::start_with(&repo, &[("SNO_LOG", "sno_engine=debug")]);
@@ -33,6 +34,20 @@ fn past_states_past_the_budget_are_dropped_and_answer_alike_when_asked_again() {
         "initialize",
         json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
     );
+    // The head's state is not held either: once its search parts are
+    // stored, the head is searched from them, with the same answers.
+    let head_items: Vec<String> = (0..2)
+        .map(|_| {
+            let r = server.call(
+                "search",
+                json!({"query": "close books", "format": "json", "max_tokens": 800}),
+            );
+            let v: serde_json::Value = serde_json::from_str(&text(&r)).unwrap();
+            assert_eq!(v["items"][0]["qualified_name"], "close_books", "{v}");
+            v["items"].to_string()
+        })
+        .collect();
+    assert_eq!(head_items[0], head_items[1]);
     let mut first: Vec<String> = Vec::new();
     for round in 0..2 {
         for (k, (commit, name)) in commits.iter().enumerate() {
@@ -55,4 +70,5 @@ fn past_states_past_the_budget_are_dropped_and_answer_alike_when_asked_again() {
     server.finish();
     let log = std::fs::read_to_string(repo.path().join(".sno/logs/serve.log")).unwrap();
     assert!(log.contains("past states evicted"), "{log}");
+    assert!(log.contains("head searched from its stored parts"), "{log}");
 }

@@ -68,20 +68,19 @@ pub fn state_bytes(state: &State) -> usize {
 }
 
 /// Which cached states to keep, most recently used first in `entries`
-/// (key, bytes, is_head): the head always; the others while they fit in
-/// `budget` beside each other, and at most [`KEEP`] in all.
+/// (key, bytes, is_head): the head first, then the others, while they fit
+/// in `budget` beside each other, and at most [`KEEP`] in all. A head past
+/// the budget is not held: search reads its stored parts and point queries
+/// its tables, and what needs the whole state loads it again.
 pub fn states_to_keep<'k>(entries: &[(&'k str, usize, bool)], budget: usize) -> Vec<&'k str> {
     let mut keep = Vec::new();
     let mut used = 0usize;
-    for &(key, bytes, is_head) in entries {
-        if keep.len() >= KEEP && !is_head {
-            continue;
-        }
-        if is_head || used + bytes <= budget {
-            if !is_head {
+    for head in [true, false] {
+        for &(key, bytes, _) in entries.iter().filter(|e| e.2 == head) {
+            if keep.len() < KEEP && used.saturating_add(bytes) <= budget {
                 used += bytes;
+                keep.push(key);
             }
-            keep.push(key);
         }
     }
     keep
@@ -826,7 +825,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn past_states_are_kept_most_recent_first_within_the_budget_and_the_head_always() {
+    fn states_are_kept_head_first_then_most_recent_first_within_the_budget() {
         let mb = 1 << 20;
         // Most recently used first.
         let entries = [
@@ -835,17 +834,18 @@ mod tests {
             ("c2", 150 * mb, false),
             ("c1", 100 * mb, false),
         ];
-        // The head is held whatever its size; c3 fits, c2 does not beside
+        // A head past the budget is not held; c3 fits, c2 does not beside
         // it, c1 does.
-        assert_eq!(states_to_keep(&entries, 420 * mb), ["c3", "head@9", "c1"]);
-        assert_eq!(states_to_keep(&entries, 0), ["head@9"]);
-        // Never more than KEEP.
+        assert_eq!(states_to_keep(&entries, 420 * mb), ["c3", "c1"]);
+        assert!(states_to_keep(&entries, 0).is_empty());
+        // The head comes first when it fits.
         assert_eq!(
-            states_to_keep(&entries, usize::MAX).len(),
-            KEEP,
-            "{:?}",
-            states_to_keep(&entries, usize::MAX)
+            states_to_keep(&entries, 3350 * mb),
+            ["head@9", "c3"],
+            "c2 does not fit beside them"
         );
+        // Never more than KEEP.
+        assert_eq!(states_to_keep(&entries, usize::MAX), ["head@9", "c3", "c2"]);
     }
 
     #[test]
