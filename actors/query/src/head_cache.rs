@@ -117,39 +117,7 @@ impl HeadCache {
     /// The stored vectors made by `model`, in document order, if present
     /// and intact (`expected` documents).
     pub fn read_vectors(&self, model: &str, expected: Option<usize>) -> Option<Vectors> {
-        use std::io::Read;
-        // The codes are most of the file: read into their own buffer and
-        // turned to signed bytes in place, never held twice.
-        let mut file = std::fs::File::open(self.vectors_file(model)).ok()?;
-        let mut head = [0u8; 16];
-        file.read_exact(&mut head).ok()?;
-        if &head[..8] != MAGIC {
-            return None;
-        }
-        let dim = u32::from_le_bytes(head[8..12].try_into().ok()?) as usize;
-        let count = u32::from_le_bytes(head[12..16].try_into().ok()?) as usize;
-        if expected.is_some_and(|e| e != count) {
-            return None;
-        }
-        let mut bits = vec![0u8; count.div_ceil(8)];
-        file.read_exact(&mut bits).ok()?;
-        let ids: Vec<u32> = (0..count as u32)
-            .filter(|i| bits[*i as usize / 8] & (1 << (i % 8)) != 0)
-            .collect();
-        let mut scales = vec![0u8; ids.len() * 4];
-        file.read_exact(&mut scales).ok()?;
-        let scales = scales
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        let want = ids.len().checked_mul(dim)?;
-        let mut codes = Vec::with_capacity(want);
-        file.take(want as u64 + 1).read_to_end(&mut codes).ok()?;
-        if codes.len() != want {
-            return None;
-        }
-        let codes: Vec<i8> = codes.into_iter().map(|b| b as i8).collect();
-        Vectors::from_parts(count, dim, ids, codes, scales)
+        read_vectors_file(&self.vectors_file(model), expected)
     }
 
     fn layout_file(&self, model: &str) -> PathBuf {
@@ -304,6 +272,44 @@ impl HeadCache {
         text.push_str("END\n");
         self.write_aside(&self.layout_file(model), text.as_bytes())
     }
+}
+
+/// Vectors stored by [`HeadCache::write_vectors`] in `path`, if intact
+/// (`expected` documents).
+pub fn read_vectors_file(path: &Path, expected: Option<usize>) -> Option<Vectors> {
+    use std::io::Read;
+    // The codes are most of the file: read into their own buffer and
+    // turned to signed bytes in place, never held twice.
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = [0u8; 16];
+    file.read_exact(&mut head).ok()?;
+    if &head[..8] != MAGIC {
+        return None;
+    }
+    let dim = u32::from_le_bytes(head[8..12].try_into().ok()?) as usize;
+    let count = u32::from_le_bytes(head[12..16].try_into().ok()?) as usize;
+    if expected.is_some_and(|e| e != count) {
+        return None;
+    }
+    let mut bits = vec![0u8; count.div_ceil(8)];
+    file.read_exact(&mut bits).ok()?;
+    let ids: Vec<u32> = (0..count as u32)
+        .filter(|i| bits[*i as usize / 8] & (1 << (i % 8)) != 0)
+        .collect();
+    let mut scales = vec![0u8; ids.len() * 4];
+    file.read_exact(&mut scales).ok()?;
+    let scales = scales
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let want = ids.len().checked_mul(dim)?;
+    let mut codes = Vec::with_capacity(want);
+    file.take(want as u64 + 1).read_to_end(&mut codes).ok()?;
+    if codes.len() != want {
+        return None;
+    }
+    let codes: Vec<i8> = codes.into_iter().map(|b| b as i8).collect();
+    Vectors::from_parts(count, dim, ids, codes, scales)
 }
 
 #[cfg(test)]
