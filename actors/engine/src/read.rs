@@ -45,26 +45,29 @@ pub struct Snapshot {
 pub fn state_bytes(state: &State) -> usize {
     state
         .iter()
-        .map(|(path, rec)| {
-            let symbols: usize = rec
-                .symbols
-                .iter()
-                .map(|s| {
-                    std::mem::size_of_val(s)
-                        + s.name.len()
-                        + s.qualified_name.len()
-                        + s.signature.len()
-                        + s.doc.len()
-                })
-                .sum();
-            let edges: usize = rec
-                .edges
-                .iter()
-                .map(|e| std::mem::size_of_val(e) + e.name.len())
-                .sum();
-            2 * path.len() + std::mem::size_of_val(rec) + symbols + edges
-        })
+        .map(|(path, rec)| path.len() + record_bytes(rec))
         .sum()
+}
+
+/// Roughly the heap one record holds (see [`state_bytes`]).
+fn record_bytes(rec: &sno_journal::model::FileRecord) -> usize {
+    let symbols: usize = rec
+        .symbols
+        .iter()
+        .map(|s| {
+            std::mem::size_of_val(s)
+                + s.name.len()
+                + s.qualified_name.len()
+                + s.signature.len()
+                + s.doc.len()
+        })
+        .sum();
+    let edges: usize = rec
+        .edges
+        .iter()
+        .map(|e| std::mem::size_of_val(e) + e.name.len())
+        .sum();
+    rec.path.len() + std::mem::size_of_val(rec) + symbols + edges
 }
 
 /// Which cached states to keep, most recently used first in `entries`
@@ -102,19 +105,76 @@ pub struct SearchOwner {
     records: HeadRecords,
 }
 
-/// The records of the head whose stored parts a searcher was made from.
+/// The records of the head whose stored parts a searcher was made from,
+/// kept once read (they never change for that head) within
+/// [`RECORD_CACHE_BYTES`].
 struct HeadRecords {
     journal: Arc<Journal>,
     seq: Seq,
+    read: Mutex<RecordCache>,
+}
+
+/// Decoded records kept by a head's searcher: the files answers quote
+/// again and again (a large file's record takes a millisecond to decode).
+#[derive(Default)]
+struct RecordCache {
+    map: std::collections::HashMap<String, Arc<sno_journal::model::FileRecord>>,
+    bytes: usize,
+}
+
+const RECORD_CACHE_BYTES: usize = 48 << 20;
+
+impl HeadRecords {
+    fn new(journal: Arc<Journal>, seq: Seq) -> HeadRecords {
+        HeadRecords {
+            journal,
+            seq,
+            read: Mutex::new(RecordCache::default()),
+        }
+    }
 }
 
 impl StoredRecords for HeadRecords {
-    fn read(&self, paths: &[&str]) -> Option<State> {
-        self.journal
-            .files_at_head(self.seq, paths)
+    fn read(
+        &self,
+        paths: &[&str],
+    ) -> Option<std::collections::HashMap<String, Arc<sno_journal::model::FileRecord>>> {
+        let mut out = std::collections::HashMap::with_capacity(paths.len());
+        let mut missing = Vec::new();
+        {
+            let cache = locked(&self.read);
+            for p in paths {
+                match cache.map.get(*p) {
+                    Some(r) => {
+                        out.insert(p.to_string(), r.clone());
+                    }
+                    None => missing.push(*p),
+                }
+            }
+        }
+        if missing.is_empty() {
+            return Some(out);
+        }
+        let state = self
+            .journal
+            .files_at_head(self.seq, &missing)
             .map_err(|e| tracing::warn!(error = %e, "could not read the head's files"))
             .ok()
-            .flatten()
+            .flatten()?;
+        let mut cache = locked(&self.read);
+        for (path, rec) in state {
+            let bytes = record_bytes(&rec);
+            let rec = Arc::new(rec);
+            if cache.bytes + bytes > RECORD_CACHE_BYTES {
+                // Dropped wholesale: what answers quote next is read again.
+                cache.map.clear();
+                cache.bytes = 0;
+            }
+            cache.bytes += bytes;
+            cache.map.insert(path.clone(), rec.clone());
+            out.insert(path, rec);
+        }
+        Some(out)
     }
 }
 
@@ -466,10 +526,7 @@ impl ReadModel {
             is_head: true,
             embedder,
             history,
-            records: HeadRecords {
-                journal: self.journal.clone(),
-                seq: head.seq,
-            },
+            records: HeadRecords::new(self.journal.clone(), head.seq),
         };
         let searcher = Arc::new(Searcher::new(owner, |o| {
             Retriever::stored(
@@ -600,10 +657,7 @@ impl ReadModel {
             is_head: snap.is_head,
             embedder,
             history,
-            records: HeadRecords {
-                journal: self.journal.clone(),
-                seq: snap.seq,
-            },
+            records: HeadRecords::new(self.journal.clone(), snap.seq),
         };
         let searcher = Searcher::try_new(owner, |o| {
             let Some(snapshot) = &o.snapshot else {

@@ -530,8 +530,9 @@ pub enum Records<'a> {
 /// The records of the state a stored [`DocMap`] numbers.
 pub trait StoredRecords: Send + Sync {
     /// The records of `paths` (those the state has); `None` once that state
-    /// is no longer the one the views hold (the head moved).
-    fn read(&self, paths: &[&str]) -> Option<State>;
+    /// is no longer the one the views hold (the head moved) and they were
+    /// not read before.
+    fn read(&self, paths: &[&str]) -> Option<HashMap<String, std::sync::Arc<FileRecord>>>;
 }
 
 /// Retrieval over one state.
@@ -633,8 +634,8 @@ impl<'a> Retriever<'a> {
     /// The records of the files of `docs`, to quote them; `None` when the
     /// state they were numbered in is gone (the head moved: ask again).
     pub fn load(&self, docs: impl IntoIterator<Item = usize>) -> Option<Loaded<'_>> {
-        let state = match self.records {
-            Records::State(s) => std::borrow::Cow::Borrowed(s),
+        let records = match self.records {
+            Records::State(s) => LoadedRecords::State(s),
             Records::Stored(r) => {
                 let paths: std::collections::BTreeSet<&str> =
                     docs.into_iter().map(|d| self.map.path(d)).collect();
@@ -649,12 +650,12 @@ impl<'a> Retriever<'a> {
                 if !same {
                     return None;
                 }
-                std::borrow::Cow::Owned(state)
+                LoadedRecords::Read(state)
             }
         };
         Some(Loaded {
             map: &self.map,
-            state,
+            records,
         })
     }
 
@@ -678,7 +679,7 @@ impl<'a> Retriever<'a> {
             .into_iter()
             .filter_map(|doc| {
                 let (path, k) = self.map.symbol(doc)?;
-                let symbol = loaded.state.get(path)?.symbols.get(k)?;
+                let symbol = loaded.record(path)?.symbols.get(k)?;
                 Some((doc, name_match(&Located { path, symbol }, query)?))
             })
             .collect()
@@ -904,13 +905,21 @@ impl<'a> Retriever<'a> {
 /// documents read for it ([`Retriever::load`]).
 pub struct Loaded<'r> {
     map: &'r DocMap,
-    state: std::borrow::Cow<'r, State>,
+    records: LoadedRecords<'r>,
+}
+
+enum LoadedRecords<'r> {
+    State(&'r State),
+    Read(HashMap<String, std::sync::Arc<FileRecord>>),
 }
 
 impl Loaded<'_> {
     /// A file's record, if loaded.
     pub fn record(&self, path: &str) -> Option<&FileRecord> {
-        self.state.get(path)
+        match &self.records {
+            LoadedRecords::State(s) => s.get(path),
+            LoadedRecords::Read(m) => m.get(path).map(|r| &**r),
+        }
     }
 
     /// What document `doc` is. A symbol whose file was not loaded shows
@@ -918,7 +927,7 @@ impl Loaded<'_> {
     /// for, or nothing).
     pub fn entry(&self, doc: usize) -> Entry<'_> {
         if let Some((path, k)) = self.map.symbol(doc) {
-            if let Some(symbol) = self.state.get(path).and_then(|r| r.symbols.get(k)) {
+            if let Some(symbol) = self.record(path).and_then(|r| r.symbols.get(k)) {
                 return Entry {
                     path,
                     name: &symbol.qualified_name,
