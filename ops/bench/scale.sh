@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ "$BUILD" = 1 ] && (cd "$ROOT" && cargo build --release -p sno)
+[ "$BUILD" = 1 ] && (cd "$ROOT" && cargo build --release -p sno -p sno-search-bench)
 MODEL="${SNO_MODEL:-$ROOT/../shared/models/minilm-l6-static-256}"
 [ -d "$MODEL" ] && ARGS+=(--model "$MODEL")
 run() {
@@ -39,4 +39,11 @@ fi
 if [ "$ONLY" != 600k ]; then
   echo "== the whole registry"
   run --corpus "$HERE/.cache/scale/corpus"
+  # The sign-bit scan against the exact one on the head's stored vectors.
+  VECS=$(ls "$HERE"/.cache/scale/corpus/.sno/cache/*/vectors-*.i8 2>/dev/null | head -1 || true)
+  SIGNS="$ROOT/target/release/sno-signs-bench"
+  if [ -n "$VECS" ] && [ -x "$SIGNS" ] && [ -d "$MODEL" ]; then
+    echo "== semantic scan: sign bits first against exact"
+    "$SIGNS" "$VECS" "$MODEL" "$HERE/search-queries.txt"
+  fi
 fi

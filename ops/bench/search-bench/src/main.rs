@@ -9,23 +9,16 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+use sno_search_bench::{args_or_usage, pct};
+
 use sno_index::git::GitRepo;
 use sno_journal::Journal;
 use sno_query::context::{build_package, PackageInput};
 use sno_query::search::{doc_texts, HistoryFacts, Retriever, SearchRequest, Weights};
 use sno_query::semantic::Embedder;
 
-fn pct(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i]
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() < 4 {
-        eprintln!("usage: sno-search-bench REPO MODEL_DIR QUERIES_FILE [ROUNDS]");
-        std::process::exit(2);
-    }
+    let args = args_or_usage(3, "sno-search-bench REPO MODEL_DIR QUERIES_FILE [ROUNDS]");
     let (repo_dir, model_dir, queries_file) = (&args[1], &args[2], &args[3]);
     let rounds: usize = args.get(4).and_then(|r| r.parse().ok()).unwrap_or(1);
     let queries: Vec<String> = std::fs::read_to_string(queries_file)

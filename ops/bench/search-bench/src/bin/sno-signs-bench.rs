@@ -7,19 +7,12 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
+use sno_search_bench::{args_or_usage, pct};
+
 use sno_query::semantic::{Embedder, SemanticIndex, FLAT_MAX};
 
-fn pct(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i]
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() < 4 {
-        eprintln!("usage: sno-signs-bench VECTORS_FILE MODEL_DIR QUERIES_FILE");
-        std::process::exit(2);
-    }
+    let args = args_or_usage(3, "sno-signs-bench VECTORS_FILE MODEL_DIR QUERIES_FILE");
     let vectors = sno_query::head_cache::read_vectors_file(std::path::Path::new(&args[1]), None)
         .expect("stored vectors");
     let embedder = Embedder::load(&args[2]).expect("model");
