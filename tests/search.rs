@@ -756,7 +756,8 @@ fn a_head_searched_from_its_stored_parts_answers_as_its_loaded_state_does() {
     // The first search of a head builds its indexes from its state and
     // stores them; later processes search from what is stored and read
     // only the answer's files. Both must give the same answers, on the
-    // first head and after edits, a rename and a deletion.
+    // first head and after edits, a rename and a deletion, whose parts are
+    // advanced from the first head's.
     let repo = Repo::new();
     seed_polyglot(&repo);
     repo.write(
@@ -789,7 +790,31 @@ fn a_head_searched_from_its_stored_parts_answers_as_its_loaded_state_does() {
         (v.to_string(), plain_log(&o))
     };
     let cache = repo.path().join(".sno/cache");
-    let compare = |round: &str| {
+    // The items in order, with their semantic signal. A lexical index
+    // carried to a new head holds its replaced documents as deleted until
+    // tantivy merges its segments, and BM25 counts them: its scores move
+    // in the third digit against an index made from nothing.
+    let ranked = |a: &str| -> Vec<[String; 4]> {
+        let v: serde_json::Value = serde_json::from_str(a).unwrap();
+        // An answer with nothing ranked has no items.
+        v["items"]
+            .as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .map(|x| {
+                        [
+                            x["qualified_name"].to_string(),
+                            x["path"].to_string(),
+                            x["line"].to_string(),
+                            x["signals"]["semantic"].to_string(),
+                        ]
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let compare = |round: &str, exact: bool| {
         // Stored parts: the state is never loaded.
         let mut stored = Vec::new();
         for q in queries {
@@ -803,28 +828,29 @@ fn a_head_searched_from_its_stored_parts_answers_as_its_loaded_state_does() {
                 stored.push(a);
             }
         }
-        // The same head from its state: without the document map, the
-        // state is loaded (and the map stored again).
+        // The same head from its state, every part made from nothing.
         let mut whole = Vec::new();
         for q in queries {
             for scope in [None, Some("app/")] {
-                for d in std::fs::read_dir(&cache).unwrap().flatten() {
-                    let _ = std::fs::remove_file(d.path().join("docs.map"));
-                }
+                let _ = std::fs::remove_dir_all(&cache);
                 let (a, log) = answer(q, scope);
                 assert!(log.contains("state loaded"), "{round}: {q}: {log}");
                 whole.push(a);
             }
         }
         for (s, w) in stored.iter().zip(&whole) {
-            assert_eq!(s, w, "{round}");
+            if exact {
+                assert_eq!(s, w, "{round}");
+            } else {
+                assert_eq!(ranked(s), ranked(w), "{round}");
+            }
         }
         stored
     };
     // The first search stores the head's parts.
     let (first, log) = answer("load config file", None);
     assert!(log.contains("state loaded"), "{log}");
-    let one = compare("first head");
+    let one = compare("first head", true);
     assert_eq!(one[0], first);
     assert!(one[0].contains("Config.load"), "{}", one[0]);
     // Edits, a rename, a deletion; the new head's parts start from the
@@ -837,12 +863,15 @@ fn a_head_searched_from_its_stored_parts_answers_as_its_loaded_state_does() {
     repo.remove("server/server.go");
     repo.commit("edit, rename, delete");
     repo.sno_json(&["init", "--json", "--model", m]);
+    // The new head's parts are the first head's advanced by the files the
+    // commit touched: its state is not loaded.
     let (_, log) = answer("car", None);
     assert!(
-        log.contains("state loaded"),
-        "a new head is built once: {log}"
+        log.contains("head's parts advanced from the previous head's")
+            && !log.contains("state loaded"),
+        "{log}"
     );
-    let two = compare("second head");
+    let two = compare("second head", false);
     let car = &two[queries.len() * 2 - 2];
     assert!(car.contains("automobile_registry"), "{car}");
     assert!(two.iter().all(|a| !a.contains("server/server.go")));

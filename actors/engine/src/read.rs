@@ -236,6 +236,9 @@ pub struct ReadModel {
     status: Mutex<Option<(String, u64, sno_protocol::status::StatusReport)>>,
     /// Bytes past states and file texts may hold (`[serve] memory_mb`).
     budget: usize,
+    /// One new head's parts advanced at a time (it moves the previous
+    /// head's lexical index).
+    advancing: Mutex<()>,
 }
 
 fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -264,6 +267,7 @@ impl ReadModel {
             memory: Mutex::new(None),
             status: Mutex::new(None),
             budget,
+            advancing: Mutex::new(()),
         }
     }
 
@@ -481,9 +485,161 @@ impl ReadModel {
             if let Some(s) = self.stored_searcher(&head)? {
                 return Ok(s);
             }
+            if let Some(s) = self.advanced_searcher(&head)? {
+                return Ok(s);
+            }
         }
         let (snap, _) = self.snapshot(at)?;
         self.searcher(&snap)
+    }
+
+    /// A searcher of a new `head` whose parts are the previous head's
+    /// advanced by the files the commits since touched: only those files'
+    /// records are read, never the whole state. `None` when there is no
+    /// previous head's parts to start from, or a rollback or branch move
+    /// lies between (the state is then loaded).
+    fn advanced_searcher(&self, head: &IndexedHead) -> Result<Option<Arc<Searcher>>> {
+        let _one = locked(&self.advancing);
+        if let Some(s) = self.stored_searcher(head)? {
+            return Ok(Some(s));
+        }
+        let t = std::time::Instant::now();
+        let cache = HeadCache::for_head(&self.paths.sno_dir, head);
+        let Some((prev, prev_seq)) = cache.previous_head() else {
+            return Ok(None);
+        };
+        if prev_seq >= head.seq {
+            return Ok(None);
+        }
+        let mut touched = std::collections::BTreeSet::new();
+        for (_, env) in self
+            .journal
+            .events(Seq(prev_seq.0 + 1), Some(Seq(head.seq.0 + 1)))?
+        {
+            use sno_journal::event::Event;
+            match env.event {
+                Event::CommitIndexed(c) => touched.extend(c.deltas.into_iter().map(|d| d.path)),
+                Event::RolledBack(_) | Event::BranchMoved(_) => return Ok(None),
+                _ => {}
+            }
+        }
+        let Some(old) = prev.read_doc_map() else {
+            return Ok(None);
+        };
+        let embedder = self.embedder();
+        let previous = match &embedder {
+            Some(e) => {
+                let (Some(layout), Some(vectors)) = (
+                    prev.read_layout(&e.source),
+                    prev.read_vectors(&e.source, Some(old.len())),
+                ) else {
+                    return Ok(None);
+                };
+                // A path git would quote is stored as "-": its file cannot
+                // be told apart, so the state decides.
+                if layout.iter().any(|f| f.path == "-") {
+                    return Ok(None);
+                }
+                Some((vectors, layout))
+            }
+            None => None,
+        };
+        let paths: Vec<&str> = touched.iter().map(String::as_str).collect();
+        let Some(changed) = self.journal.files_at_head(head.seq, &paths)? else {
+            return Ok(None);
+        };
+        let source = |rec: &sno_journal::model::FileRecord| self.blob(rec.blob);
+        let sections = sno_query::chunks::of_state(&changed, &source);
+        let map = old.advanced(&changed, &touched, &sections);
+        let mut files_carried = 0;
+        if let (Some(e), Some((vectors, layout))) = (&embedder, &previous) {
+            use sno_query::search::{FileAt, SectionAt};
+            let mut files: Vec<(&str, FileAt)> = layout
+                .iter()
+                .filter(|f| !touched.contains(&f.path))
+                .map(|f| {
+                    (
+                        f.path.as_str(),
+                        FileAt::Unchanged {
+                            marker: &f.marker,
+                            count: f.count,
+                        },
+                    )
+                })
+                .chain(changed.iter().map(|(p, r)| (p.as_str(), FileAt::Record(r))))
+                .collect();
+            files.sort_by(|a, b| a.0.cmp(b.0));
+            // Sections: a touched file's are new, in the order they were
+            // cut; the others' are the old map's, in its order.
+            let mut fresh = sections.iter();
+            let mut kept = (old.symbols()..old.len())
+                .filter(|d| old.section(*d).is_some_and(|c| !touched.contains(&c.path)));
+            let at: Vec<SectionAt> = (map.symbols()..map.len())
+                .filter_map(|d| {
+                    let c = map.section(d)?;
+                    Some(if touched.contains(&c.path) {
+                        SectionAt::New(fresh.next()?.embedded_text())
+                    } else {
+                        SectionAt::Carried(kept.next()?)
+                    })
+                })
+                .collect();
+            let same_model =
+                self.journal.vectors_model().ok().flatten().as_deref() == Some(e.source.as_str());
+            let journal = &self.journal;
+            let made = sno_query::search::carried_files(
+                files.into_iter(),
+                Some((vectors, layout.as_slice())),
+                &source,
+                at,
+                |texts| {
+                    sno_query::search::doc_vectors(texts, e, |h| {
+                        if same_model {
+                            journal.vectors(h).unwrap_or_default()
+                        } else {
+                            Vec::new()
+                        }
+                    })
+                },
+            );
+            if made.vectors.count() != map.len() {
+                return Ok(None);
+            }
+            files_carried = made.files_carried;
+            if let Err(err) = cache.write_vectors(&e.source, &made.vectors, &made.layout) {
+                tracing::warn!(error = %err, "could not store the vectors cache");
+                return Ok(None);
+            }
+        }
+        if let Err(err) = cache.write_doc_map(&map) {
+            tracing::warn!(error = %err, "could not store the document map");
+            return Ok(None);
+        }
+        self.history(Some(&cache), head.seq)?;
+        // Last, since it moves the previous head's index.
+        if sno_query::lexical::LexicalIndex::advanced(
+            &cache.lexical_dir(),
+            &prev.lexical_dir(),
+            &changed,
+            &touched,
+            &sections,
+            &source,
+        )
+        .is_none()
+        {
+            return Ok(None);
+        }
+        tracing::debug!(
+            touched = touched.len(),
+            carried_files = files_carried,
+            ms = t.elapsed().as_millis() as u64,
+            "head's parts advanced from the previous head's"
+        );
+        let searcher = self.stored_searcher(head)?;
+        if searcher.is_some() {
+            cache.remove_others();
+        }
+        Ok(searcher)
     }
 
     /// A searcher of `head` from what its cache stores (document map,
@@ -554,6 +710,9 @@ impl ReadModel {
     pub fn prepare_head(&self) -> Result<Arc<Searcher>> {
         let head = self.journal.head()?.ok_or_else(not_indexed)?;
         if let Some(s) = self.stored_searcher(&head)? {
+            return Ok(s);
+        }
+        if let Some(s) = self.advanced_searcher(&head)? {
             return Ok(s);
         }
         let cache = HeadCache::for_head(&self.paths.sno_dir, &head);

@@ -26,10 +26,17 @@ pub struct DocMap {
     kinds: Vec<SymbolKind>,
     /// Each symbol document's [`name_hash`].
     names: Vec<u32>,
+    /// Each symbol document's id: what edges name.
+    ids: Vec<u64>,
     /// Sections of docs and config files (their text left out), numbered
     /// after the symbols, in path order.
     sections: Vec<Chunk>,
-    neighbours: Neighbours,
+    /// Each symbol document's resolved edges out (calls, bases,
+    /// containment) in its file's edge order: what a new head's map is
+    /// advanced from.
+    out: Csr,
+    /// Both directions of `out`: what the structural signal walks.
+    neighbours: Csr,
 }
 
 /// The hash a name is found by: its last `.`-segment, lowercased, so that
@@ -51,27 +58,138 @@ impl DocMap {
     /// The map of `state`, with the sections cut from it.
     pub fn of(state: &State, chunks: &[Chunk]) -> DocMap {
         let mut map = DocMap::default();
+        let mut records = Vec::new();
         for (path, rec) in state {
             if rec.symbols.is_empty() {
                 continue;
             }
-            map.paths.push(path.clone());
-            map.first.push(map.kinds.len() as u32);
-            for s in &rec.symbols {
-                map.kinds.push(s.kind);
-                map.names.push(name_hash(&s.name));
+            map.push_file(path, rec);
+            records.push(rec);
+        }
+        map.first.push(map.kinds.len() as u32);
+        map.sections = chunks.iter().map(without_text).collect();
+        let by_id = map.by_id();
+        let mut lists = Vec::with_capacity(map.kinds.len());
+        for (i, rec) in records.into_iter().enumerate() {
+            lists.extend(out_of(rec, map.first[i] as usize, &by_id));
+        }
+        map.set_out(lists);
+        map
+    }
+
+    /// The map of the state this one's becomes when the files `touched`
+    /// change: `changed` holds their records there (a touched file it
+    /// lacks is gone), `sections` their sections. Equal to
+    /// [`DocMap::of`] the new state, without reading the others.
+    pub fn advanced(
+        &self,
+        changed: &State,
+        touched: &std::collections::BTreeSet<String>,
+        sections: &[Chunk],
+    ) -> DocMap {
+        enum From<'r> {
+            Old(usize),
+            New(&'r sno_journal::model::FileRecord),
+        }
+        let mut files: Vec<(&str, From)> = self
+            .paths
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !touched.contains(*p))
+            .map(|(i, p)| (p.as_str(), From::Old(i)))
+            .chain(
+                changed
+                    .iter()
+                    .filter(|(p, r)| touched.contains(*p) && !r.symbols.is_empty())
+                    .map(|(p, r)| (p.as_str(), From::New(r))),
+            )
+            .collect();
+        files.sort_by(|a, b| a.0.cmp(b.0));
+        let mut map = DocMap::default();
+        let mut old_to_new = vec![u32::MAX; self.kinds.len()];
+        for (path, from) in &files {
+            match from {
+                From::Old(i) => {
+                    let (lo, hi) = (self.first[*i] as usize, self.first[i + 1] as usize);
+                    let at = map.kinds.len();
+                    map.paths.push(path.to_string());
+                    map.first.push(at as u32);
+                    map.kinds.extend_from_slice(&self.kinds[lo..hi]);
+                    map.names.extend_from_slice(&self.names[lo..hi]);
+                    map.ids.extend_from_slice(&self.ids[lo..hi]);
+                    for (k, d) in (lo..hi).enumerate() {
+                        old_to_new[d] = (at + k) as u32;
+                    }
+                }
+                From::New(rec) => map.push_file(path, rec),
             }
         }
         map.first.push(map.kinds.len() as u32);
-        map.sections = chunks
+        let by_id = map.by_id();
+        let mut lists: Vec<Vec<u32>> = Vec::with_capacity(map.kinds.len());
+        for (i, (_, from)) in files.iter().enumerate() {
+            match from {
+                From::Old(j) => {
+                    for d in self.first[*j] as usize..self.first[j + 1] as usize {
+                        lists.push(
+                            self.out
+                                .of_doc(d)
+                                .filter_map(|t| match old_to_new[t] {
+                                    u32::MAX => by_id.get(&SymbolId(self.ids[t])).copied(),
+                                    n => Some(n),
+                                })
+                                .collect(),
+                        );
+                    }
+                }
+                From::New(rec) => lists.extend(out_of(rec, map.first[i] as usize, &by_id)),
+            }
+        }
+        map.set_out(lists);
+        let mut kept: Vec<Chunk> = self
+            .sections
             .iter()
-            .map(|c| Chunk {
-                text: String::new(),
-                ..c.clone()
-            })
+            .filter(|c| !touched.contains(&c.path))
+            .cloned()
+            .chain(sections.iter().map(without_text))
             .collect();
-        map.neighbours = Neighbours::of(state, map.kinds.len());
+        kept.sort_by(|a, b| a.path.cmp(&b.path));
+        map.sections = kept;
         map
+    }
+
+    fn push_file(&mut self, path: &str, rec: &sno_journal::model::FileRecord) {
+        self.paths.push(path.to_string());
+        self.first.push(self.kinds.len() as u32);
+        for s in &rec.symbols {
+            self.kinds.push(s.kind);
+            self.names.push(name_hash(&s.name));
+            self.ids.push(s.id.0);
+        }
+    }
+
+    fn by_id(&self) -> rustc_hash::FxHashMap<SymbolId, u32> {
+        let mut by_id =
+            rustc_hash::FxHashMap::with_capacity_and_hasher(self.ids.len(), Default::default());
+        for (i, id) in self.ids.iter().enumerate() {
+            by_id.entry(SymbolId(*id)).or_insert(i as u32);
+        }
+        by_id
+    }
+
+    fn set_out(&mut self, lists: Vec<Vec<u32>>) {
+        self.out = Csr::from_lists(&lists);
+        // Both directions, in document order: a document's own edges, then
+        // those of the documents before and after it that name it, as
+        // each source comes.
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for (a, list) in lists.iter().enumerate() {
+            for &b in list {
+                pairs.push((a as u32, b));
+                pairs.push((b, a as u32));
+            }
+        }
+        self.neighbours = Csr::from_pairs(self.kinds.len(), pairs);
     }
 
     /// Symbol documents.
@@ -167,15 +285,12 @@ impl DocMap {
     /// never taken for a whole one.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
-            64 + self.kinds.len() * 9 + self.neighbours.targets.len() * 4 + self.paths.len() * 48,
+            64 + self.kinds.len() * 25
+                + (self.neighbours.targets.len() + self.out.targets.len()) * 4
+                + self.paths.len() * 48,
         );
         out.extend_from_slice(MAGIC);
-        for n in [
-            self.paths.len(),
-            self.kinds.len(),
-            self.sections.len(),
-            self.neighbours.targets.len(),
-        ] {
+        for n in [self.paths.len(), self.kinds.len(), self.sections.len()] {
             put_u32(&mut out, n as u32);
         }
         for p in &self.paths {
@@ -187,6 +302,9 @@ impl DocMap {
         out.extend(self.kinds.iter().map(|k| *k as u8));
         for n in &self.names {
             put_u32(&mut out, *n);
+        }
+        for id in &self.ids {
+            out.extend_from_slice(&id.to_le_bytes());
         }
         for c in &self.sections {
             put_str(&mut out, &c.path);
@@ -200,12 +318,8 @@ impl DocMap {
             out.extend_from_slice(&(c.start_byte as u64).to_le_bytes());
             out.extend_from_slice(&(c.end_byte as u64).to_le_bytes());
         }
-        for o in &self.neighbours.offsets {
-            put_u32(&mut out, *o);
-        }
-        for t in &self.neighbours.targets {
-            put_u32(&mut out, *t);
-        }
+        self.out.put(&mut out);
+        self.neighbours.put(&mut out);
         out.extend_from_slice(END);
         out
     }
@@ -217,7 +331,6 @@ impl DocMap {
         let files = r.u32()? as usize;
         let symbols = r.u32()? as usize;
         let sections = r.u32()? as usize;
-        let targets = r.u32()? as usize;
         let paths = (0..files)
             .map(|_| r.str())
             .collect::<Option<Vec<String>>>()?;
@@ -228,6 +341,11 @@ impl DocMap {
             .map(|b| SymbolKind::from_repr(*b))
             .collect::<Option<Vec<_>>>()?;
         let names = r.u32s(symbols)?;
+        let ids = r
+            .take(symbols.checked_mul(8)?)?
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect();
         let sections = (0..sections)
             .map(|_| {
                 Some(Chunk {
@@ -246,27 +364,26 @@ impl DocMap {
                 })
             })
             .collect::<Option<Vec<_>>>()?;
-        let offsets = r.u32s(symbols + 1)?;
-        let targets = r.u32s(targets)?;
+        let out = Csr::read(&mut r, symbols)?;
+        let neighbours = Csr::read(&mut r, symbols)?;
         let consistent = r.0.is_empty()
             && first.last().is_some_and(|f| *f as usize == symbols)
             && first.windows(2).all(|w| w[0] <= w[1])
-            && offsets.windows(2).all(|w| w[0] <= w[1])
-            && offsets.last().is_some_and(|o| *o as usize == targets.len())
-            && targets.iter().all(|t| (*t as usize) < symbols)
             && paths.windows(2).all(|w| w[0] < w[1]);
         consistent.then_some(DocMap {
             paths,
             first,
             kinds,
             names,
+            ids,
             sections,
-            neighbours: Neighbours { offsets, targets },
+            out,
+            neighbours,
         })
     }
 }
 
-const MAGIC: &[u8; 8] = b"SNODOC01";
+const MAGIC: &[u8; 8] = b"SNODOC02";
 const END: &[u8; 4] = b"END\n";
 
 fn put_u32(out: &mut Vec<u8>, n: u32) {
@@ -311,53 +428,76 @@ impl<'b> Reader<'b> {
     }
 }
 
-/// Graph neighbours of each symbol document (callers, callees, bases,
-/// subtypes and containers, resolved edges only), as one adjacency array:
-/// on millions of symbols a map of vectors cost seconds to build and
-/// hundreds of megabytes to hold.
+fn without_text(c: &Chunk) -> Chunk {
+    Chunk {
+        text: String::new(),
+        ..c.clone()
+    }
+}
+
+/// The resolved edges out of each symbol of `rec` (whose first document is
+/// `first`): calls, bases and containment, in the record's edge order.
+fn out_of(
+    rec: &sno_journal::model::FileRecord,
+    first: usize,
+    by_id: &rustc_hash::FxHashMap<SymbolId, u32>,
+) -> Vec<Vec<u32>> {
+    let mut lists = vec![Vec::new(); rec.symbols.len()];
+    for e in &rec.edges {
+        let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
+            continue;
+        };
+        if !matches!(
+            e.kind,
+            EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
+        ) {
+            continue;
+        }
+        if let (Some(&a), Some(&b)) = (by_id.get(&from), by_id.get(to)) {
+            if let Some(list) = (a as usize)
+                .checked_sub(first)
+                .and_then(|k| lists.get_mut(k))
+            {
+                list.push(b);
+            }
+        }
+    }
+    lists
+}
+
+/// Lists of documents by document, as one adjacency array: on millions of
+/// symbols a vector each cost seconds to build and hundreds of megabytes
+/// to hold.
 #[derive(Clone, Debug, PartialEq)]
-struct Neighbours {
-    /// `targets[offsets[d]..offsets[d + 1]]` are document `d`'s neighbours.
+struct Csr {
+    /// `targets[offsets[d]..offsets[d + 1]]` are document `d`'s.
     offsets: Vec<u32>,
     targets: Vec<u32>,
 }
 
-impl Default for Neighbours {
+impl Default for Csr {
     fn default() -> Self {
-        Neighbours {
+        Csr {
             offsets: vec![0],
             targets: Vec::new(),
         }
     }
 }
 
-impl Neighbours {
-    /// Over `state`'s symbols, numbered in state order (`docs` of them).
-    fn of(state: &State, docs: usize) -> Neighbours {
-        let mut by_id: rustc_hash::FxHashMap<SymbolId, u32> =
-            rustc_hash::FxHashMap::with_capacity_and_hasher(docs, Default::default());
-        for (i, s) in state.values().flat_map(|r| &r.symbols).enumerate() {
-            by_id.insert(s.id, i as u32);
+impl Csr {
+    fn from_lists(lists: &[Vec<u32>]) -> Csr {
+        let mut offsets = Vec::with_capacity(lists.len() + 1);
+        offsets.push(0u32);
+        let mut targets = Vec::with_capacity(lists.iter().map(Vec::len).sum());
+        for l in lists {
+            targets.extend_from_slice(l);
+            offsets.push(targets.len() as u32);
         }
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
-        for rec in state.values() {
-            for e in &rec.edges {
-                let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
-                    continue;
-                };
-                if !matches!(
-                    e.kind,
-                    EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
-                ) {
-                    continue;
-                }
-                if let (Some(&a), Some(&b)) = (by_id.get(&from), by_id.get(to)) {
-                    pairs.push((a, b));
-                    pairs.push((b, a));
-                }
-            }
-        }
-        // Counting sort by source: each document's neighbours in edge order.
+        Csr { offsets, targets }
+    }
+
+    /// Counting sort by source: each document's targets in pair order.
+    fn from_pairs(docs: usize, pairs: Vec<(u32, u32)>) -> Csr {
         let mut offsets = vec![0u32; docs + 1];
         for &(a, _) in &pairs {
             offsets[a as usize + 1] += 1;
@@ -371,7 +511,7 @@ impl Neighbours {
             targets[next[a as usize] as usize] = b;
             next[a as usize] += 1;
         }
-        Neighbours { offsets, targets }
+        Csr { offsets, targets }
     }
 
     fn of_doc(&self, doc: usize) -> impl Iterator<Item = usize> + '_ {
@@ -380,6 +520,27 @@ impl Neighbours {
             _ => (0, 0),
         };
         self.targets[lo..hi].iter().map(|&t| t as usize)
+    }
+
+    fn put(&self, out: &mut Vec<u8>) {
+        put_u32(out, self.targets.len() as u32);
+        for o in &self.offsets {
+            put_u32(out, *o);
+        }
+        for t in &self.targets {
+            put_u32(out, *t);
+        }
+    }
+
+    fn read(r: &mut Reader, docs: usize) -> Option<Csr> {
+        let targets = r.u32()? as usize;
+        let offsets = r.u32s(docs + 1)?;
+        let targets = r.u32s(targets)?;
+        let fits = offsets.first() == Some(&0)
+            && offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets.last().is_some_and(|o| *o as usize == targets.len())
+            && targets.iter().all(|t| (*t as usize) < docs);
+        fits.then_some(Csr { offsets, targets })
     }
 }
 
@@ -467,10 +628,63 @@ mod tests {
         assert_eq!(DocMap::from_bytes(&bytes[..bytes.len() - 1]), None);
         let mut bad = bytes.clone();
         // A symbol kind no version wrote.
-        // Magic, four counts, two paths of four letters, three firsts.
-        let kinds_at = 8 + 16 + 2 * (4 + 4) + 3 * 4;
+        // Magic, three counts, two paths of four letters, three firsts.
+        let kinds_at = 8 + 12 + 2 * (4 + 4) + 3 * 4;
         bad[kinds_at] = 200;
         assert!(DocMap::from_bytes(&bad).is_none());
-        assert_eq!(DocMap::from_bytes(b"SNODOC01END\n"), None);
+        assert_eq!(DocMap::from_bytes(b"SNODOC02END\n"), None);
+    }
+
+    fn calls(rec: &mut sno_journal::model::FileRecord, from: usize, to: SymbolId) {
+        rec.edges.push(Edge {
+            kind: EdgeKind::Calls,
+            from: Some(rec.symbols[from].id),
+            to: EdgeTarget::Symbol(to),
+            name: "x".into(),
+            line: 1,
+            certainty: Default::default(),
+        });
+    }
+
+    #[test]
+    fn a_map_advanced_by_changed_files_equals_the_map_of_the_new_state() {
+        let mut before = state();
+        let mut d = record("d.py", 4, &["helper"]);
+        calls(&mut d, 0, before["b.py"].symbols[0].id);
+        before.insert("d.py".into(), d.clone());
+        before.insert("e.py".into(), record("e.py", 5, &["gone"]));
+        let old_sections = [section("c.md", "Intro"), section("c.md", "Use")];
+        let old = DocMap::of(&before, &old_sections);
+
+        // b.py gains a symbol before main (every later number moves), a
+        // file is added before the rest and calls into an unchanged one,
+        // e.py goes, c.md's sections change.
+        let mut after = before.clone();
+        let mut b = record("b.py", 6, &["extra", "main"]);
+        calls(&mut b, 1, after["a.py"].symbols[1].id);
+        after.insert("b.py".into(), b.clone());
+        let mut aa = record("aa.py", 7, &["first"]);
+        calls(&mut aa, 0, d.symbols[0].id);
+        after.insert("aa.py".into(), aa.clone());
+        after.remove("e.py");
+        let new_sections = [section("c.md", "Only")];
+        let touched: std::collections::BTreeSet<String> =
+            ["b.py", "aa.py", "e.py", "c.md"].map(String::from).into();
+        let changed: State = after
+            .iter()
+            .filter(|(p, _)| touched.contains(*p))
+            .map(|(p, r)| (p.clone(), r.clone()))
+            .collect();
+        let advanced = old.advanced(&changed, &touched, &new_sections);
+        let whole = DocMap::of(&after, &new_sections);
+        assert_eq!(advanced, whole);
+        // d.py's call into b.py's main, whose number moved, is kept.
+        let main = whole.symbol_doc("b.py", 1).unwrap();
+        let helper = whole.symbol_doc("d.py", 0).unwrap();
+        assert!(whole.neighbours(main).any(|n| n == helper));
+        assert_eq!(
+            whole.section(whole.symbols()).map(|c| c.title.as_str()),
+            Some("Only")
+        );
     }
 }

@@ -77,6 +77,18 @@ impl HeadCache {
             .find(|l| l.is_dir())
     }
 
+    /// The newest other head's cache of this format, with that head's
+    /// journal position: where a new head's parts are advanced from.
+    pub fn previous_head(&self) -> Option<(HeadCache, sno_journal::model::Seq)> {
+        self.others().into_iter().find_map(|d| {
+            let name = d.file_name()?.to_string_lossy().into_owned();
+            let rest = name.strip_suffix(VERSION)?;
+            let (_, seq) = rest.split_once('-')?;
+            let seq = sno_journal::model::Seq(seq.parse().ok()?);
+            Some((HeadCache { dir: d }, seq))
+        })
+    }
+
     /// The history facts stored for another head of this cache format,
     /// newest first, with that head's commit and journal position.
     pub fn previous_history(

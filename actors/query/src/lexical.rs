@@ -264,36 +264,109 @@ impl LexicalIndex {
                 }
             }
         }
+        let made = Self::moved_and_updated(dir, previous, |tmp| {
+            Self::update(tmp, state, chunks, source)
+        })?;
+        if !made {
+            let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
+            std::fs::create_dir_all(&tmp).map_err(err)?;
+            let (schema, _) = schema();
+            let index = Index::create_in_dir(&tmp, schema).map_err(err)?;
+            Self::fill(index, state, chunks, source)?;
+            Self::put_in_place(&tmp, dir);
+        }
+        Index::open_in_dir(dir)
+            .map_err(err)
+            .and_then(Self::reader_for)
+    }
+
+    /// Moves `previous` aside (not copied: it belongs to a state no answer
+    /// is made from any more), applies `update` there and renames it to
+    /// `dir`; `false` (and nothing left aside) when there is no previous
+    /// index or the update failed.
+    fn moved_and_updated(
+        dir: &std::path::Path,
+        previous: Option<&std::path::Path>,
+        update: impl FnOnce(&std::path::Path) -> Result<(), LexicalError>,
+    ) -> Result<bool, LexicalError> {
         let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
         if let Some(dir) = tmp.parent() {
             std::fs::create_dir_all(dir).map_err(err)?;
         }
-        // The previous index is moved, not copied: it belongs to a state no
-        // answer is made from any more.
         let moved = previous.is_some_and(|p| p.is_dir() && std::fs::rename(p, &tmp).is_ok());
-        let updated = moved
-            && match Self::update(&tmp, state, chunks, source) {
-                Ok(()) => true,
-                Err(e) => {
-                    tracing::warn!(error = %e, "rebuilding the lexical index instead of updating it");
-                    let _ = std::fs::remove_dir_all(&tmp);
-                    false
-                }
-            };
-        if !updated {
-            std::fs::create_dir_all(&tmp).map_err(err)?;
-            let (schema, _) = schema();
-            let index = Index::create_in_dir(&tmp, schema).map_err(err)?;
-            Self::fill(index, state, chunks, source)?;
+        if !moved {
+            return Ok(false);
         }
-        if std::fs::rename(&tmp, dir).is_err() {
-            // Another process stored the same index first: use theirs.
+        if let Err(e) = update(&tmp) {
+            tracing::warn!(error = %e, "the lexical index could not be updated");
             let _ = std::fs::remove_dir_all(&tmp);
+            return Ok(false);
         }
-        Index::open_in_dir(dir)
-            .map_err(err)
-            .and_then(Self::reader_for)
+        Self::put_in_place(&tmp, dir);
+        Ok(true)
+    }
+
+    fn put_in_place(tmp: &std::path::Path, dir: &std::path::Path) {
+        if std::fs::rename(tmp, dir).is_err() {
+            // Another process stored the same index first: use theirs.
+            let _ = std::fs::remove_dir_all(tmp);
+        }
+    }
+
+    /// The index of a new state stored in `dir`, made from `previous`'s
+    /// by the files `touched` since: their documents replaced by those of
+    /// their records in `changed` (with `sections`, theirs), or deleted
+    /// when `changed` lacks them. `None` when there is no previous index
+    /// to start from or it could not be updated.
+    pub fn advanced(
+        dir: &std::path::Path,
+        previous: &std::path::Path,
+        changed: &State,
+        touched: &std::collections::BTreeSet<String>,
+        sections: &[Chunk],
+        source: Source,
+    ) -> Option<LexicalIndex> {
+        let made = Self::moved_and_updated(dir, Some(previous), |tmp| {
+            let index = Index::open_in_dir(tmp).map_err(err)?;
+            index.tokenizers().register(ANALYZER, analyzer());
+            let f = fields(&index)?;
+            let stored = Self::markers(&index, &f)?;
+            let by_path = sections_by_path(sections);
+            let mut writer: tantivy::IndexWriter =
+                index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
+            let (mut replaced, mut removed) = (0usize, 0usize);
+            for path in touched {
+                let was = stored.get(path.as_str());
+                match changed.get(path) {
+                    // Only resolved again: the same documents, left as
+                    // they are (as a whole update leaves them).
+                    Some(rec) if was.map(String::as_str) == Some(marker_of(rec).as_str()) => {}
+                    Some(rec) => {
+                        if was.is_some() {
+                            writer.delete_term(Term::from_field_text(f.file, path));
+                        }
+                        replaced += 1;
+                        let own = by_path.get(path.as_str()).copied().unwrap_or_default();
+                        Self::add_file(&writer, &f, path, rec, own, source)?;
+                    }
+                    None if was.is_some() => {
+                        writer.delete_term(Term::from_field_text(f.file, path));
+                        removed += 1;
+                    }
+                    None => {}
+                }
+            }
+            writer.commit().map_err(err)?;
+            writer.wait_merging_threads().map_err(err)?;
+            tracing::debug!(replaced, removed, "lexical index updated");
+            Ok(())
+        })
+        .ok()?;
+        if !made {
+            return None;
+        }
+        Self::open(dir)
     }
 
     /// [`LexicalIndex::open_or_update`] without a previous index.

@@ -433,16 +433,51 @@ pub struct Carried {
 }
 
 /// Vectors for `state`'s symbols and then the sections whose texts are
-/// `section_texts`: a file whose symbols are what they were at a previous
-/// head (same path and marker in `previous`'s layout) keeps that head's
-/// vectors; the others, and the sections, get theirs from `gather`
-/// ([`doc_vectors`] over their texts, numbered from 0). A new commit so
-/// costs its changed files, not the repository's.
+/// `section_texts`: see [`carried_files`].
 pub fn carried_vectors(
     state: &State,
     previous: Option<(&Vectors, &[FileVectors])>,
     source: crate::lexical::Source,
     section_texts: Vec<String>,
+    gather: impl FnOnce(&[String]) -> (Vectors, Vec<StoredVector>),
+) -> Carried {
+    carried_files(
+        state.iter().map(|(p, r)| (p.as_str(), FileAt::Record(r))),
+        previous,
+        source,
+        section_texts.into_iter().map(SectionAt::New).collect(),
+        gather,
+    )
+}
+
+/// A file of the state vectors are gathered for.
+pub enum FileAt<'r> {
+    /// Its record, read.
+    Record(&'r FileRecord),
+    /// Not read: unchanged since the previous vectors, which hold it with
+    /// this marker and symbol count.
+    Unchanged { marker: &'r str, count: u32 },
+}
+
+/// A section of the state vectors are gathered for.
+pub enum SectionAt {
+    /// Unchanged: the previous vectors' document.
+    Carried(usize),
+    /// Its embedded text.
+    New(String),
+}
+
+/// Vectors for the symbols of `files` (in document order) and then
+/// `sections`: a file whose marker and symbol count are those the
+/// previous vectors' layout holds takes its vectors from there; the other
+/// files' texts are read through `source` and, with the new sections',
+/// given to `gather` in one batch (which embeds them, or finds them
+/// stored).
+pub fn carried_files<'r>(
+    files: impl Iterator<Item = (&'r str, FileAt<'r>)>,
+    previous: Option<(&Vectors, &[FileVectors])>,
+    source: crate::lexical::Source,
+    sections: Vec<SectionAt>,
     gather: impl FnOnce(&[String]) -> (Vectors, Vec<StoredVector>),
 ) -> Carried {
     let mut old: HashMap<&str, (&str, usize, u32)> = HashMap::new();
@@ -453,28 +488,32 @@ pub fn carried_vectors(
             first += f.count as usize;
         }
     }
-    // (new first document, old first document, count) of each carried file.
+    // (new first document, old first document, count) of each carried run.
     let mut carried: Vec<(usize, usize, usize)> = Vec::new();
+    let mut files_carried = 0usize;
     let mut texts: Vec<String> = Vec::new();
     let mut text_docs: Vec<usize> = Vec::new();
-    let mut layout: Vec<FileVectors> = Vec::with_capacity(state.len());
+    let mut layout: Vec<FileVectors> = Vec::new();
     let mut first = 0usize;
-    for (path, rec) in state.iter() {
-        let count = rec.symbols.len();
-        let marker = crate::lexical::marker_of(rec);
-        let unchanged = old
-            .get(path.as_str())
-            .and_then(|&(m, old_first, old_count)| {
-                (old_count as usize == count && m == marker).then_some(old_first)
-            });
+    for (path, at) in files {
+        let (marker, count, rec) = match at {
+            FileAt::Record(rec) => (crate::lexical::marker_of(rec), rec.symbols.len(), Some(rec)),
+            FileAt::Unchanged { marker, count } => (marker.to_string(), count as usize, None),
+        };
+        let unchanged = old.get(path).and_then(|&(m, old_first, old_count)| {
+            (old_count as usize == count && m == marker).then_some(old_first)
+        });
         layout.push(FileVectors {
-            path: path.clone(),
+            path: path.to_string(),
             marker,
             count: count as u32,
         });
-        match unchanged {
-            Some(old_first) => carried.push((first, old_first, count)),
-            _ if count > 0 => {
+        match (unchanged, rec) {
+            (Some(old_first), _) => {
+                carried.push((first, old_first, count));
+                files_carried += 1;
+            }
+            (None, Some(rec)) if count > 0 => {
                 let text = source(rec);
                 texts.extend(file_texts(path, rec, text.as_ref()));
                 text_docs.extend(first..first + count);
@@ -483,10 +522,16 @@ pub fn carried_vectors(
         }
         first += count;
     }
-    let sections = section_texts.len();
-    text_docs.extend(first..first + sections);
-    texts.extend(section_texts);
-    let total = first + sections;
+    let total = first + sections.len();
+    for (k, s) in sections.into_iter().enumerate() {
+        match s {
+            SectionAt::Carried(old_doc) => carried.push((first + k, old_doc, 1)),
+            SectionAt::New(text) => {
+                texts.push(text);
+                text_docs.push(first + k);
+            }
+        }
+    }
     let (fresh, new) = gather(&texts);
     let mut rows: Vec<(usize, &[i8], f32)> = fresh
         .iter()
@@ -514,7 +559,7 @@ pub fn carried_vectors(
         vectors,
         new,
         layout,
-        files_carried: carried.len(),
+        files_carried,
     }
 }
 
