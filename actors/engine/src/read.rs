@@ -584,23 +584,12 @@ impl ReadModel {
                     })
                 })
                 .collect();
-            let same_model =
-                self.journal.vectors_model().ok().flatten().as_deref() == Some(e.source.as_str());
-            let journal = &self.journal;
             let made = sno_query::search::carried_files(
                 files.into_iter(),
                 Some((vectors, layout.as_slice())),
                 &source,
                 at,
-                |texts| {
-                    sno_query::search::doc_vectors(texts, e, |h| {
-                        if same_model {
-                            journal.vectors(h).unwrap_or_default()
-                        } else {
-                            Vec::new()
-                        }
-                    })
-                },
+                |texts| self.gather_vectors(e, texts),
             );
             if made.vectors.count() != map.len() {
                 return Ok(None);
@@ -851,15 +840,7 @@ impl ReadModel {
                         .iter()
                         .map(sno_query::chunks::Chunk::embedded_text)
                         .collect(),
-                    |texts| {
-                        sno_query::search::doc_vectors(texts, e, |h| {
-                            if same_model {
-                                journal.vectors(h).unwrap_or_default()
-                            } else {
-                                Vec::new()
-                            }
-                        })
-                    },
+                    |texts| self.gather_vectors(e, texts),
                 );
                 let gather_ms = tv.elapsed().as_millis() as u64 - read_ms;
                 if let Some(c) = &head_cache {
@@ -905,6 +886,27 @@ impl ReadModel {
         drop(cache);
         self.evict();
         Ok(searcher)
+    }
+
+    /// Vectors for `texts`: those the journal stored for the same text by
+    /// the same model, the others embedded now.
+    fn gather_vectors(
+        &self,
+        e: &Embedder,
+        texts: &[String],
+    ) -> (
+        sno_query::semantic::Vectors,
+        Vec<sno_query::search::StoredVector>,
+    ) {
+        let same_model =
+            self.journal.vectors_model().ok().flatten().as_deref() == Some(e.source.as_str());
+        sno_query::search::doc_vectors(texts, e, |h| {
+            if same_model {
+                self.journal.vectors(h).unwrap_or_default()
+            } else {
+                Vec::new()
+            }
+        })
     }
 
     /// The history facts of the state at `seq`, from the head's cache when
