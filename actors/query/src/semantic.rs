@@ -333,6 +333,8 @@ impl Signs {
     /// `q` by Hamming distance.
     fn nearest(&self, q: &[u64], keep: usize) -> Vec<usize> {
         use rayon::prelude::*;
+        // Distances are small integers with many ties: one selection over
+        // all of them beats a heap of `keep` (thousands) fed row by row.
         let mut d: Vec<(u32, u32)> = self
             .bits
             .par_chunks_exact(self.words)
@@ -383,6 +385,67 @@ fn dot_codes(query: &[f32], codes: &[i8]) -> f32 {
             .zip(rc)
             .map(|(x, y)| x * f32::from(*y))
             .sum::<f32>()
+}
+
+/// The `k` highest scores offered, in a min-heap.
+struct Best {
+    k: usize,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<Scored>>,
+}
+
+/// A document's score, ordered by score and then by document (lower
+/// first), so that equal scores rank the same on every run.
+#[derive(PartialEq)]
+struct Scored(f32, usize);
+
+impl Eq for Scored {}
+
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Scored {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(other.1.cmp(&self.1))
+    }
+}
+
+impl Best {
+    fn new(k: usize) -> Best {
+        Best {
+            k,
+            heap: std::collections::BinaryHeap::with_capacity(k + 1),
+        }
+    }
+
+    fn offer(&mut self, doc: usize, score: f32) {
+        if self.k == 0 {
+            return;
+        }
+        let s = Scored(score, doc);
+        if self.heap.len() < self.k {
+            self.heap.push(std::cmp::Reverse(s));
+        } else if self.heap.peek().is_some_and(|min| s > min.0) {
+            self.heap.pop();
+            self.heap.push(std::cmp::Reverse(s));
+        }
+    }
+
+    fn merged(mut self, other: Best) -> Best {
+        for std::cmp::Reverse(Scored(score, doc)) in other.heap {
+            self.offer(doc, score);
+        }
+        self
+    }
+
+    /// Best first.
+    fn ranked(self) -> Vec<(usize, f32)> {
+        let mut v: Vec<Scored> = self.heap.into_iter().map(|r| r.0).collect();
+        v.sort_by(|a, b| b.cmp(a));
+        v.into_iter().map(|Scored(s, d)| (d, s)).collect()
+    }
 }
 
 fn is_zero(v: &[f32]) -> bool {
@@ -471,27 +534,31 @@ impl SemanticIndex {
                 // Past a few tens of thousands of vectors the scan is worth
                 // spreading over the cores; below, the hand-off costs more
                 // than it saves.
-                let mut scored: Vec<(usize, f32)> = if flat.ids.len() > PARALLEL_SCAN {
+                // The best `limit` kept as the scan goes: collecting every
+                // score first cost a fresh half-megabyte (and the kernel's
+                // zeroing of its pages) per query.
+                let best = if flat.ids.len() > PARALLEL_SCAN {
                     use rayon::prelude::*;
                     flat.ids
                         .par_iter()
                         .zip(flat.codes.par_chunks_exact(flat.dim))
                         .zip(flat.scales.par_iter())
-                        .map(|((i, c), s)| (*i as usize, s * dot_codes(query, c)))
-                        .collect()
+                        .fold(
+                            || Best::new(limit),
+                            |mut b, ((i, c), s)| {
+                                b.offer(*i as usize, s * dot_codes(query, c));
+                                b
+                            },
+                        )
+                        .reduce(|| Best::new(limit), Best::merged)
                 } else {
-                    flat.iter()
-                        .map(|(i, c, s)| (i, s * dot_codes(query, c)))
-                        .collect()
+                    let mut b = Best::new(limit);
+                    for (i, c, s) in flat.iter() {
+                        b.offer(i, s * dot_codes(query, c));
+                    }
+                    b
                 };
-                let k = limit.min(scored.len());
-                if k == 0 {
-                    return Vec::new();
-                }
-                scored.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1));
-                scored.truncate(k);
-                scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-                scored
+                best.ranked()
             }
             IndexKind::Hnsw(hnsw) => hnsw
                 .search(query, limit, limit + 16)
@@ -646,5 +713,31 @@ mod tests {
         }
         let recall = kept as f32 / asked as f32;
         assert!(recall >= 0.95, "signs kept {recall} of the exact nearest");
+    }
+
+    #[test]
+    fn the_best_kept_while_scanning_are_those_a_full_sort_gives_ties_by_document() {
+        let scores: Vec<f32> = (0..500u64)
+            .map(|i| ((i * 7919) % 97) as f32 / 97.0)
+            .collect();
+        let mut all: Vec<(usize, f32)> = scores.iter().copied().enumerate().collect();
+        all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        all.truncate(20);
+        let mut one = Best::new(20);
+        for (d, s) in scores.iter().enumerate() {
+            one.offer(d, *s);
+        }
+        assert_eq!(one.ranked(), all);
+        // Split in two and merged, as the cores do.
+        let (mut a, mut b) = (Best::new(20), Best::new(20));
+        for (d, s) in scores.iter().enumerate() {
+            if d % 2 == 0 {
+                a.offer(d, *s)
+            } else {
+                b.offer(d, *s)
+            }
+        }
+        assert_eq!(a.merged(b).ranked(), all);
+        assert!(Best::new(0).ranked().is_empty());
     }
 }
