@@ -8,10 +8,36 @@ pub fn warm() {
     let _ = crate::cl100k::counter();
 }
 
-/// Tokens of a text, as cl100k_base counts them.
+/// Tokens of a text, as cl100k_base counts them. Longer texts' counts are
+/// remembered by their hash: answers quote the same sources again and
+/// again, and counting is a regex pass and merges over every byte.
 pub fn count_tokens(text: &str) -> usize {
-    crate::cl100k::counter().encode_ordinary(text).len()
+    if text.len() < REMEMBERED_FROM {
+        return crate::cl100k::counter().encode_ordinary(text).len();
+    }
+    let key = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+    let counts = COUNTS.get_or_init(Default::default);
+    if let Some(n) = counts.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return *n as usize;
+    }
+    let n = crate::cl100k::counter().encode_ordinary(text).len();
+    let mut c = counts.lock().unwrap_or_else(|e| e.into_inner());
+    if c.len() >= REMEMBERED {
+        c.clear();
+    }
+    c.insert(key, n as u32);
+    n
 }
+
+/// Texts shorter than this are counted each time.
+const REMEMBERED_FROM: usize = 256;
+
+/// Counts remembered at most (dropped wholesale past it).
+const REMEMBERED: usize = 1 << 16;
+
+/// A cache, like the token table: counts by text hash.
+static COUNTS: std::sync::OnceLock<std::sync::Mutex<rustc_hash::FxHashMap<u64, u32>>> =
+    std::sync::OnceLock::new();
 
 /// How an item ended up in the package.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,5 +203,20 @@ mod tests {
     fn no_room_for_a_useful_cut_leaves_it_out() {
         let p = pack(&[src(2), src(400)], &plain, 40);
         assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted]);
+    }
+
+    #[test]
+    fn a_remembered_count_is_the_count() {
+        let long: String = (0..200)
+            .map(|i| format!("fn f{i}(x: u32) {{}}\n"))
+            .collect();
+        let direct = crate::cl100k::counter().encode_ordinary(&long).len();
+        assert_eq!(count_tokens(&long), direct);
+        assert_eq!(count_tokens(&long), direct, "from memory");
+        let other = long.replace("u32", "u64");
+        assert_eq!(
+            count_tokens(&other),
+            crate::cl100k::counter().encode_ordinary(&other).len()
+        );
     }
 }
