@@ -236,8 +236,8 @@ pub struct ReadModel {
     status: Mutex<Option<(String, u64, sno_protocol::status::StatusReport)>>,
     /// Bytes past states and file texts may hold (`[serve] memory_mb`).
     budget: usize,
-    /// One new head's parts advanced at a time (it moves the previous
-    /// head's lexical index).
+    /// One head searcher opened or advanced at a time (advancing moves the
+    /// previous head's lexical index).
     advancing: Mutex<()>,
 }
 
@@ -482,10 +482,7 @@ impl ReadModel {
             {
                 return Ok(s.clone());
             }
-            if let Some(s) = self.stored_searcher(&head)? {
-                return Ok(s);
-            }
-            if let Some(s) = self.advanced_searcher(&head)? {
+            if let Some(s) = self.head_searcher(&head)? {
                 return Ok(s);
             }
         }
@@ -493,12 +490,13 @@ impl ReadModel {
         self.searcher(&snap)
     }
 
-    /// A searcher of a new `head` whose parts are the previous head's
-    /// advanced by the files the commits since touched: only those files'
-    /// records are read, never the whole state. `None` when there is no
-    /// previous head's parts to start from, or a rollback or branch move
-    /// lies between (the state is then loaded).
-    fn advanced_searcher(&self, head: &IndexedHead) -> Result<Option<Arc<Searcher>>> {
+    /// A searcher of `head` from its stored parts, or, for a new head,
+    /// from the previous head's advanced by the files the commits since
+    /// touched: only those files' records are read, never the whole
+    /// state. `None` when there is nothing to start from, or a rollback or
+    /// branch move lies between (the state is then loaded).
+    fn head_searcher(&self, head: &IndexedHead) -> Result<Option<Arc<Searcher>>> {
+        // One at a time: a second caller finds what the first stored.
         let _one = locked(&self.advancing);
         if let Some(s) = self.stored_searcher(head)? {
             return Ok(Some(s));
@@ -698,10 +696,7 @@ impl ReadModel {
     /// loads: what a server does before its first question.
     pub fn prepare_head(&self) -> Result<Arc<Searcher>> {
         let head = self.journal.head()?.ok_or_else(not_indexed)?;
-        if let Some(s) = self.stored_searcher(&head)? {
-            return Ok(s);
-        }
-        if let Some(s) = self.advanced_searcher(&head)? {
+        if let Some(s) = self.head_searcher(&head)? {
             return Ok(s);
         }
         let cache = HeadCache::for_head(&self.paths.sno_dir, &head);

@@ -265,7 +265,7 @@ impl LexicalIndex {
             }
         }
         let made = Self::moved_and_updated(dir, previous, |tmp| {
-            Self::update(tmp, state, chunks, source)
+            Self::update(tmp, state, None, chunks, source)
         })?;
         if !made {
             let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
@@ -328,39 +328,7 @@ impl LexicalIndex {
         source: Source,
     ) -> Option<LexicalIndex> {
         let made = Self::moved_and_updated(dir, Some(previous), |tmp| {
-            let index = Index::open_in_dir(tmp).map_err(err)?;
-            index.tokenizers().register(ANALYZER, analyzer());
-            let f = fields(&index)?;
-            let stored = Self::markers(&index, &f)?;
-            let by_path = sections_by_path(sections);
-            let mut writer: tantivy::IndexWriter =
-                index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
-            let (mut replaced, mut removed) = (0usize, 0usize);
-            for path in touched {
-                let was = stored.get(path.as_str());
-                match changed.get(path) {
-                    // Only resolved again: the same documents, left as
-                    // they are (as a whole update leaves them).
-                    Some(rec) if was.map(String::as_str) == Some(marker_of(rec).as_str()) => {}
-                    Some(rec) => {
-                        if was.is_some() {
-                            writer.delete_term(Term::from_field_text(f.file, path));
-                        }
-                        replaced += 1;
-                        let own = by_path.get(path.as_str()).copied().unwrap_or_default();
-                        Self::add_file(&writer, &f, path, rec, own, source)?;
-                    }
-                    None if was.is_some() => {
-                        writer.delete_term(Term::from_field_text(f.file, path));
-                        removed += 1;
-                    }
-                    None => {}
-                }
-            }
-            writer.commit().map_err(err)?;
-            writer.wait_merging_threads().map_err(err)?;
-            tracing::debug!(replaced, removed, "lexical index updated");
-            Ok(())
+            Self::update(tmp, changed, Some(touched), sections, source)
         })
         .ok()?;
         if !made {
@@ -379,12 +347,14 @@ impl LexicalIndex {
         Self::open_or_update(dir, None, state, chunks, source)
     }
 
-    /// Brings the index stored in `dir` to `state`: each file whose marker
-    /// is missing or names another blob or symbol count gets its documents
-    /// replaced; files no longer in `state` lose theirs.
+    /// Brings the index stored in `dir` to `state`, over the files of
+    /// `only` (when the rest is known unchanged) or every file of either:
+    /// each whose marker is missing or names another blob or symbol count
+    /// gets its documents replaced; those not in `state` lose theirs.
     fn update(
         dir: &std::path::Path,
         state: &State,
+        only: Option<&std::collections::BTreeSet<String>>,
         chunks: &[Chunk],
         source: Source,
     ) -> Result<(), LexicalError> {
@@ -395,22 +365,35 @@ impl LexicalIndex {
         let sections = sections_by_path(chunks);
         let mut writer: tantivy::IndexWriter =
             index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
+        let paths: std::collections::BTreeSet<&str> = match only {
+            Some(only) => only.iter().map(String::as_str).collect(),
+            None => state
+                .keys()
+                .chain(stored.keys())
+                .map(String::as_str)
+                .collect(),
+        };
         let (mut replaced, mut removed) = (0usize, 0usize);
-        for (path, rec) in state.iter() {
-            let was = stored.get(path.as_str());
-            if was.map(String::as_str) == Some(marker_of(rec).as_str()) {
-                continue;
+        for path in paths {
+            let was = stored.get(path);
+            match state.get(path) {
+                // The same documents (a file only resolved again, or not
+                // changed): left as they are.
+                Some(rec) if was.map(String::as_str) == Some(marker_of(rec).as_str()) => {}
+                Some(rec) => {
+                    if was.is_some() {
+                        writer.delete_term(Term::from_field_text(f.file, path));
+                    }
+                    replaced += 1;
+                    let own = sections.get(path).copied().unwrap_or_default();
+                    Self::add_file(&writer, &f, path, rec, own, source)?;
+                }
+                None if was.is_some() => {
+                    writer.delete_term(Term::from_field_text(f.file, path));
+                    removed += 1;
+                }
+                None => {}
             }
-            if was.is_some() {
-                writer.delete_term(Term::from_field_text(f.file, path));
-            }
-            replaced += 1;
-            let own = sections.get(path.as_str()).copied().unwrap_or_default();
-            Self::add_file(&writer, &f, path, rec, own, source)?;
-        }
-        for path in stored.keys().filter(|p| !state.contains_key(*p)) {
-            writer.delete_term(Term::from_field_text(f.file, path));
-            removed += 1;
         }
         writer.commit().map_err(err)?;
         writer.wait_merging_threads().map_err(err)?;
