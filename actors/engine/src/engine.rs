@@ -40,6 +40,10 @@ pub struct Engine {
     pub(crate) model: Arc<crate::model::ModelCell>,
     pub(crate) hooks: TestHooks,
     actors: tokio::sync::OnceCell<ActorRef<SupervisorMsg>>,
+    /// The engine's own writes (index runs, rollbacks) wait for each
+    /// other: the daemon following HEAD and a forwarded `sno init` must
+    /// not refuse each other as another process would be refused.
+    pub(crate) writes: tokio::sync::Mutex<()>,
 }
 
 /// How an engine opens its database.
@@ -95,6 +99,7 @@ impl Engine {
             model,
             hooks: TestHooks::from_env(),
             actors: tokio::sync::OnceCell::new(),
+            writes: tokio::sync::Mutex::new(()),
         })
     }
 

@@ -69,6 +69,7 @@ impl Engine {
         commit: CommitId,
         git_head: Option<CommitId>,
     ) -> Result<Rollback> {
+        let _ours = self.writes.lock().await;
         let _lock = WriterLock::acquire(&self.paths.sno_dir)?;
         let indexer = self.indexer().await?;
         ractor::call!(indexer, IndexerMsg::Rollback, commit, git_head).map_err(gone)?
@@ -81,6 +82,7 @@ impl Engine {
         opts: &IndexOptions,
         progress: Option<UnboundedSender<Progress>>,
     ) -> Result<IndexSummary> {
+        let _ours = self.writes.lock().await;
         let _lock = WriterLock::acquire(&self.paths.sno_dir)?;
         let _small_pages = sno_extract::allocator::HugePagesOff::start();
         self.paths.exclude_sno_dir()?;
