@@ -876,3 +876,58 @@ fn a_head_searched_from_its_stored_parts_answers_as_its_loaded_state_does() {
     assert!(car.contains("automobile_registry"), "{car}");
     assert!(two.iter().all(|a| !a.contains("server/server.go")));
 }
+
+/// (rank, name, path, line) of everything an answer ranked: the items in
+/// it and those it lists as left out.
+fn ranked_entries(v: &serde_json::Value) -> Vec<(u64, String, String, u64)> {
+    let mut all: Vec<(u64, String, String, u64)> = ["items", "omitted"]
+        .iter()
+        .filter_map(|k| v[*k].as_array())
+        .flatten()
+        .map(|i| {
+            (
+                i["rank"].as_u64().unwrap(),
+                i["qualified_name"].as_str().unwrap_or_default().to_string(),
+                i["path"].as_str().unwrap_or_default().to_string(),
+                i["line"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+#[test]
+fn ranks_do_not_depend_on_the_limit() {
+    let repo = indexed();
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let m = model.path().to_str().unwrap();
+    for query in [
+        "config",
+        "load config file",
+        "http server handler",
+        "Config.load",
+    ] {
+        for mode in [["--lexical-only", ""], ["--model", m]] {
+            let args = |limit: &'static str| {
+                let mut a = vec![
+                    "search",
+                    query,
+                    "--json",
+                    "--max-tokens",
+                    "8000",
+                    "--limit",
+                    limit,
+                ];
+                a.extend(mode.iter().filter(|s| !s.is_empty()).copied());
+                a
+            };
+            let few = ranked_entries(&repo.sno_json(&args("3")));
+            let many = ranked_entries(&repo.sno_json(&args("40")));
+            assert!(!few.is_empty(), "{query}: nothing ranked");
+            assert!(many.len() >= few.len(), "{query}: {many:?}");
+            assert_eq!(few, many[..few.len()], "{query} {mode:?}");
+        }
+    }
+}
