@@ -8,6 +8,7 @@ pub mod audit;
 pub mod delta;
 pub mod error;
 pub mod event;
+pub mod int8;
 pub mod lock;
 pub mod memory;
 pub mod model;

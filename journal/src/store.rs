@@ -415,12 +415,13 @@ impl Journal {
                             .unwrap_or_default();
                         let added = old.is_none().then(|| delta::encode_added_view(d)).flatten();
                         let (view, new_keys) = match added {
-                            Some(bytes) => {
-                                (Some(bytes), Derived::of(&d.symbols_added, &d.edges_added))
-                            }
+                            Some(bytes) => (
+                                Some(stored::view_row(&bytes)),
+                                Derived::of(&d.symbols_added, &d.edges_added),
+                            ),
                             None => match delta::apply(old, d)? {
                                 Some(new) => (
-                                    Some(stored::encode_view(&new)),
+                                    Some(stored::view_row(&stored::encode_view(&new))),
                                     Derived::of(&new.symbols, &new.edges),
                                 ),
                                 None => (None, Derived::default()),
@@ -633,7 +634,10 @@ impl Journal {
             let mut names = tx.open_table(NAMES)?;
             let mut referrers = tx.open_table(REFERRERS)?;
             for (path, rec) in state {
-                files.insert(path.as_str(), stored::encode_view(rec).as_slice())?;
+                files.insert(
+                    path.as_str(),
+                    stored::view_row(&stored::encode_view(rec)).as_slice(),
+                )?;
                 let keys = Derived::of(&rec.symbols, &rec.edges);
                 for k in &keys.names {
                     names.insert((k.as_str(), path.as_str()), ())?;
@@ -709,17 +713,13 @@ impl Journal {
         let t = r.open_table(VECTORS)?;
         let mut out = Vec::with_capacity(hashes.len());
         for h in hashes {
-            out.push(t.get(*h)?.map(|v| {
-                v.value()
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect()
-            }));
+            out.push(t.get(*h)?.map(|v| crate::int8::from_bytes(v.value())));
         }
         Ok(out)
     }
 
-    /// Stores vectors made with `model`. Vectors of another model are
+    /// Stores vectors made with `model`, as signed bytes
+    /// ([`crate::int8`]). Vectors of another model are
     /// dropped first: they are derived data and would not be comparable.
     /// `covers`: the journal length up to which every symbol now has its
     /// vector, when the caller checked them all.
@@ -745,8 +745,7 @@ impl Journal {
             }
             let mut t = tx.open_table(VECTORS)?;
             for (h, v) in vectors {
-                let bytes: Vec<u8> = v.iter().flat_map(|f| f.to_le_bytes()).collect();
-                t.insert(*h, bytes.as_slice())?;
+                t.insert(*h, crate::int8::to_bytes(v).as_slice())?;
             }
         }
         tx.commit()?;
@@ -936,9 +935,12 @@ mod vector_tests {
             Some(Seq(4)),
         )
         .unwrap();
-        assert_eq!(
-            j.vectors(&[2, 3, 1]).unwrap(),
-            vec![Some(vec![2.0, 0.0]), None, Some(vec![0.5, -1.0])]
+        let got = j.vectors(&[2, 3, 1]).unwrap();
+        assert_eq!(got[..2], [Some(vec![2.0, 0.0]), None]);
+        let third = got[2].as_ref().expect("stored");
+        assert!(
+            (third[0] - 0.5).abs() < 1.0 / 254.0 && third[1] == -1.0,
+            "{third:?}"
         );
         assert_eq!(j.vectors_upto().unwrap(), Some(Seq(4)));
         j.put_vectors("m1", &[(3, vec![1.0, 1.0])], None).unwrap();

@@ -1,6 +1,6 @@
-//! Packing ranked items into a token budget (cl100k_base): whole items
-//! first in rank order, then the best item that did not fit cut to fill
-//! what is left, and saying exactly what did not fit.
+//! Packing ranked items into a token budget (cl100k_base): in rank order,
+//! each whole or, when it is big, its first lines, and saying exactly what
+//! did not fit.
 
 /// Loads the cl100k_base tables now (tens of milliseconds) rather than in
 /// the first answer that packs.
@@ -70,41 +70,79 @@ pub struct Packing {
 /// The least room worth filling with a cut item: a few lines of code.
 const MIN_CUT: usize = 40;
 
-/// Fills `budget` tokens with `sources` rendered by `render`, in order:
-/// each whole if it fits, skipping ones that do not; then, if room is
-/// left, the first one skipped, cut to the lines that fit.
+/// The share of the budget one item may take while others wait: a big
+/// definition shows its first lines rather than crowding out the items
+/// ranked after it.
+const ITEM_SHARE: usize = 3;
+
+/// Fills `budget` tokens with `sources` rendered by `render`, in rank
+/// order: each whole if it fits in its share (a third of the budget, or
+/// all that is left for the last one), else cut to the lines that do.
+/// Packing stops at the first item that cannot show even a few lines, so
+/// what is included is always the ranking's head, never a low-ranked small
+/// item in the place of a better one. Room left at the end goes back to the
+/// items that were cut, best first.
 pub fn pack(sources: &[String], render: &Render, budget: usize) -> Packing {
     let n = sources.len();
     let mut outcome = vec![Packed::Omitted; n];
-    let mut texts: Vec<Option<(String, String)>> = vec![None; n];
+    // Per included item: the source rendered, its text and its tokens.
+    let mut texts: Vec<Option<(String, String, usize)>> = vec![None; n];
+    let share = (budget / ITEM_SHARE).max(MIN_CUT);
     let mut used = 0;
     for (i, src) in sources.iter().enumerate() {
+        let room = budget.saturating_sub(used);
+        let limit = if i + 1 == n { room } else { room.min(share) };
         let text = render(i, src);
         // A cl100k token covers at most a few dozen bytes of code: when even
         // that bound cannot fit, skip the (costly) exact count.
-        if used + text.len() / 32 > budget {
-            continue;
-        }
-        let t = count_tokens(&text);
-        if used + t <= budget {
+        let whole = (text.len() / 32 <= limit)
+            .then(|| count_tokens(&text))
+            .filter(|t| *t <= limit);
+        if let Some(t) = whole {
             used += t;
             outcome[i] = Packed::Whole;
-            texts[i] = Some((src.clone(), text));
+            texts[i] = Some((src.clone(), text, t));
+            continue;
+        }
+        match (limit >= MIN_CUT)
+            .then(|| cut_to_fit(src, i, render, limit))
+            .flatten()
+        {
+            Some(cut) => {
+                used += cut.2;
+                outcome[i] = Packed::Truncated;
+                texts[i] = Some(cut);
+            }
+            None => break,
         }
     }
-    if let Some(i) = outcome.iter().position(|o| *o == Packed::Omitted) {
+    // What the shares held back and nothing took: the cut items get it.
+    for i in 0..n {
         let room = budget.saturating_sub(used);
-        if room >= MIN_CUT {
-            if let Some((cut, text, _)) = cut_to_fit(&sources[i], i, render, room) {
-                outcome[i] = Packed::Truncated;
-                texts[i] = Some((cut, text));
+        if outcome[i] != Packed::Truncated || room == 0 {
+            continue;
+        }
+        let had = texts[i].as_ref().map_or(0, |t| t.2);
+        let text = render(i, &sources[i]);
+        let whole = (text.len() / 32 <= had + room)
+            .then(|| count_tokens(&text))
+            .filter(|t| *t <= had + room);
+        let grown = match whole {
+            Some(t) => Some((sources[i].clone(), text, t)),
+            None => cut_to_fit(&sources[i], i, render, had + room).filter(|c| c.2 > had),
+        };
+        if let Some(g) = grown {
+            used = used - had + g.2;
+            if g.0 == sources[i] {
+                outcome[i] = Packed::Whole;
             }
+            texts[i] = Some(g);
         }
     }
     // Pieces are counted one by one; token boundaries can merge across
     // them, so the whole is counted once and trimmed if it overshoots.
     loop {
-        let body: String = texts.iter().flatten().map(|(_, t)| t.as_str()).collect();
+        let body: String = texts.iter().flatten().map(|(_, t, _)| t.as_str()).collect();
         let tokens = count_tokens(&body);
         let last = texts.iter().rposition(Option::is_some);
         match last {
@@ -116,7 +154,7 @@ pub fn pack(sources: &[String], render: &Render, budget: usize) -> Packing {
                 return Packing {
                     body,
                     outcome,
-                    sources: texts.into_iter().map(|t| t.map(|(s, _)| s)).collect(),
+                    sources: texts.into_iter().map(|t| t.map(|(s, _, _)| s)).collect(),
                     tokens,
                 }
             }
@@ -175,20 +213,41 @@ mod tests {
     }
 
     #[test]
-    fn whole_items_first_then_the_best_one_left_out_is_cut_to_fill() {
+    fn items_come_in_rank_order_each_whole_or_its_first_lines() {
         let sources = [src(3), src(60), src(2)];
         let p = pack(&sources, &plain, 120);
-        assert_eq!(p.outcome[0], Packed::Whole);
-        assert_eq!(p.outcome[2], Packed::Whole);
-        assert_eq!(p.outcome[1], Packed::Truncated, "the room left is filled");
+        assert_eq!(
+            p.outcome,
+            [Packed::Whole, Packed::Truncated, Packed::Whole],
+            "the big one shows its head and leaves room for the next"
+        );
         assert!(p.sources[1].as_deref().unwrap().ends_with(CUT_MARKER));
         assert!(p.tokens <= 120, "{}", p.tokens);
         assert!(
-            p.tokens >= 120 - MIN_CUT,
-            "most of the budget is used: {}",
+            p.tokens >= 120 - 12,
+            "what the share held back went to the cut item: {}",
             p.tokens
         );
         assert_eq!(p.tokens, count_tokens(&p.body));
+    }
+
+    #[test]
+    fn a_big_item_does_not_crowd_out_those_ranked_after_it() {
+        let sources = [src(500), src(3), src(3), src(400)];
+        let p = pack(&sources, &plain, 300);
+        assert_eq!(
+            p.outcome[..3],
+            [Packed::Truncated, Packed::Whole, Packed::Whole]
+        );
+        assert!(p.tokens <= 300 && p.tokens >= 300 - MIN_CUT, "{}", p.tokens);
+    }
+
+    #[test]
+    fn nothing_ranked_lower_takes_the_place_of_an_item_that_did_not_fit() {
+        // The third would fit whole in what is left; the second cannot show
+        // a useful head there, and packing stops at it.
+        let p = pack(&[src(2), src(400), src(1)], &plain, 40);
+        assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted, Packed::Omitted]);
     }
 
     #[test]

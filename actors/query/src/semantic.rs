@@ -204,13 +204,9 @@ impl Vectors {
         if is_zero(v) {
             return;
         }
-        let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-        let scale = max / 127.0;
-        let codes: Vec<i8> = v
-            .iter()
-            .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8)
-            .collect();
-        self.push_codes(doc, &codes, scale);
+        if let Some((scale, codes)) = sno_journal::int8::quantize(v) {
+            self.push_codes(doc, &codes, scale);
+        }
     }
 
     /// [`Vectors::push`] for a vector already in codes (another head's).
