@@ -39,7 +39,7 @@ pub(crate) fn to_bytes(v: &[f32]) -> Vec<u8> {
             out.resize(HEAD + v.len(), 0);
         }
     }
-    if out.len() % 4 == 0 {
+    if out.len().is_multiple_of(4) {
         out.push(0);
     }
     out
@@ -48,7 +48,7 @@ pub(crate) fn to_bytes(v: &[f32]) -> Vec<u8> {
 /// A stored vector as floats, in either form.
 pub(crate) fn from_bytes(bytes: &[u8]) -> Vec<f32> {
     match bytes {
-        [TAG, d0, d1, s0, s1, s2, s3, rest @ ..] if bytes.len() % 4 != 0 => {
+        [TAG, d0, d1, s0, s1, s2, s3, rest @ ..] if !bytes.len().is_multiple_of(4) => {
             let dim = usize::from(u16::from_le_bytes([*d0, *d1])).min(rest.len());
             let scale = f32::from_le_bytes([*s0, *s1, *s2, *s3]);
             rest[..dim]
@@ -99,7 +99,7 @@ mod tests {
         for dim in 1..9 {
             let v: Vec<f32> = (0..dim).map(|i| i as f32 - 2.5).collect();
             let bytes = to_bytes(&v);
-            assert_ne!(bytes.len() % 4, 0, "never taken for f32");
+            assert!(!bytes.len().is_multiple_of(4), "never taken for f32");
             assert_eq!(from_bytes(&bytes).len(), dim);
         }
         assert_eq!(quantize(&[0.0; 3]), None);
