@@ -20,6 +20,7 @@ use crate::event::{
 use crate::lock::holder_pid;
 use crate::memory::Memory;
 use crate::model::{CommitId, FileRecord, Seq};
+use crate::record_parts::{self, EVENT_PARTS};
 use crate::session::SessionRecord;
 use crate::stored;
 
@@ -151,6 +152,7 @@ impl Journal {
         let tx = self.db.begin_write()?;
         {
             tx.open_table(EVENTS)?;
+            tx.open_table(EVENT_PARTS)?;
             tx.open_table(FILES)?;
             tx.open_table(NAMES)?;
             tx.open_table(REFERRERS)?;
@@ -389,7 +391,8 @@ impl Journal {
                 );
             }
             let mut events = tx.open_table(EVENTS)?;
-            let (next, prev_hash) = next_event_position(&events)?;
+            let mut parts = tx.open_table(EVENT_PARTS)?;
+            let (next, prev_hash) = next_event_position(&events, &parts)?;
             let env = Envelope {
                 version: FORMAT_VERSION,
                 prev_hash,
@@ -450,8 +453,8 @@ impl Journal {
                 (record.join().expect("encoding does not panic"), views)
             });
             views?;
-            events.insert(next, record.as_slice())?;
-            drop(events);
+            record_parts::put(&mut events, &mut parts, next, &record)?;
+            drop((events, parts));
             seq = Seq(next);
             tx.open_table(COMMITS)?.insert(commit.0.as_slice(), seq.0)?;
             let head = IndexedHead {
@@ -504,7 +507,11 @@ impl Journal {
                 _ => None,
             };
             if let Some(id) = lesson {
-                let memory = read_memory(&tx.open_table(EVENTS)?, &tx.open_table(MEMORY)?)?;
+                let memory = read_memory(
+                    &tx.open_table(EVENTS)?,
+                    &tx.open_table(EVENT_PARTS)?,
+                    &tx.open_table(MEMORY)?,
+                )?;
                 if memory.lesson(id).is_none() {
                     return Err(JournalError::UnknownMemory {
                         id: id.0.clone(),
@@ -526,7 +533,11 @@ impl Journal {
     /// Checkpoints, decisions and lessons, folded from their events.
     pub fn memory(&self) -> Result<Memory, JournalError> {
         let r = self.db.begin_read()?;
-        read_memory(&r.open_table(EVENTS)?, &r.open_table(MEMORY)?)
+        read_memory(
+            &r.open_table(EVENTS)?,
+            &r.open_table(EVENT_PARTS)?,
+            &r.open_table(MEMORY)?,
+        )
     }
 
     /// Stores (or replaces) a session record.
@@ -607,13 +618,15 @@ impl Journal {
     ) -> Result<(), JournalError> {
         let r = self.db.begin_read()?;
         let t = r.open_table(EVENTS)?;
+        let parts = r.open_table(EVENT_PARTS)?;
         let range = match to {
             Some(to) => t.range(from.0..to.0)?,
             None => t.range(from.0..)?,
         };
         for row in range {
             let (k, v) = row?;
-            f(Seq(k.value()), v.value())?;
+            let seq = k.value();
+            f(Seq(seq), &record_parts::record(&parts, seq, v.value())?)?;
         }
         Ok(())
     }
@@ -782,13 +795,14 @@ impl Journal {
 
 fn read_memory(
     events: &impl ReadableTable<u64, &'static [u8]>,
+    parts: &impl ReadableTable<(u64, u32), &'static [u8]>,
     index: &impl ReadableTable<u64, ()>,
 ) -> Result<Memory, JournalError> {
     let mut stored = Vec::new();
     for row in index.iter()? {
         let seq = row?.0.value();
         if let Some(v) = events.get(seq)? {
-            let env = Envelope::decode(v.value())
+            let env = Envelope::decode(&record_parts::record(parts, seq, v.value())?)
                 .map_err(|source| JournalError::Decode { seq, source })?;
             stored.push((Seq(seq), env));
         }
@@ -827,23 +841,33 @@ pub enum Flush {
 }
 
 /// The sequence number of the next record and the hash it chains to.
-fn next_event_position(events: &redb::Table<u64, &[u8]>) -> Result<(u64, u64), JournalError> {
+fn next_event_position(
+    events: &redb::Table<u64, &[u8]>,
+    parts: &redb::Table<(u64, u32), &[u8]>,
+) -> Result<(u64, u64), JournalError> {
     Ok(match events.last()? {
-        Some((k, v)) => (k.value() + 1, record_hash(v.value())),
+        Some((k, v)) => {
+            let seq = k.value();
+            (
+                seq + 1,
+                record_hash(&record_parts::record(parts, seq, v.value())?),
+            )
+        }
         None => (0, 0),
     })
 }
 
 fn append_event(tx: &redb::WriteTransaction, event: Event) -> Result<Seq, JournalError> {
     let mut events = tx.open_table(EVENTS)?;
-    let (seq, prev_hash) = next_event_position(&events)?;
+    let mut parts = tx.open_table(EVENT_PARTS)?;
+    let (seq, prev_hash) = next_event_position(&events, &parts)?;
     let env = Envelope {
         version: FORMAT_VERSION,
         prev_hash,
         written_ms: now_ms(),
         event,
     };
-    events.insert(seq, env.encode().as_slice())?;
+    record_parts::put(&mut events, &mut parts, seq, &env.encode())?;
     Ok(Seq(seq))
 }
 
@@ -895,6 +919,12 @@ impl Journal {
             .unwrap()
             .is_some());
         tx.commit().unwrap();
+    }
+
+    /// Rows of the parts of records stored in parts (tests).
+    pub(crate) fn event_parts(&self) -> u64 {
+        let r = self.db.begin_read().unwrap();
+        r.open_table(EVENT_PARTS).unwrap().len().unwrap()
     }
 
     /// Removes a view row behind the journal's back (tests of `verify`).
