@@ -931,3 +931,35 @@ fn ranks_do_not_depend_on_the_limit() {
         }
     }
 }
+
+#[test]
+fn code_answers_a_question_before_the_tests_that_repeat_its_words() {
+    let repo = Repo::new();
+    repo.write(
+        "client/redirects.py",
+        "def follow_redirects(response, history):\n    \"\"\"Follow the redirect a response points to.\"\"\"\n    location = response.headers['location']\n    history.append(location)\n    return location\n",
+    );
+    repo.write(
+        "tests/test_client.py",
+        "from client.redirects import follow_redirects\n\n\ndef test_follow_redirects():\n    \"\"\"Follow the redirect location: the location is followed, the redirect kept.\"\"\"\n    history = []\n    location = follow_redirects(FakeRedirect('redirect location'), history)\n    assert location == 'redirect location'\n    assert history == ['redirect location']\n",
+    );
+    repo.commit("redirects and their test");
+    repo.sno_json(&["init", "--json"]);
+    let ask = |q: &str, files: bool| {
+        let mut args = vec!["search", q, "--json", "--lexical-only"];
+        if files {
+            args.push("--files");
+        }
+        repo.sno_json(&args)
+    };
+    let v = ask("follow the redirect location", false);
+    assert_eq!(ranked_names(&v)[0], "follow_redirects", "{v}");
+    let v = ask("follow the redirect location", true);
+    assert_eq!(v["files"][0]["path"], "client/redirects.py", "{v}");
+    // Asked for tests, the test comes first.
+    let v = ask("tests that follow the redirect location", false);
+    assert_eq!(ranked_names(&v)[0], "test_follow_redirects", "{v}");
+    // A name is a name: no prior.
+    let v = ask("test_follow_redirects", false);
+    assert_eq!(ranked_names(&v)[0], "test_follow_redirects", "{v}");
+}

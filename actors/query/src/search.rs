@@ -61,6 +61,10 @@ pub const SEMANTIC_WORDS: usize = 12;
 /// constant.
 const DECLARATION_PRIOR: f32 = 0.8;
 
+/// What an item of a test file counts in the answer to a question in words
+/// that does not ask for tests ([`crate::test_files`]).
+const TEST_PRIOR: f32 = 0.75;
+
 /// Symbols that declare data rather than define behaviour or a type.
 fn is_declaration(kind: sno_journal::model::SymbolKind) -> bool {
     use sno_journal::model::SymbolKind as K;
@@ -118,6 +122,19 @@ impl Signals {
     /// The fused score.
     pub fn total(&self) -> f32 {
         self.lexical + self.semantic + self.structural + self.history + self.memory
+    }
+
+    /// Every signal times `f` (a prior on the item as a whole).
+    pub fn scale(&mut self, f: f32) {
+        for s in [
+            &mut self.lexical,
+            &mut self.semantic,
+            &mut self.structural,
+            &mut self.history,
+            &mut self.memory,
+        ] {
+            *s *= f;
+        }
     }
 }
 
@@ -856,6 +873,15 @@ impl<'a> Retriever<'a> {
                     s.semantic *= DECLARATION_PRIOR;
                 }
             }
+            // It is answered by the code that does it, not by the tests
+            // that repeat its words, unless it asks for tests.
+            if !crate::test_files::asks_for_tests(query) {
+                for (doc, s) in signals.iter_mut() {
+                    if crate::test_files::is_test_file(map.path(*doc)) {
+                        s.scale(TEST_PRIOR);
+                    }
+                }
+            }
         }
         let mut hits: Vec<Hit> = signals
             .into_iter()
@@ -924,9 +950,14 @@ impl<'a> Retriever<'a> {
         if let (Some(index), Some(state)) = (files, state) {
             let hits = index.search(req.query, POOL).unwrap_or_default();
             let top = hits.first().map(|h| h.1).unwrap_or(1.0).max(1e-6);
-            for (path, score) in hits {
+            let tests_weigh_less =
+                !name_shaped(req.query) && !crate::test_files::asks_for_tests(req.query);
+            for (path, mut score) in hits {
                 if req.scope.is_some_and(|p| !path.starts_with(p)) {
                     continue;
+                }
+                if tests_weigh_less && crate::test_files::is_test_file(path) {
+                    score *= TEST_PRIOR;
                 }
                 let Some((path, _)) = state.get_key_value(path) else {
                     continue;
