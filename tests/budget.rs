@@ -80,8 +80,17 @@ fn every_answer_fits_its_budget_and_uses_it() {
                             used,
                             "{answer}"
                         );
-                    } else if group == "symbols" && answer.contains("not included (token budget)") {
-                        filled.push(used as f64 / max as f64);
+                    } else {
+                        // The header states the count, and it is right.
+                        let stated = answer
+                            .split(&format!(" of {max} tokens"))
+                            .next()
+                            .and_then(|s| s.rsplit(' ').next())
+                            .and_then(|n| n.parse::<usize>().ok());
+                        assert_eq!(stated, Some(used), "{answer}");
+                        if group == "symbols" && answer.contains("not included (token budget)") {
+                            filled.push(used as f64 / max as f64);
+                        }
                     }
                 }
             }

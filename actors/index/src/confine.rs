@@ -10,6 +10,7 @@
 //! the secret rules keep out of the index: a committed link such as
 //! `src/evil.py -> ../../../../etc/shadow` is never followed out.
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
 use sno_journal::model::BlobId;
@@ -42,7 +43,49 @@ pub struct WorkTree {
     /// Git's directories (the worktree's and the common one), canonical.
     git_dirs: Vec<PathBuf>,
     secrets: SecretFilter,
+    /// Files found equal to a blob, by what `stat` says of them, so an
+    /// answer naming the same files again does not hash them again.
+    hashed: std::sync::Arc<std::sync::Mutex<HashMap<PathBuf, (Stat, BlobId)>>>,
 }
+
+/// What `stat` says of a file that changes when its bytes do: git's rule
+/// for trusting its index without reading the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stat {
+    len: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+    ino: u64,
+}
+
+impl Stat {
+    fn of(m: &std::fs::Metadata) -> Stat {
+        use std::os::unix::fs::MetadataExt;
+        Stat {
+            len: m.len(),
+            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+            ctime_ns: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+            ino: m.ino(),
+        }
+    }
+
+    /// Whether the file was last written long enough ago that another
+    /// write in the same clock tick is ruled out (git's "racily clean"
+    /// files are hashed each time instead).
+    fn settled(&self) -> bool {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as i128)
+            .unwrap_or(0);
+        self.mtime_ns + SETTLED_NS < now
+    }
+}
+
+/// How old a file's last change must be for its hash to be remembered.
+const SETTLED_NS: i128 = 2_000_000_000;
+
+/// Files whose hashes are remembered at most (forgotten wholesale past it).
+const HASHED_MAX: usize = 1 << 16;
 
 /// A tracked file in the work tree against its indexed blob.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +108,7 @@ impl WorkTree {
             root: canon(root),
             git_dirs: git_dirs.iter().map(|d| canon(d)).collect(),
             secrets,
+            hashed: Default::default(),
         }
     }
 
@@ -192,7 +236,26 @@ impl WorkTree {
         if meta.len() != size {
             return Ok(WorkTreeFile::Edited);
         }
-        Ok(if crate::git::blob_id_of(&std::fs::read(&real)?) == blob {
+        let stat = Stat::of(&meta);
+        let lock = || self.hashed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((known, id)) = lock().get(&real) {
+            if *known == stat {
+                return Ok(if *id == blob {
+                    WorkTreeFile::Same
+                } else {
+                    WorkTreeFile::Edited
+                });
+            }
+        }
+        let id = crate::git::blob_id_of(&std::fs::read(&real)?);
+        if stat.settled() {
+            let mut hashed = lock();
+            if hashed.len() >= HASHED_MAX {
+                hashed.clear();
+            }
+            hashed.insert(real, (stat, id));
+        }
+        Ok(if id == blob {
             WorkTreeFile::Same
         } else {
             WorkTreeFile::Edited
@@ -291,6 +354,42 @@ mod tests {
         for bad in ["../a.txt", "/etc/hostname", "x/../../a.txt"] {
             assert!(wt.compare(bad, blob, 6).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_remembered_hash_is_used_only_while_stat_says_nothing_changed() {
+        let (_dir, wt) = tree();
+        let path = wt.root().join("b.txt");
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        let write = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        };
+        let blob = crate::git::blob_id_of(b"hello\n");
+        write("hello\n");
+        assert_eq!(wt.compare("b.txt", blob, 6).unwrap(), WorkTreeFile::Same);
+        assert_eq!(
+            wt.hashed.lock().unwrap().len(),
+            1,
+            "a settled file is remembered"
+        );
+        assert_eq!(wt.compare("b.txt", blob, 6).unwrap(), WorkTreeFile::Same);
+        // Other bytes of the same size under the same mtime: the inode's
+        // change time moved, so the file is hashed again.
+        write("HELLO\n");
+        assert_eq!(wt.compare("b.txt", blob, 6).unwrap(), WorkTreeFile::Edited);
+        // A file written just now is hashed each time, never remembered.
+        let fresh = wt.root().join("c.txt");
+        std::fs::write(&fresh, "hello\n").unwrap();
+        assert_eq!(wt.compare("c.txt", blob, 6).unwrap(), WorkTreeFile::Same);
+        assert!(!wt.hashed.lock().unwrap().contains_key(&fresh));
+        std::fs::write(&fresh, "HELLO\n").unwrap();
+        assert_eq!(wt.compare("c.txt", blob, 6).unwrap(), WorkTreeFile::Edited);
     }
 
     #[test]
