@@ -424,7 +424,7 @@ impl Journal {
                             ),
                             None => match delta::apply(old, d)? {
                                 Some(new) => (
-                                    Some(stored::view_row(&stored::encode_view(&new))),
+                                    Some(stored::encode_view_row(&new)),
                                     Derived::of(&new.symbols, &new.edges),
                                 ),
                                 None => (None, Derived::default()),
@@ -647,10 +647,7 @@ impl Journal {
             let mut names = tx.open_table(NAMES)?;
             let mut referrers = tx.open_table(REFERRERS)?;
             for (path, rec) in state {
-                files.insert(
-                    path.as_str(),
-                    stored::view_row(&stored::encode_view(rec)).as_slice(),
-                )?;
+                files.insert(path.as_str(), stored::encode_view_row(rec).as_slice())?;
                 let keys = Derived::of(&rec.symbols, &rec.edges);
                 for k in &keys.names {
                     names.insert((k.as_str(), path.as_str()), ())?;

@@ -354,40 +354,36 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                     packing.body
                 )
             };
+            let split = split_at_count(&text);
+            let around = split.map(|(before, after)| count_tokens(before) + count_tokens(after));
+            let render = |pkg: &mut ContextPackage, total: usize| {
+                pkg.header.completeness.tokens = total;
+                if !json {
+                    pkg.package = match split {
+                        Some((before, after)) => format!("{before}{total}{after}"),
+                        None => format!(
+                            "{}{}{omitted_line}",
+                            render_header(&pkg.header),
+                            packing.body
+                        ),
+                    };
+                }
+            };
             let mut total = 0;
-            match split_at_count(&text) {
-                Some((before, after)) => {
-                    let around = count_tokens(before) + count_tokens(after);
-                    for _ in 0..4 {
-                        let measured = around + count_tokens(&total.to_string());
-                        if measured == total {
-                            break;
-                        }
-                        total = measured;
+            for _ in 0..4 {
+                let measured = match around {
+                    Some(around) => around + count_tokens(&total.to_string()),
+                    None => {
+                        render(pkg, total);
+                        measure(pkg, json)
                     }
-                    pkg.header.completeness.tokens = total;
-                    if !json {
-                        pkg.package = format!("{before}{total}{after}");
-                    }
+                };
+                if measured == total {
+                    break;
                 }
-                None => {
-                    for _ in 0..4 {
-                        pkg.header.completeness.tokens = total;
-                        if !json {
-                            pkg.package = format!(
-                                "{}{}{omitted_line}",
-                                render_header(&pkg.header),
-                                packing.body
-                            );
-                        }
-                        let measured = measure(pkg, json);
-                        if measured == total {
-                            break;
-                        }
-                        total = measured;
-                    }
-                }
+                total = measured;
             }
+            render(pkg, total);
             total
         };
         // The items left out, listed while the answer stays in budget.
@@ -558,4 +554,42 @@ pub fn render_header(h: &TrustHeader) -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counted around the number, a text counts as it does whole, for
+    /// every number; where that cannot be vouched for, there is no split.
+    #[test]
+    fn an_answer_counted_around_its_stated_count_counts_as_the_whole() {
+        let mark = usize::MAX.to_string();
+        let texts = [
+            format!("> completeness: budget-limited, 4 of 10 included, {mark} of 500 tokens · 5 file(s)\n\n`f` a.py:1\n"),
+            format!("{{\"query\":\"x\",\"header\":{{\"completeness\":{{\"tokens\":{mark},\"max_tokens\":2000}}}},\"items\":[]}}"),
+        ];
+        for text in &texts {
+            let (before, after) = split_at_count(text).expect("a clean split");
+            for n in [0usize, 7, 99, 485, 1000, 1978, 12345] {
+                let whole = text.replacen(&mark, &n.to_string(), 1);
+                assert_eq!(
+                    count_tokens(before) + count_tokens(&n.to_string()) + count_tokens(after),
+                    count_tokens(&whole),
+                    "{whole}"
+                );
+            }
+        }
+        // The number twice (a query quoting it), or glued to a word or a
+        // digit, or after a run of spaces: counted whole instead.
+        for bad in [
+            format!("{mark} of {mark}"),
+            format!("x{mark} of"),
+            format!("7{mark} of"),
+            format!("tokens:  {mark} of"),
+            format!(", {mark}5 of"),
+        ] {
+            assert_eq!(split_at_count(&bad), None, "{bad}");
+        }
+    }
 }

@@ -93,12 +93,7 @@ pub fn pack(sources: &[String], render: &Render, budget: usize) -> Packing {
         let room = budget.saturating_sub(used);
         let limit = if i + 1 == n { room } else { room.min(share) };
         let text = render(i, src);
-        // A cl100k token covers at most a few dozen bytes of code: when even
-        // that bound cannot fit, skip the (costly) exact count.
-        let whole = (text.len() / 32 <= limit)
-            .then(|| count_tokens(&text))
-            .filter(|t| *t <= limit);
-        if let Some(t) = whole {
+        if let Some(t) = fits(&text, limit) {
             used += t;
             outcome[i] = Packed::Whole;
             texts[i] = Some((src.clone(), text, t));
@@ -124,10 +119,7 @@ pub fn pack(sources: &[String], render: &Render, budget: usize) -> Packing {
         }
         let had = texts[i].as_ref().map_or(0, |t| t.2);
         let text = render(i, &sources[i]);
-        let whole = (text.len() / 32 <= had + room)
-            .then(|| count_tokens(&text))
-            .filter(|t| *t <= had + room);
-        let grown = match whole {
+        let grown = match fits(&text, had + room) {
             Some(t) => Some((sources[i].clone(), text, t)),
             None => cut_to_fit(&sources[i], i, render, had + room).filter(|c| c.2 > had),
         };
@@ -160,6 +152,15 @@ pub fn pack(sources: &[String], render: &Render, budget: usize) -> Packing {
             }
         }
     }
+}
+
+/// `text`'s tokens if they are at most `limit`. A cl100k token covers at
+/// most a few dozen bytes of code: when even that bound cannot fit, the
+/// (costly) exact count is skipped.
+fn fits(text: &str, limit: usize) -> Option<usize> {
+    (text.len() / 32 <= limit)
+        .then(|| count_tokens(text))
+        .filter(|t| *t <= limit)
 }
 
 /// The longest head of `source` (whole lines) whose rendering fits `room`

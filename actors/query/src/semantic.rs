@@ -766,4 +766,25 @@ mod tests {
         assert_eq!(a.merged(b).ranked(), all);
         assert!(Best::new(0).ranked().is_empty());
     }
+
+    #[test]
+    fn the_integer_dot_product_is_the_float_one_to_the_query_rounding() {
+        for dim in [1usize, 7, 15, 16, 17, 33, 256, 300] {
+            let query: Vec<f32> = (0..dim)
+                .map(|i| ((i * 37 % 23) as f32 - 11.0) / 9.0)
+                .collect();
+            let codes: Vec<i8> = (0..dim)
+                .map(|i| ((i * 53 % 255) as i32 - 127) as i8)
+                .collect();
+            let exact: f32 = query
+                .iter()
+                .zip(&codes)
+                .map(|(q, c)| q * f32::from(*c))
+                .sum();
+            let got = dot_codes(&QueryCodes::of(&query), &codes);
+            let bound = 127.0 * dim as f32 * (11.0 / 9.0) / 32767.0 + 1e-3;
+            assert!((got - exact).abs() <= bound, "{dim}: {got} vs {exact}");
+        }
+        assert_eq!(dot_codes(&QueryCodes::of(&[0.0; 8]), &[5; 8]), 0.0);
+    }
 }

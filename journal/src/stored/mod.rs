@@ -64,6 +64,11 @@ pub(crate) fn view_row(encoded: &[u8]) -> Vec<u8> {
     lz4_flex::block::compress_prepend_size(encoded)
 }
 
+/// A file's record as a `files` table row.
+pub(crate) fn encode_view_row(rec: &FileRecord) -> Vec<u8> {
+    view_row(&encode_view(rec))
+}
+
 /// Decodes a row written by [`view_row`].
 pub(crate) fn decode_view(row: &[u8]) -> Result<FileRecord, DecodeError> {
     let bytes = lz4_flex::block::decompress_size_prepended(row)
