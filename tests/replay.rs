@@ -217,3 +217,83 @@ fn replay_to_an_unjournaled_commit_is_a_clear_error() {
     let o = repo.sno(&["replay", "--to", &first]);
     assert_error_code(&o, "SNO-NOT-JOURNALED");
 }
+
+/// A daemon indexes commit after commit from what its last run left (the
+/// indexer keeps the state and resolution's indexes, the embedder its
+/// counts, while the journal's head is the event that made them): what it
+/// builds equals a fresh index of each commit, and its semantic index
+/// counts what a fresh one counts.
+#[test]
+fn a_daemon_indexing_commit_after_commit_equals_a_fresh_index_of_each() {
+    let repo = Repo::new();
+    let commits = generated_history(&repo);
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let config = format!(
+        "[watch]\nenabled = false\n\n[search]\nmodel = {:?}\n",
+        model.path().to_str().unwrap()
+    );
+    repo.write(".sno/config.toml", &config);
+    let first = repo.sno_json(&["init", "--json", "--history", "0", "--rev", &commits[0]]);
+    assert_eq!(first["semantic"]["enabled"], true, "{first}");
+
+    let fresh = tempfile::tempdir().unwrap();
+    let clone = fresh.path().join("clone");
+    let st = std::process::Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            repo.path().to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(st.success());
+
+    let mut server = serve_in_background(&repo, &[]);
+    let mut checked = 0;
+    for (i, c) in commits.iter().enumerate().skip(1) {
+        let run = repo.sno_json(&["init", "--json", "--history", "0", "--rev", c]);
+        assert_eq!(run["commit"], c.as_str(), "{run}");
+        if i % 4 != 0 && i + 1 != commits.len() {
+            continue;
+        }
+        let _ = std::fs::remove_dir_all(clone.join(".sno"));
+        std::fs::create_dir_all(clone.join(".sno")).unwrap();
+        std::fs::write(clone.join(".sno/config.toml"), &config).unwrap();
+        let o = sno_in(
+            &clone,
+            &["init", "--json", "--history", "0", "--rev", c],
+            &[],
+        );
+        assert!(o.status.success(), "fresh index of {c}: {}", stderr(&o));
+        let fresh_run: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let s = sno_in(&clone, &["status", "--json"], &[]);
+        let s: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
+        let ours = repo.status();
+        assert_eq!(
+            ours["views_digest"], s["views_digest"],
+            "the daemon's index of {c} differs from a fresh one"
+        );
+        assert_eq!(
+            run["semantic"]["symbols"], fresh_run["semantic"]["symbols"],
+            "{run}\n{fresh_run}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 8, "{checked}");
+
+    // Every run after the first was the daemon's: one process ran them.
+    let audit = repo.sno_json(&["audit", "--json"]);
+    let pids: std::collections::BTreeSet<u64> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["entry"].get("IndexRun"))
+        .skip(1)
+        .map(|r| r["pid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 1, "{pids:?}");
+    drop(server.stdin.take());
+    let _ = server.wait();
+}

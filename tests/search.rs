@@ -29,12 +29,13 @@ fn package_has_a_trust_header_and_whole_symbols() {
     assert!(o.status.success(), "{}", stderr(&o));
     let md = stdout(&o);
     let head = repo.head();
-    assert!(md.contains(&format!("as of `{}`", &head[..12])), "{md}");
-    assert!(md.contains("index matches HEAD"), "{md}");
-    assert!(md.contains("match: lexical+structural"), "{md}");
-    assert!(md.contains("completeness: full"), "{md}");
+    assert!(md.starts_with(&format!("> sno `{}`", &head[..12])), "{md}");
+    assert!(md.contains("= HEAD"), "{md}");
+    assert!(md.contains(" · lexical+structural"), "{md}");
+    assert!(md.contains(" · full: "), "{md}");
+    assert!(md.contains("parsed cleanly"), "{md}");
     assert!(
-        md.contains("`Config.load` app/config.py:13 (method)"),
+        md.contains("`Config.load` app/config.py:13\n```python\n"),
         "{md}"
     );
     // The whole method, decorator line to last line.
@@ -84,7 +85,7 @@ fn a_tight_budget_is_never_silent() {
     assert_eq!(listed + more, c["omitted"].as_u64().unwrap(), "{v}");
     assert!(v["omitted"][0]["path"].is_string(), "{v}");
     let md = stdout(&repo.sno(&["search", "config", "--lexical-only", "--max-tokens", "260"]));
-    assert!(md.contains("not included (token budget)"), "{md}");
+    assert!(md.contains("not included:"), "{md}");
 
     // Just under what the whole class needs: it is cut to fit, not dropped.
     let ask = |budget: u64| {
@@ -109,7 +110,7 @@ fn a_tight_budget_is_never_silent() {
     assert!(v["items"][0]["source"]
         .as_str()
         .unwrap()
-        .ends_with("[cut to fit the token budget]"));
+        .ends_with("… [cut]"));
     assert!(
         v["header"]["completeness"]["tokens"].as_u64().unwrap() <= budget,
         "{v}"
@@ -160,63 +161,6 @@ fn scope_and_a_missing_model_are_reported() {
     repo.commit("not indexed yet");
     let v = repo.sno_json(&["search", "server", "--json", "--lexical-only"]);
     assert_eq!(v["header"]["head_differs"], repo.head());
-}
-
-/// Writes a real model2vec model directory: a WordLevel tokenizer.json, a
-/// config.json and an F32 `embeddings` tensor in safetensors format. Words
-/// of one topic get the same direction, so "car" lands near "automobile".
-fn tiny_model(dir: &std::path::Path) {
-    let topics: &[&[&str]] = &[
-        &["car", "automobile", "vehicle", "registry"],
-        &["invoice", "bill", "payment"],
-        &["weather", "forecast", "rain"],
-        &["password", "secret", "hash"],
-    ];
-    let mut vocab = vec!["[UNK]".to_string()];
-    let mut rows: Vec<[f32; 4]> = vec![[0.0; 4]];
-    for (t, words) in topics.iter().enumerate() {
-        for w in *words {
-            vocab.push(w.to_string());
-            let mut row = [0.05f32; 4];
-            row[t] = 1.0;
-            rows.push(row);
-        }
-    }
-    let vocab_json: serde_json::Map<String, serde_json::Value> = vocab
-        .iter()
-        .enumerate()
-        .map(|(i, w)| (w.clone(), serde_json::json!(i)))
-        .collect();
-    let tokenizer = serde_json::json!({
-        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
-        "normalizer": {"type": "Lowercase"},
-        "pre_tokenizer": {"type": "Whitespace"},
-        "post_processor": null, "decoder": null,
-        "model": {"type": "WordLevel", "vocab": vocab_json, "unk_token": "[UNK]"}
-    });
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("tokenizer.json"), tokenizer.to_string()).unwrap();
-    std::fs::write(
-        dir.join("config.json"),
-        r#"{"model_type": "model2vec", "normalize": true}"#,
-    )
-    .unwrap();
-    let data: Vec<u8> = rows
-        .iter()
-        .flatten()
-        .flat_map(|f| f.to_le_bytes())
-        .collect();
-    let mut header = serde_json::json!({
-        "embeddings": {"dtype": "F32", "shape": [rows.len(), 4], "data_offsets": [0, data.len()]}
-    })
-    .to_string();
-    while !header.len().is_multiple_of(8) {
-        header.push(' ');
-    }
-    let mut file = (header.len() as u64).to_le_bytes().to_vec();
-    file.extend_from_slice(header.as_bytes());
-    file.extend_from_slice(&data);
-    std::fs::write(dir.join("model.safetensors"), file).unwrap();
 }
 
 #[test]

@@ -286,3 +286,60 @@ pub fn serve_in_background(repo: &Repo, without: &[&str]) -> std::process::Child
     }
     child
 }
+
+/// Writes a real model2vec model directory: a WordLevel tokenizer.json, a
+/// config.json and an F32 `embeddings` tensor in safetensors format. Words
+/// of one topic get the same direction, so "car" lands near "automobile".
+pub fn tiny_model(dir: &std::path::Path) {
+    let topics: &[&[&str]] = &[
+        &["car", "automobile", "vehicle", "registry"],
+        &["invoice", "bill", "payment"],
+        &["weather", "forecast", "rain"],
+        &["password", "secret", "hash"],
+    ];
+    let mut vocab = vec!["[UNK]".to_string()];
+    let mut rows: Vec<[f32; 4]> = vec![[0.0; 4]];
+    for (t, words) in topics.iter().enumerate() {
+        for w in *words {
+            vocab.push(w.to_string());
+            let mut row = [0.05f32; 4];
+            row[t] = 1.0;
+            rows.push(row);
+        }
+    }
+    let vocab_json: serde_json::Map<String, serde_json::Value> = vocab
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (w.clone(), serde_json::json!(i)))
+        .collect();
+    let tokenizer = serde_json::json!({
+        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+        "normalizer": {"type": "Lowercase"},
+        "pre_tokenizer": {"type": "Whitespace"},
+        "post_processor": null, "decoder": null,
+        "model": {"type": "WordLevel", "vocab": vocab_json, "unk_token": "[UNK]"}
+    });
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("tokenizer.json"), tokenizer.to_string()).unwrap();
+    std::fs::write(
+        dir.join("config.json"),
+        r#"{"model_type": "model2vec", "normalize": true}"#,
+    )
+    .unwrap();
+    let data: Vec<u8> = rows
+        .iter()
+        .flatten()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let mut header = serde_json::json!({
+        "embeddings": {"dtype": "F32", "shape": [rows.len(), 4], "data_offsets": [0, data.len()]}
+    })
+    .to_string();
+    while !header.len().is_multiple_of(8) {
+        header.push(' ');
+    }
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend_from_slice(header.as_bytes());
+    file.extend_from_slice(&data);
+    std::fs::write(dir.join("model.safetensors"), file).unwrap();
+}

@@ -43,6 +43,16 @@ pub struct EmbedderState {
     model: Arc<crate::model::ModelCell>,
     root: std::path::PathBuf,
     mask_secrets: bool,
+    counts: Option<Counts>,
+}
+
+/// Embedded symbols per file as of a refresh: with them, the next refresh
+/// of a long-lived engine reads only the files changed since, not the
+/// whole state, to say how many symbols the semantic index covers.
+struct Counts {
+    /// The journal length the stored vectors were brought up to.
+    at: u64,
+    per_file: rustc_hash::FxHashMap<String, usize>,
 }
 
 /// The embedder actor.
@@ -65,6 +75,7 @@ impl Actor for Embedder {
             model: a.model,
             root: a.root,
             mask_secrets: a.mask_secrets,
+            counts: None,
         })
     }
 
@@ -80,7 +91,7 @@ impl Actor for Embedder {
     }
 }
 
-fn refresh(st: &EmbedderState) -> Result<EmbedSummary, String> {
+fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {
     // No model is not a failure: sno works in lexical + structural mode.
     let model = match st.model.get() {
         Ok(m) => m,
@@ -92,35 +103,63 @@ fn refresh(st: &EmbedderState) -> Result<EmbedSummary, String> {
         }
     };
     let model: &Model = &model;
-    let journal = &st.journal;
+    let journal = st.journal.clone();
     let err = |e: sno_journal::JournalError| e.to_string();
     let len = journal.len().map_err(err)?;
-    let state = journal.load_state().map_err(err)?;
-    let docs = sno_query::lexical::documents(&state);
-    let embeddable = docs
-        .iter()
-        .filter(|l| sno_query::search::is_embedded(l.symbol.kind))
-        .count();
     let same_model =
         journal.vectors_model().map_err(err)?.as_deref() == Some(model.source.as_str());
     // With the same model and every symbol covered up to some point of the
     // journal, only the files changed since can hold new text: reading the
     // stored vectors of every symbol was most of a small run's time.
-    let changed = match journal.vectors_upto().map_err(err)? {
+    let upto = journal.vectors_upto().map_err(err)?;
+    let changed = match upto {
         Some(upto) if same_model && upto.0 <= len => Some(
             journal
                 .events(upto, None)
                 .map_err(err)?
                 .iter()
                 .flat_map(|(_, env)| env.event.deltas().iter().map(|d| d.path.clone()))
-                .collect::<std::collections::HashSet<String>>(),
+                .collect::<std::collections::BTreeSet<String>>(),
         ),
         _ => None,
     };
+    // The records to embed from: the changed files' when the counts of the
+    // others are at hand, else the whole state.
+    let counted = st
+        .counts
+        .take()
+        .filter(|c| changed.is_some() && upto.map(|u| u.0) == Some(c.at));
+    let (records, mut per_file) = match (&changed, counted) {
+        (Some(changed), Some(c)) => {
+            let mut per_file = c.per_file;
+            let mut records = sno_journal::delta::State::new();
+            for path in changed {
+                match journal.file(path).map_err(err)? {
+                    Some(rec) => {
+                        records.insert(path.clone(), rec);
+                    }
+                    None => {
+                        per_file.remove(path);
+                    }
+                }
+            }
+            (records, per_file)
+        }
+        _ => (journal.load_state().map_err(err)?, Default::default()),
+    };
+    for (path, rec) in &records {
+        let n = rec
+            .symbols
+            .iter()
+            .filter(|s| sno_query::search::is_embedded(s.kind))
+            .count();
+        per_file.insert(path.clone(), n);
+    }
+    let embeddable = per_file.values().sum();
     // The embedded text holds the head of each body: read the files.
     let git = sno_index::git::GitRepo::open(&st.root).map_err(|e| e.to_string())?;
     let mut texts = Vec::new();
-    for (path, rec) in &state {
+    for (path, rec) in &records {
         if rec.symbols.is_empty() || changed.as_ref().is_some_and(|c| !c.contains(path)) {
             continue;
         }
@@ -140,6 +179,7 @@ fn refresh(st: &EmbedderState) -> Result<EmbedSummary, String> {
     journal
         .put_vectors(&model.source, &new, Some(sno_journal::model::Seq(len)))
         .map_err(err)?;
+    st.counts = Some(Counts { at: len, per_file });
     Ok(EmbedSummary {
         off_reason: None,
         symbols: embeddable,

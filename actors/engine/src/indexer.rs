@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 use sno_journal::audit::{AuditEntry, AuditRecord, IndexRun};
 use sno_journal::delta::State;
 use sno_journal::event::{BranchMoved, CommitIndexed, Event};
-use sno_journal::model::{BlobId, CommitId, FileRecord, FileState, SkipReason};
+use sno_journal::model::{BlobId, CommitId, FileRecord, FileState, Seq, SkipReason};
 use sno_journal::{Flush, Journal, JournalError};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -120,34 +120,60 @@ pub struct IndexerArgs {
 /// The indexer actor.
 pub struct Indexer;
 
+/// The indexer's state: its arguments, and what the last run left.
+pub struct IndexerState {
+    args: IndexerArgs,
+    kept: Option<Kept>,
+}
+
+/// The state a run ended with and resolution's indexes of it, kept for the
+/// next run of a long-lived engine: reading the whole views back and
+/// indexing them again cost more than indexing a small commit. Valid while
+/// the journal's head is still the event that produced it (a journal
+/// position is never reused); kept only for states of at most
+/// [`KEEP_SYMBOLS`] symbols, so a large repository's daemon does not hold
+/// it between runs.
+struct Kept {
+    seq: Seq,
+    state: State,
+    index: RepoIndex,
+}
+
+/// The largest state (in symbols) kept between runs: about 2M lines of
+/// code, a few hundred MB held.
+const KEEP_SYMBOLS: usize = 300_000;
+
 impl Actor for Indexer {
     type Msg = IndexerMsg;
-    type State = IndexerArgs;
+    type State = IndexerState;
     type Arguments = IndexerArgs;
 
     async fn pre_start(
         &self,
         _me: ActorRef<IndexerMsg>,
-        a: IndexerArgs,
-    ) -> Result<IndexerArgs, ActorProcessingErr> {
-        Ok(a)
+        args: IndexerArgs,
+    ) -> Result<IndexerState, ActorProcessingErr> {
+        Ok(IndexerState { args, kept: None })
     }
 
     async fn handle(
         &self,
         _me: ActorRef<IndexerMsg>,
         msg: IndexerMsg,
-        st: &mut IndexerArgs,
+        state: &mut IndexerState,
     ) -> Result<(), ActorProcessingErr> {
+        let st = &state.args;
         let writer = ractor::call!(st.supervisor, SupervisorMsg::Writer)?;
         let (req, progress, reply) = match msg {
             IndexerMsg::Run(req, progress, reply) => (req, progress, reply),
             IndexerMsg::Rollback(to, git_head, reply) => {
+                state.kept = None;
                 let r = ractor::call!(writer, crate::writer::WriterMsg::Rollback, to, git_head)?;
                 let _ = reply.send(r);
                 return Ok(());
             }
             IndexerMsg::Repair(reply) => {
+                state.kept = None;
                 let r = ractor::call!(writer, crate::writer::WriterMsg::Repair)?;
                 let _ = reply.send(r);
                 return Ok(());
@@ -168,7 +194,7 @@ impl Actor for Indexer {
             reparsed: AtomicU64::new(0),
             max_file_size: req.max_file_size.unwrap_or(st.config.max_file_size),
         };
-        let result = runner.execute(&req, &mut run).await;
+        let result = runner.execute(&req, &mut run, &mut state.kept).await;
         let files_reparsed = runner.reparsed.load(Ordering::Relaxed);
         run.finished_ms = now_ms();
         run.outcome = match &result {
@@ -290,6 +316,7 @@ impl Run<'_> {
         &self,
         req: &IndexRequest,
         run: &mut IndexRun,
+        kept: &mut Option<Kept>,
     ) -> Result<(bool, Option<String>, bool), IndexError> {
         let cfg = &self.st.config;
         let journal = &self.st.journal;
@@ -304,7 +331,13 @@ impl Run<'_> {
         run.target = Some(tip);
         let chain = repo.first_parent_chain(tip, req.history)?;
         let head = journal.head()?;
-        let mut state: State = journal.load_state()?;
+        let (mut state, kept_index) = match kept.take() {
+            Some(k) if head.as_ref().map(|h| h.seq) == Some(k.seq) => {
+                tracing::debug!(files = k.state.len(), "the last run's state, kept");
+                (k.state, Some(k.index))
+            }
+            _ => (journal.load_state()?, None),
+        };
         let todo: Vec<CommitId> = match &head {
             Some(h) => match chain.iter().position(|c| *c == h.commit) {
                 Some(i) => chain[i + 1..].to_vec(),
@@ -327,6 +360,13 @@ impl Run<'_> {
             });
         }
         if todo.is_empty() {
+            if let (Some(h), Some(index)) = (&head, kept_index) {
+                *kept = Some(Kept {
+                    seq: h.seq,
+                    state,
+                    index,
+                });
+            }
             return Ok((true, branch, shallow));
         }
         let prev_tree = match &head {
@@ -334,7 +374,12 @@ impl Run<'_> {
             None => None,
         };
         let mut base = head.as_ref().map(|h| h.commit);
-        let mut index = RepoIndex::new(&state);
+        let mut index = kept_index.unwrap_or_else(|| RepoIndex::new(&state));
+        // A first index is not kept: it is the largest run, and the next
+        // is usually in another process.
+        let keep = head.is_some()
+            && state.values().map(|r| r.symbols.len()).sum::<usize>() <= KEEP_SYMBOLS;
+        let mut last_seq = None;
         let mut files_held = state.len();
         // Deferred commits are synced if the run stops early, however it stops.
         let mut deferred = Deferred::new(self.writer);
@@ -413,7 +458,7 @@ impl Run<'_> {
             let (updates, parsed, reparsed) = cur.finish(&state, run).await;
             self.reparsed.fetch_add(reparsed as u64, Ordering::Relaxed);
             let t_parsed = t0.elapsed();
-            let after = if i + 1 < todo.len() {
+            let after = if i + 1 < todo.len() || keep {
                 StateAfter::Kept
             } else {
                 StateAfter::Dropped
@@ -443,7 +488,7 @@ impl Run<'_> {
                 base,
                 deltas,
             });
-            ractor::call!(
+            let seq = ractor::call!(
                 self.writer,
                 WriterMsg::Commit,
                 ev,
@@ -451,6 +496,7 @@ impl Run<'_> {
                 flush
             )
             .map_err(|e| IndexError::Actor(e.to_string()))??;
+            last_seq = Some(seq);
             deferred.committed(flush);
             run.commits_indexed += 1;
             tracing::info!(
@@ -480,6 +526,10 @@ impl Run<'_> {
         }
         if let Some(r) = &ctx.reuse {
             tracing::debug!(kept_bytes = r.kept.bytes(), "versions kept at the end");
+        }
+        if let (true, Some(seq)) = (keep, last_seq) {
+            *kept = Some(Kept { seq, state, index });
+            return Ok((false, branch, shallow));
         }
         // What is left is freed off the writer's path if large (judged by
         // the files the run held: the last advance moved added ones out).

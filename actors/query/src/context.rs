@@ -188,12 +188,14 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         match (input.files.is_some(), json) {
             (false, false) => {
                 let e = r.entry(input.hits[i].doc);
+                let fence = fence_for(src);
+                // The kind is the JSON form's: the code's first line
+                // says it, and the fence's language says doc from code.
                 format!(
-                    "\n`{}` {}:{} ({})\n```{}\n{}\n```\n",
+                    "\n`{}` {}:{}\n{fence}{}\n{}\n{fence}\n",
                     e.name,
                     e.path,
                     e.line,
-                    e.kind,
                     fence_lang(e.path),
                     src
                 )
@@ -281,8 +283,18 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         .collect();
     let reserve = (input.max_tokens / 20).min(count_tokens(&all_omitted));
     let mut budget = input.max_tokens.saturating_sub(framing + reserve);
+    // A package is mostly code: what frames its items (titles, fences)
+    // takes at most what the header and the list of items left out leave
+    // of a fifth of the budget; past that, items get longer rather than
+    // more numerous. The structured form and file answers are metadata by
+    // design.
+    let item_framing = if json || input.files.is_some() {
+        usize::MAX
+    } else {
+        (input.max_tokens / CODE_SHARE).saturating_sub(framing + reserve)
+    };
     loop {
-        let packing = pack(&sources, &render, budget);
+        let packing = pack(&sources, &render, budget, item_framing);
         let included: Vec<usize> = (0..ranked)
             .filter(|i| packing.outcome[*i] != Packed::Omitted)
             .collect();
@@ -328,14 +340,15 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             }
         }
         let finish = |pkg: &mut ContextPackage| -> usize {
-            let omitted_line = if pkg.omitted.is_empty() && pkg.more == 0 {
+            // The header counts what was left out; the line names what
+            // it has room for.
+            let omitted_line = if pkg.omitted.is_empty() {
                 String::new()
             } else {
                 let listed: Vec<String> = pkg.omitted.iter().map(omitted_text).collect();
-                let more = match (pkg.more, listed.is_empty()) {
-                    (0, _) => String::new(),
-                    (n, true) => format!(" {n} item(s)"),
-                    (n, false) => format!(" · and {n} more"),
+                let more = match pkg.more {
+                    0 => String::new(),
+                    n => format!(" · and {n} more"),
                 };
                 format!("\n{OMITTED_LEAD} {}{more}\n", listed.join(" · "))
             };
@@ -488,14 +501,28 @@ fn echoed(query: &str) -> String {
 const FILE_SYMBOLS: usize = 3;
 
 /// What opens the list of items left out of a markdown package.
-const OMITTED_LEAD: &str = "> not included (token budget):";
+const OMITTED_LEAD: &str = "> not included:";
 
-/// The trust header as markdown: two lines (three when files changed on
-/// disk), every word of them worth its tokens.
+/// A markdown package is at least `1 - 1/CODE_SHARE` code when more
+/// candidates exist than fit.
+const CODE_SHARE: usize = 5;
+
+/// A code fence longer than any run of backticks in `src` (CommonMark: a
+/// fence closes only on one at least as long), so a quoted markdown file
+/// with its own fences stays one block.
+fn fence_for(src: &str) -> String {
+    let longest = src.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
+}
+
+/// The trust header as markdown: one line (two when files changed on
+/// disk), every word of it worth its tokens, as the budget pays for it.
+/// `> sno `<commit>` (<branch>) = HEAD · <match> · <completeness> · <n> of
+/// <max> tokens · <parse state>`, then the scope when there is one.
 pub fn render_header(h: &TrustHeader) -> String {
     let c = &h.completeness;
     let mut s = format!(
-        "> **sno** as of `{}`{}",
+        "> sno `{}`{}",
         &h.as_of.commit[..12.min(h.as_of.commit.len())],
         h.as_of
             .branch
@@ -505,17 +532,41 @@ pub fn render_header(h: &TrustHeader) -> String {
     );
     match &h.head_differs {
         Some(head) => s.push_str(&format!(
-            " · **index is not at HEAD** (`{}`): run `sno init` to update",
+            " · **index is not at HEAD** (`{}`): run `sno init`",
             &head[..12.min(head.len())]
         )),
-        None => s.push_str(" · index matches HEAD"),
+        None => s.push_str(" = HEAD"),
     }
-    s.push_str(&format!(" · match: {}", h.match_type));
+    s.push_str(&format!(" · {}", h.match_type));
     if let Some(r) = &h.semantic_off_reason {
         s.push_str(&format!(" (semantic off: {r})"));
     }
+    let what = match c.status.as_str() {
+        "full" => format!("full: {} item(s)", c.included),
+        "truncated" => format!(
+            "truncated: {} of {} ({} cut)",
+            c.included,
+            c.included + c.omitted,
+            c.truncated
+        ),
+        _ => format!(
+            "budget-limited: {} of {}",
+            c.included,
+            c.included + c.omitted
+        ),
+    };
+    s.push_str(&format!(
+        " · {what} · {} of {} tokens",
+        c.tokens, c.max_tokens
+    ));
+    let p = &h.parse_state;
+    if p.with_errors.is_empty() {
+        s.push_str(" · parsed cleanly");
+    } else {
+        s.push_str(&format!(" · syntax errors in {}", p.with_errors.join(", ")));
+    }
     if let Some(x) = &h.scope {
-        s.push_str(&format!(" · scope: under `{x}`"));
+        s.push_str(&format!(" · under `{x}`"));
     }
     s.push('\n');
     if let Some(edited) = h.edited_in_work_tree.as_ref().filter(|e| !e.is_empty()) {
@@ -525,34 +576,6 @@ pub fn render_header(h: &TrustHeader) -> String {
             files.join(", ")
         ));
     }
-    let what = match c.status.as_str() {
-        "full" => format!(
-            "full, {} item(s), {} of {} tokens",
-            c.included, c.tokens, c.max_tokens
-        ),
-        "truncated" => format!(
-            "truncated, {} included ({} cut to fit), {} omitted, {} of {} tokens",
-            c.included, c.truncated, c.omitted, c.tokens, c.max_tokens
-        ),
-        _ => format!(
-            "budget-limited, {} of {} included, {} of {} tokens",
-            c.included,
-            c.included + c.omitted,
-            c.tokens,
-            c.max_tokens
-        ),
-    };
-    s.push_str(&format!("> completeness: {what}"));
-    let p = &h.parse_state;
-    if p.with_errors.is_empty() {
-        s.push_str(&format!(" · {} file(s), all parsed cleanly\n", p.files));
-    } else {
-        s.push_str(&format!(
-            " · {} file(s), with syntax errors: {}\n",
-            p.files,
-            p.with_errors.join(", ")
-        ));
-    }
     s
 }
 
@@ -560,13 +583,25 @@ pub fn render_header(h: &TrustHeader) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_quoted_fence_does_not_close_the_block() {
+        assert_eq!(fence_for("def f():\n    return 1"), "```");
+        let doc = "## Usage\n\n```python\nrun()\n```\n\nmore text";
+        let fence = fence_for(doc);
+        assert_eq!(fence, "````");
+        // CommonMark closes a block on a fence at least as long as the
+        // opening one: no line of the quoted source does.
+        assert!(doc.lines().all(|l| !l.trim_start().starts_with(&fence)));
+        assert_eq!(fence_for("a ````` b"), "``````");
+    }
+
     /// Counted around the number, a text counts as it does whole, for
     /// every number; where that cannot be vouched for, there is no split.
     #[test]
     fn an_answer_counted_around_its_stated_count_counts_as_the_whole() {
         let mark = usize::MAX.to_string();
         let texts = [
-            format!("> completeness: budget-limited, 4 of 10 included, {mark} of 500 tokens · 5 file(s)\n\n`f` a.py:1\n"),
+            format!("> sno `0123456789ab` (main) = HEAD · hybrid · budget-limited: 4 of 10 · {mark} of 500 tokens · parsed cleanly\n\n`f` a.py:1\n"),
             format!("{{\"query\":\"x\",\"header\":{{\"completeness\":{{\"tokens\":{mark},\"max_tokens\":2000}}}},\"items\":[]}}"),
         ];
         for text in &texts {

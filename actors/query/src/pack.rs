@@ -50,7 +50,7 @@ pub enum Packed {
 }
 
 /// What is appended to a cut source.
-pub const CUT_MARKER: &str = "\n… [cut to fit the token budget]";
+pub const CUT_MARKER: &str = "\n… [cut]";
 
 /// Renders candidate `i` around a source (its own, or a cut of it).
 pub type Render<'a> = dyn Fn(usize, &str) -> String + 'a;
@@ -80,57 +80,58 @@ const ITEM_SHARE: usize = 3;
 /// all that is left for the last one), else cut to the lines that do.
 /// Packing stops at the first item that cannot show even a few lines, so
 /// what is included is always the ranking's head, never a low-ranked small
-/// item in the place of a better one. Room left at the end goes back to the
-/// items that were cut, best first.
-pub fn pack(sources: &[String], render: &Render, budget: usize) -> Packing {
+/// item in the place of a better one.
+///
+/// `framing` bounds what the items' framing (what `render` adds around a
+/// source: a title line, fences) may take in all: past it, the room goes
+/// first to the items that were cut, best first, and only what they leave
+/// to further items. A reader asked for code gets code, not a list of
+/// titles with a few lines under each.
+pub fn pack(sources: &[String], render: &Render, budget: usize, framing: usize) -> Packing {
     let n = sources.len();
-    let mut outcome = vec![Packed::Omitted; n];
-    // Per included item: the source rendered, its text and its tokens.
-    let mut texts: Vec<Option<(String, String, usize)>> = vec![None; n];
+    let mut placed = Placed {
+        outcome: vec![Packed::Omitted; n],
+        texts: vec![None; n],
+        used: 0,
+    };
     let share = (budget / ITEM_SHARE).max(MIN_CUT);
-    let mut used = 0;
-    for (i, src) in sources.iter().enumerate() {
-        let room = budget.saturating_sub(used);
-        let limit = if i + 1 == n { room } else { room.min(share) };
-        let text = render(i, src);
-        if let Some(t) = fits(&text, limit) {
-            used += t;
-            outcome[i] = Packed::Whole;
-            texts[i] = Some((src.clone(), text, t));
-            continue;
-        }
-        match (limit >= MIN_CUT)
-            .then(|| cut_to_fit(src, i, render, limit))
-            .flatten()
-        {
-            Some(cut) => {
-                used += cut.2;
-                outcome[i] = Packed::Truncated;
-                texts[i] = Some(cut);
-            }
-            None => break,
-        }
-    }
-    // What the shares held back and nothing took: the cut items get it.
-    for i in 0..n {
-        let room = budget.saturating_sub(used);
-        if outcome[i] != Packed::Truncated || room == 0 {
-            continue;
-        }
-        let had = texts[i].as_ref().map_or(0, |t| t.2);
-        let text = render(i, &sources[i]);
-        let grown = match fits(&text, had + room) {
-            Some(t) => Some((sources[i].clone(), text, t)),
-            None => cut_to_fit(&sources[i], i, render, had + room).filter(|c| c.2 > had),
+    let mut framed = 0;
+    let mut capped = true;
+    let mut i = 0;
+    while i < n {
+        let frame = if capped {
+            count_tokens(&render(i, ""))
+        } else {
+            0
         };
-        if let Some(g) = grown {
-            used = used - had + g.2;
-            if g.0 == sources[i] {
-                outcome[i] = Packed::Whole;
-            }
-            texts[i] = Some(g);
+        if capped && i > 0 && framed + frame > framing {
+            placed.grow_cut(sources, render, budget);
+            capped = false;
+            continue;
         }
+        let room = budget.saturating_sub(placed.used);
+        let limit = if i + 1 == n { room } else { room.min(share) };
+        let text = render(i, &sources[i]);
+        let got = match fits(&text, limit) {
+            Some(t) => Some((Packed::Whole, (sources[i].clone(), text, t))),
+            None => (limit >= MIN_CUT)
+                .then(|| cut_to_fit(&sources[i], i, render, limit))
+                .flatten()
+                .map(|cut| (Packed::Truncated, cut)),
+        };
+        let Some((outcome, text)) = got else { break };
+        placed.used += text.2;
+        placed.outcome[i] = outcome;
+        placed.texts[i] = Some(text);
+        framed += frame;
+        i += 1;
     }
+    placed.grow_cut(sources, render, budget);
+    let Placed {
+        mut outcome,
+        mut texts,
+        ..
+    } = placed;
     // Pieces are counted one by one; token boundaries can merge across
     // them, so the whole is counted once and trimmed if it overshoots.
     loop {
@@ -149,6 +150,40 @@ pub fn pack(sources: &[String], render: &Render, budget: usize) -> Packing {
                     sources: texts.into_iter().map(|t| t.map(|(s, _, _)| s)).collect(),
                     tokens,
                 }
+            }
+        }
+    }
+}
+
+/// The items placed so far: how each went in, its source, rendering and
+/// tokens, and the tokens used.
+struct Placed {
+    outcome: Vec<Packed>,
+    texts: Vec<Option<(String, String, usize)>>,
+    used: usize,
+}
+
+impl Placed {
+    /// What the shares held back and nothing took goes to the cut items,
+    /// best first.
+    fn grow_cut(&mut self, sources: &[String], render: &Render, budget: usize) {
+        for (i, source) in sources.iter().enumerate() {
+            let room = budget.saturating_sub(self.used);
+            if self.outcome[i] != Packed::Truncated || room == 0 {
+                continue;
+            }
+            let had = self.texts[i].as_ref().map_or(0, |t| t.2);
+            let text = render(i, source);
+            let grown = match fits(&text, had + room) {
+                Some(t) => Some((source.clone(), text, t)),
+                None => cut_to_fit(source, i, render, had + room).filter(|c| c.2 > had),
+            };
+            if let Some(g) = grown {
+                self.used = self.used - had + g.2;
+                if g.0 == *source {
+                    self.outcome[i] = Packed::Whole;
+                }
+                self.texts[i] = Some(g);
             }
         }
     }
@@ -216,7 +251,7 @@ mod tests {
     #[test]
     fn items_come_in_rank_order_each_whole_or_its_first_lines() {
         let sources = [src(3), src(60), src(2)];
-        let p = pack(&sources, &plain, 120);
+        let p = pack(&sources, &plain, 120, usize::MAX);
         assert_eq!(
             p.outcome,
             [Packed::Whole, Packed::Truncated, Packed::Whole],
@@ -235,7 +270,7 @@ mod tests {
     #[test]
     fn a_big_item_does_not_crowd_out_those_ranked_after_it() {
         let sources = [src(500), src(3), src(3), src(400)];
-        let p = pack(&sources, &plain, 300);
+        let p = pack(&sources, &plain, 300, usize::MAX);
         assert_eq!(
             p.outcome[..3],
             [Packed::Truncated, Packed::Whole, Packed::Whole]
@@ -247,22 +282,58 @@ mod tests {
     fn nothing_ranked_lower_takes_the_place_of_an_item_that_did_not_fit() {
         // The third would fit whole in what is left; the second cannot show
         // a useful head there, and packing stops at it.
-        let p = pack(&[src(2), src(400), src(1)], &plain, 40);
+        let p = pack(&[src(2), src(400), src(1)], &plain, 40, usize::MAX);
         assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted, Packed::Omitted]);
     }
 
     #[test]
     fn an_oversized_first_item_is_cut_and_says_so() {
-        let p = pack(&[src(500)], &plain, 80);
+        let p = pack(&[src(500)], &plain, 80, usize::MAX);
         assert_eq!(p.outcome, [Packed::Truncated]);
-        assert!(p.body.contains("cut to fit"));
+        assert!(p.body.contains(CUT_MARKER));
         assert!(p.tokens <= 80, "{}", p.tokens);
     }
 
     #[test]
     fn no_room_for_a_useful_cut_leaves_it_out() {
-        let p = pack(&[src(2), src(400)], &plain, 40);
+        let p = pack(&[src(2), src(400)], &plain, 40, usize::MAX);
         assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted]);
+    }
+
+    #[test]
+    fn past_the_framing_share_the_room_goes_to_code() {
+        let titled = |i: usize, s: &str| {
+            format!("\n`item_{i}` some/path/to/file_{i}.py:{i}\n```\n{s}\n```\n")
+        };
+        let frame = count_tokens(&titled(1, ""));
+        let big = [src(500), src(500), src(500), src(500)];
+        // Framing for two: two items, the room left going to the cut ones.
+        let p = pack(&big, &titled, 600, 2 * frame + 1);
+        assert_eq!(
+            p.outcome,
+            [
+                Packed::Truncated,
+                Packed::Truncated,
+                Packed::Omitted,
+                Packed::Omitted
+            ]
+        );
+        assert!(p.tokens >= 600 - 20, "{}", p.tokens);
+        let unbounded = pack(&big, &titled, 600, usize::MAX);
+        assert_eq!(
+            unbounded.outcome[2],
+            Packed::Truncated,
+            "three shares without the bound"
+        );
+        // Small whole items leave room the cut ones cannot take: more items
+        // come in past the bound rather than leaving it empty.
+        let small: Vec<String> = (0..8).map(|_| src(2)).collect();
+        let p = pack(&small, &titled, 600, frame);
+        assert!(
+            p.outcome.iter().all(|o| *o == Packed::Whole),
+            "{:?}",
+            p.outcome
+        );
     }
 
     #[test]

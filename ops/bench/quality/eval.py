@@ -1640,11 +1640,13 @@ class Tokens:
         return (len(text.encode("utf-8")) + 3) // 4
 
 
-FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+# A fence closes on a line of at least as many backticks (CommonMark): a
+# quoted markdown file's own fences sit inside a longer one.
+FENCE = re.compile(r"^(`{3,})[^`\n]*\n(.*?)^\1`*[ \t]*$", re.S | re.M)
 
 
 def code_text(package):
-    return "".join(m.group(1) for m in FENCE.finditer(package or ""))
+    return "".join(m.group(2) for m in FENCE.finditer(package or ""))
 
 
 # ---------------------------------------------------------------------------
@@ -1718,9 +1720,9 @@ def bm25_history(corpus, qc):
 
 def markdown_completeness(text):
     """The completeness line of a markdown package, as the JSON form's."""
-    m = re.search(r"completeness: (full|budget-limited|truncated)", text or "")
+    m = re.search(r" · (full|budget-limited|truncated): ", (text or "").split("\n", 1)[0])
     status = {"budget-limited": "budget_limited"}.get(m.group(1), m.group(1)) if m else None
-    left_out = "not included (token budget)" in (text or "")
+    left_out = status in ("budget_limited", "truncated")
     return {"status": status, "omitted": 1 if left_out else 0}
 
 
