@@ -255,6 +255,62 @@ impl Journal {
         Ok(Some((head, state)))
     }
 
+    /// The indexed head and every distinct name the names table keys
+    /// ([`name_key`]), in order, read in one transaction: what a name
+    /// lookup's inexact tiers choose from without reading any record.
+    pub fn head_and_name_keys(&self) -> Result<Option<(IndexedHead, Vec<String>)>, JournalError> {
+        let r = self.db.begin_read()?;
+        let Some(head) = read_head(&r)? else {
+            return Ok(None);
+        };
+        let mut keys: Vec<String> = Vec::new();
+        for row in r.open_table(NAMES)?.iter()? {
+            let (k, _) = row?;
+            let (name, _) = k.value();
+            if keys.last().map(String::as_str) != Some(name) {
+                keys.push(name.to_string());
+            }
+        }
+        Ok(Some((head, keys)))
+    }
+
+    /// The records of the files defining a symbol under any of `keys`
+    /// (names as [`name_key`] keys them), read in one transaction if the
+    /// head is still `seq`; `None` when it moved or more than `max_files`
+    /// files would be read.
+    pub fn files_naming_at_head(
+        &self,
+        seq: Seq,
+        keys: &[&str],
+        max_files: usize,
+    ) -> Result<Option<State>, JournalError> {
+        let r = self.db.begin_read()?;
+        if read_head(&r)?.map(|h| h.seq) != Some(seq) {
+            return Ok(None);
+        }
+        let names = r.open_table(NAMES)?;
+        let mut paths = BTreeSet::new();
+        for key in keys {
+            for row in names.range((*key, "")..)? {
+                let (k, _) = row?;
+                let (name, path) = k.value();
+                if name != *key {
+                    break;
+                }
+                paths.insert(path.to_string());
+                if paths.len() > max_files {
+                    return Ok(None);
+                }
+            }
+        }
+        let files = r.open_table(FILES)?;
+        let mut state = State::new();
+        for path in &paths {
+            add_file(&files, path, &mut state)?;
+        }
+        Ok(Some(state))
+    }
+
     /// The indexed head and one file's record, read in one transaction.
     pub fn head_and_file(&self, path: &str) -> Result<Option<(IndexedHead, State)>, JournalError> {
         let r = self.db.begin_read()?;

@@ -61,7 +61,7 @@ impl Default for WatchConfig {
     fn default() -> Self {
         WatchConfig {
             enabled: true,
-            debounce_ms: 200,
+            debounce_ms: 100,
             poll_secs: 5.0,
         }
     }

@@ -15,6 +15,13 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::read::Snapshot;
 
+/// Names closest in spelling whose files a missed lookup reads, for its
+/// suggestions.
+const NEAR_SUGGESTIONS: usize = 40;
+
+/// The most files a lookup reads instead of the whole state.
+const NEAR_FILES: usize = 2000;
+
 /// Longest regular expression program accepted (bytes of compiled size):
 /// a pattern is an agent's input.
 const REGEX_SIZE_LIMIT: usize = 1 << 22;
@@ -72,7 +79,15 @@ impl Engine {
                 });
             }
         }
-        let (snap, _) = self.snapshot(at)?;
+        // The other tiers from the files of the names they can match.
+        let near = match at {
+            None if !self.config.serve.retrieval_context => self.near_point(name)?,
+            _ => None,
+        };
+        let (snap, _) = match near {
+            Some(p) => (std::sync::Arc::new(p), true),
+            None => self.snapshot(at)?,
+        };
         let results = sno_query::find_symbols(&snap.state, name, limit.max(1));
         if results.is_empty() {
             let e = LookupError::NotFound {
@@ -137,6 +152,49 @@ impl Engine {
         Ok(read(self.journal())?.map(|(head, state)| Snapshot {
             key: format!("point@{}", head.seq.0),
             // Not cached: the budget never counts it.
+            bytes: 0,
+            state,
+            as_of: sno_protocol::query::AsOfCommit {
+                commit: head.commit.to_hex(),
+                branch: head.branch,
+            },
+            seq: head.seq,
+            is_head: true,
+        }))
+    }
+
+    /// The head's records of the files defining a name a lookup of `name`
+    /// can match inexactly, or the nearest in spelling
+    /// ([`sno_query::lookup::names_near`]); `None` when the head's whole
+    /// state is loaded anyway, or the names are in too many files.
+    fn near_point(&self, name: &str) -> Result<Option<Snapshot>> {
+        if self.read.head_is_loaded() {
+            return Ok(None);
+        }
+        // A commit indexed between the two reads: read again, rather than
+        // the whole new state.
+        let mut tries = 0;
+        let (head, state) = loop {
+            let Some((head, keys)) = self.journal().head_and_name_keys()? else {
+                return Ok(None);
+            };
+            let near = sno_query::lookup::names_near(&keys, name, NEAR_SUGGESTIONS);
+            match self
+                .journal()
+                .files_naming_at_head(head.seq, &near, NEAR_FILES)?
+            {
+                Some(state) => break (head, state),
+                None => {
+                    tries += 1;
+                    let moved = self.journal().head()?.map(|h| h.seq) != Some(head.seq);
+                    if !moved || tries == 3 {
+                        return Ok(None);
+                    }
+                }
+            }
+        };
+        Ok(Some(Snapshot {
+            key: format!("near@{}", head.seq.0),
             bytes: 0,
             state,
             as_of: sno_protocol::query::AsOfCommit {

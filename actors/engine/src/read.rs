@@ -542,6 +542,7 @@ impl ReadModel {
             }
             None => None,
         };
+        let t_read = t.elapsed();
         let paths: Vec<&str> = touched.iter().map(String::as_str).collect();
         let Some(changed) = self.journal.files_at_head(head.seq, &paths)? else {
             return Ok(None);
@@ -598,11 +599,13 @@ impl ReadModel {
                 return Ok(None);
             }
         }
+        let t_vectors = t.elapsed();
         if let Err(err) = cache.write_doc_map(&map) {
             tracing::warn!(error = %err, "could not store the document map");
             return Ok(None);
         }
         self.history(Some(&cache), head.seq)?;
+        let t_history = t.elapsed();
         // Last, since it moves the previous head's index.
         if sno_query::lexical::LexicalIndex::advanced(
             &cache.lexical_dir(),
@@ -620,6 +623,10 @@ impl ReadModel {
             touched = touched.len(),
             carried_files = files_carried,
             ms = t.elapsed().as_millis() as u64,
+            read_ms = t_read.as_millis() as u64,
+            vectors_ms = (t_vectors - t_read).as_millis() as u64,
+            map_history_ms = (t_history - t_vectors).as_millis() as u64,
+            lexical_ms = (t.elapsed() - t_history).as_millis() as u64,
             "head's parts advanced from the previous head's"
         );
         let searcher = self.stored_searcher(head)?;

@@ -191,8 +191,10 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                 let fence = fence_for(src);
                 // The kind is the JSON form's: the code's first line
                 // says it, and the fence's language says doc from code.
+                // A block starts with its title and ends with a blank
+                // line: blocks meet at clean seams, so their counts add up.
                 format!(
-                    "\n`{}` {}:{}\n{fence}{}\n{}\n{fence}\n",
+                    "`{}` {}:{}\n{fence}{}\n{}\n{fence}\n\n",
                     e.name,
                     e.path,
                     e.line,
@@ -203,10 +205,11 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             (false, true) => sno_protocol::to_wire(&item(i, Some(src))) + ",",
             (true, false) => {
                 let f = &input.files.expect("files")[i];
-                let mut out = format!("\n### {}\n", f.path);
+                let mut out = format!("### {}\n", f.path);
                 for line in src.lines() {
                     out.push_str(&format!("- `{line}`\n"));
                 }
+                out.push('\n');
                 out
             }
             (true, true) => sno_protocol::to_wire(&file_item(i, src)) + ",",
@@ -294,7 +297,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         (input.max_tokens / CODE_SHARE).saturating_sub(framing + reserve)
     };
     loop {
-        let packing = pack(&sources, &render, budget, item_framing);
+        let packing = pack(&sources, &render, budget, item_framing, !json);
         let included: Vec<usize> = (0..ranked)
             .filter(|i| packing.outcome[*i] != Packed::Omitted)
             .collect();
@@ -350,30 +353,36 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                     0 => String::new(),
                     n => format!(" · and {n} more"),
                 };
-                format!("\n{OMITTED_LEAD} {}{more}\n", listed.join(" · "))
+                format!("{OMITTED_LEAD} {}{more}\n", listed.join(" · "))
             };
             // The header states the answer's own token count, which
             // depends on the header: settle it. The answer is counted as
             // the text before that number and the text after it (the
             // same each time, while counting is most of an answer's cost),
             // when cl100k splits there too; else whole, again each time.
+            // A markdown answer is its header, the packed body and the
+            // line of items left out, meeting at clean seams: the body's
+            // count is the packing's, and only the rest is counted here.
             pkg.header.completeness.tokens = usize::MAX;
-            let text = if json {
-                sno_protocol::to_wire(pkg)
+            let (text, counted) = if json {
+                (sno_protocol::to_wire(pkg), 0)
             } else {
-                format!(
-                    "{}{}{omitted_line}",
+                debug_assert!(crate::pack::clean_seam(&packing.body, &omitted_line));
+                (
                     render_header(&pkg.header),
-                    packing.body
+                    packing.tokens + count_tokens(&omitted_line),
                 )
             };
             let split = split_at_count(&text);
-            let around = split.map(|(before, after)| count_tokens(before) + count_tokens(after));
+            let around =
+                split.map(|(before, after)| count_tokens(before) + count_tokens(after) + counted);
             let render = |pkg: &mut ContextPackage, total: usize| {
                 pkg.header.completeness.tokens = total;
                 if !json {
                     pkg.package = match split {
-                        Some((before, after)) => format!("{before}{total}{after}"),
+                        Some((before, after)) => {
+                            format!("{before}{total}{after}{}{omitted_line}", packing.body)
+                        }
                         None => format!(
                             "{}{}{omitted_line}",
                             render_header(&pkg.header),
@@ -576,6 +585,9 @@ pub fn render_header(h: &TrustHeader) -> String {
             files.join(", ")
         ));
     }
+    // A blank line ends the quote (a line right after it would continue
+    // it), and meets the first block at a clean seam.
+    s.push('\n');
     s
 }
 

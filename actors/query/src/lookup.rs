@@ -89,6 +89,34 @@ pub fn find_symbols(state: &State, query: &str, limit: usize) -> Vec<SymbolMatch
     Vec::new()
 }
 
+/// The names (as the names table keys them: a name's last `.`-segment)
+/// whose files hold every symbol [`find_symbols`]'s inexact tiers can
+/// match for `query` (case-insensitive, prefix, spelling), and the
+/// `suggest` names closest in spelling, for [`did_you_mean`] when no tier
+/// matches. Reading only their files answers a lookup that misses the
+/// exact tier without the whole state.
+pub fn names_near<'k>(keys: &'k [String], query: &str, suggest: usize) -> Vec<&'k str> {
+    let lower = query.to_lowercase();
+    let last = lower.rsplit('.').next().unwrap_or(&lower).to_string();
+    let spelled = query.len() <= MAX_FUZZY_LEN;
+    let mut out = Vec::new();
+    let mut close: Vec<(f64, &str)> = Vec::new();
+    for key in keys {
+        let k = key.to_lowercase();
+        if k == lower || k == last || k.starts_with(&lower) || fuzzy_close(key, query) {
+            out.push(key.as_str());
+        } else if spelled {
+            let score = strsim::jaro_winkler(&k, &lower).max(strsim::jaro_winkler(&k, &last));
+            if score > 0.7 {
+                close.push((score, key.as_str()));
+            }
+        }
+    }
+    close.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    out.extend(close.into_iter().take(suggest).map(|(_, k)| k));
+    out
+}
+
 /// Longer inputs are not compared for spelling: no identifier is this long,
 /// and Jaro-Winkler is quadratic (a 10 MB argument would stall a server).
 pub const MAX_FUZZY_LEN: usize = 256;
@@ -215,5 +243,64 @@ pub fn resolve_one<'a>(state: &'a State, query: &str) -> Result<Located<'a>, Loo
                 })
                 .collect(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sno_journal::test_support::record;
+
+    #[test]
+    fn the_files_of_the_names_near_a_query_answer_it_as_the_whole_state_does() {
+        let files: [(&str, &[&str]); 6] = [
+            ("a/config.py", &["load_config", "LoadConfig", "parse_args"]),
+            ("a/io.py", &["read_file", "write_file", "read_files"]),
+            ("b/net.py", &["open_socket", "close_socket"]),
+            ("b/loader.py", &["loader", "load", "loads"]),
+            ("c/misc.py", &["reed_file", "unrelated_helper"]),
+            ("c/other.py", &["something_else", "zzz"]),
+        ];
+        let state: State = files
+            .iter()
+            .enumerate()
+            .map(|(i, (p, names))| (p.to_string(), record(p, i as u8, names)))
+            .collect();
+        let mut keys: Vec<String> = all_symbols(&state)
+            .map(|l| l.symbol.name.rsplit('.').next().unwrap().to_string())
+            .collect();
+        keys.sort();
+        keys.dedup();
+        let queries = [
+            "LOAD_CONFIG", // case
+            "read_fil",    // prefix
+            "reed_file",   // exact, in another file than its neighbours
+            "opn_socket",  // spelling
+            "clse_sockt",  // spelling, too far for the tier: suggestions only
+            "Loader.loads",
+            "nothing_like_it_at_all",
+        ];
+        for q in queries {
+            let near = names_near(&keys, q, 40);
+            let partial: State = state
+                .iter()
+                .filter(|(_, r)| r.symbols.iter().any(|s| near.contains(&s.name.as_str())))
+                .map(|(p, r)| (p.clone(), r.clone()))
+                .collect();
+            let whole = find_symbols(&state, q, 5);
+            let found = find_symbols(&partial, q, 5);
+            let names = |m: &[SymbolMatch]| -> Vec<(String, MatchKind)> {
+                m.iter()
+                    .map(|m| (m.symbol.qualified_name.clone(), m.match_kind))
+                    .collect()
+            };
+            assert_eq!(names(&found), names(&whole), "{q}");
+            assert_eq!(
+                did_you_mean(&partial, q, 5),
+                did_you_mean(&state, q, 5),
+                "{q}"
+            );
+            assert!(partial.len() < state.len(), "{q}: read every file");
+        }
     }
 }

@@ -87,7 +87,17 @@ const ITEM_SHARE: usize = 3;
 /// first to the items that were cut, best first, and only what they leave
 /// to further items. A reader asked for code gets code, not a list of
 /// titles with a few lines under each.
-pub fn pack(sources: &[String], render: &Render, budget: usize, framing: usize) -> Packing {
+///
+/// With `additive`, the renderings' counts add up to the body's (each ends
+/// in a newline and starts with a character cl100k never joins to it: see
+/// [`clean_seam`]), so the body is never counted whole.
+pub fn pack(
+    sources: &[String],
+    render: &Render,
+    budget: usize,
+    framing: usize,
+    additive: bool,
+) -> Packing {
     let n = sources.len();
     let mut placed = Placed {
         outcome: vec![Packed::Omitted; n],
@@ -96,7 +106,7 @@ pub fn pack(sources: &[String], render: &Render, budget: usize, framing: usize) 
     };
     let share = (budget / ITEM_SHARE).max(MIN_CUT);
     let mut framed = 0;
-    let mut capped = true;
+    let mut capped = framing != usize::MAX;
     let mut i = 0;
     while i < n {
         let frame = if capped {
@@ -136,7 +146,11 @@ pub fn pack(sources: &[String], render: &Render, budget: usize, framing: usize) 
     // them, so the whole is counted once and trimmed if it overshoots.
     loop {
         let body: String = texts.iter().flatten().map(|(_, t, _)| t.as_str()).collect();
-        let tokens = count_tokens(&body);
+        let tokens = if additive {
+            texts.iter().flatten().map(|(_, _, t)| t).sum()
+        } else {
+            count_tokens(&body)
+        };
         let last = texts.iter().rposition(Option::is_some);
         match last {
             Some(l) if tokens > budget => {
@@ -189,6 +203,16 @@ impl Placed {
     }
 }
 
+/// Whether cl100k counts `left + right` as `left` and `right` apart: its
+/// pre-tokenizer never joins a newline to a following non-space character
+/// (a piece that takes a newline either ends with it or is all
+/// whitespace), so text ending in a newline meets text starting with a
+/// non-space character at a piece boundary.
+pub fn clean_seam(left: &str, right: &str) -> bool {
+    (left.is_empty() || left.ends_with('\n'))
+        && right.chars().next().is_none_or(|c| !c.is_whitespace())
+}
+
 /// `text`'s tokens if they are at most `limit`. A cl100k token covers at
 /// most a few dozen bytes of code: when even that bound cannot fit, the
 /// (costly) exact count is skipped.
@@ -200,6 +224,13 @@ fn fits(text: &str, limit: usize) -> Option<usize> {
 
 /// The longest head of `source` (whole lines) whose rendering fits `room`
 /// tokens: the source cut, its rendering and the rendering's tokens.
+///
+/// Counting a rendering is a pass of cl100k over it, and a search over the
+/// number of lines counted one per step. So the source's head is counted
+/// once, token by token, which gives what each line's end has cost so far;
+/// the cut that estimate picks is then counted exactly, and moved a line at
+/// a time while the exact count says so (token boundaries differ across a
+/// cut by a token or two, so it moves little).
 fn cut_to_fit(
     source: &str,
     i: usize,
@@ -217,20 +248,60 @@ fn cut_to_fit(
         let t = count_tokens(&text);
         (cut, text, t)
     };
-    // Binary search on the number of lines kept.
-    let (mut lo, mut hi) = (1usize, ends.len());
-    let mut best = None;
-    while lo <= hi {
-        let mid = (lo + hi) / 2;
-        let (cut, text, t) = attempt(mid);
-        if t <= room {
-            best = Some((cut, text, t));
-            lo = mid + 1;
-        } else {
-            hi = mid - 1;
+    // The head counted: a few bytes a token (code runs 3 to 4), doubled
+    // until it holds more than `room` tokens or is the whole source.
+    let mut span = room.saturating_mul(6);
+    let costs = loop {
+        let reach = ends.partition_point(|e| *e <= span).clamp(1, ends.len());
+        let costs = line_end_tokens(&source[..ends[reach - 1]], &ends[..reach]);
+        if reach == ends.len() || costs.last().is_some_and(|c| *c > room) {
+            break costs;
         }
+        span = span.saturating_mul(2);
+    };
+    let frame = count_tokens(&render(i, CUT_MARKER));
+    let estimate = costs.partition_point(|c| frame + c <= room).max(1);
+    let mut lines = estimate;
+    // Down while the exact count is over.
+    let mut best = loop {
+        let a = attempt(lines);
+        if a.2 <= room {
+            break a;
+        }
+        if lines == 1 {
+            return None;
+        }
+        lines -= 1;
+    };
+    // Up while the next line still fits.
+    while lines < ends.len() {
+        let a = attempt(lines + 1);
+        if a.2 > room {
+            break;
+        }
+        best = a;
+        lines += 1;
     }
-    best
+    Some(best)
+}
+
+/// For each of `ends` (byte offsets in `text`, ascending), the cl100k
+/// tokens of `text` up to it: tokens counted from one encoding of the
+/// whole, a token that spans an end counted in.
+fn line_end_tokens(text: &str, ends: &[usize]) -> Vec<usize> {
+    let bpe = crate::cl100k::counter();
+    let mut tokens = bpe.encode_ordinary(text).into_iter();
+    let (mut covered, mut n) = (0usize, 0usize);
+    ends.iter()
+        .map(|&end| {
+            while covered < end {
+                let Some(t) = tokens.next() else { break };
+                covered += bpe.decode_bytes(&[t]).map_or(1, |b| b.len());
+                n += 1;
+            }
+            n
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -251,7 +322,7 @@ mod tests {
     #[test]
     fn items_come_in_rank_order_each_whole_or_its_first_lines() {
         let sources = [src(3), src(60), src(2)];
-        let p = pack(&sources, &plain, 120, usize::MAX);
+        let p = pack(&sources, &plain, 120, usize::MAX, false);
         assert_eq!(
             p.outcome,
             [Packed::Whole, Packed::Truncated, Packed::Whole],
@@ -270,7 +341,7 @@ mod tests {
     #[test]
     fn a_big_item_does_not_crowd_out_those_ranked_after_it() {
         let sources = [src(500), src(3), src(3), src(400)];
-        let p = pack(&sources, &plain, 300, usize::MAX);
+        let p = pack(&sources, &plain, 300, usize::MAX, false);
         assert_eq!(
             p.outcome[..3],
             [Packed::Truncated, Packed::Whole, Packed::Whole]
@@ -282,13 +353,13 @@ mod tests {
     fn nothing_ranked_lower_takes_the_place_of_an_item_that_did_not_fit() {
         // The third would fit whole in what is left; the second cannot show
         // a useful head there, and packing stops at it.
-        let p = pack(&[src(2), src(400), src(1)], &plain, 40, usize::MAX);
+        let p = pack(&[src(2), src(400), src(1)], &plain, 40, usize::MAX, false);
         assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted, Packed::Omitted]);
     }
 
     #[test]
     fn an_oversized_first_item_is_cut_and_says_so() {
-        let p = pack(&[src(500)], &plain, 80, usize::MAX);
+        let p = pack(&[src(500)], &plain, 80, usize::MAX, false);
         assert_eq!(p.outcome, [Packed::Truncated]);
         assert!(p.body.contains(CUT_MARKER));
         assert!(p.tokens <= 80, "{}", p.tokens);
@@ -296,7 +367,7 @@ mod tests {
 
     #[test]
     fn no_room_for_a_useful_cut_leaves_it_out() {
-        let p = pack(&[src(2), src(400)], &plain, 40, usize::MAX);
+        let p = pack(&[src(2), src(400)], &plain, 40, usize::MAX, false);
         assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted]);
     }
 
@@ -308,7 +379,7 @@ mod tests {
         let frame = count_tokens(&titled(1, ""));
         let big = [src(500), src(500), src(500), src(500)];
         // Framing for two: two items, the room left going to the cut ones.
-        let p = pack(&big, &titled, 600, 2 * frame + 1);
+        let p = pack(&big, &titled, 600, 2 * frame + 1, false);
         assert_eq!(
             p.outcome,
             [
@@ -319,7 +390,7 @@ mod tests {
             ]
         );
         assert!(p.tokens >= 600 - 20, "{}", p.tokens);
-        let unbounded = pack(&big, &titled, 600, usize::MAX);
+        let unbounded = pack(&big, &titled, 600, usize::MAX, false);
         assert_eq!(
             unbounded.outcome[2],
             Packed::Truncated,
@@ -328,12 +399,75 @@ mod tests {
         // Small whole items leave room the cut ones cannot take: more items
         // come in past the bound rather than leaving it empty.
         let small: Vec<String> = (0..8).map(|_| src(2)).collect();
-        let p = pack(&small, &titled, 600, frame);
+        let p = pack(&small, &titled, 600, frame, false);
         assert!(
             p.outcome.iter().all(|o| *o == Packed::Whole),
             "{:?}",
             p.outcome
         );
+    }
+
+    #[test]
+    fn a_cut_is_the_longest_head_that_fits() {
+        let source: String = (0..120)
+            .map(|i| match i % 4 {
+                0 => format!("    def method_{i}(self, value: int) -> str:"),
+                1 => format!("        return f\"{{value}} × {i} — ünïcödé\""),
+                2 => String::new(),
+                _ => format!("\t# a comment about {i}    with  spaces"),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let titled =
+            |_: usize, s: &str| format!("\n`Thing.method` a/b.py:1\n```python\n{s}\n```\n");
+        let lines: Vec<&str> = source.split('\n').collect();
+        for room in (60..600).step_by(23) {
+            let (cut, text, t) = cut_to_fit(&source, 0, &titled, room).expect("room for a line");
+            assert!(t <= room && t == count_tokens(&text), "{room}: {t}");
+            let kept = cut.strip_suffix(CUT_MARKER).unwrap().split('\n').count();
+            if kept < lines.len() {
+                let longer = format!("{}{CUT_MARKER}", lines[..kept + 1].join("\n"));
+                assert!(
+                    count_tokens(&titled(0, &longer)) > room,
+                    "{room}: one line more fits"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn counts_add_up_across_a_clean_seam() {
+        let lefts = [
+            "```\n\n",
+            "def f():\n    return 1\n```\n\n",
+            "> sno `0123456789ab` (main) = HEAD · hybrid · full: 3 item(s)\n\n",
+            "trailing spaces   \n",
+            "tabs\t\n\n\n",
+            "punctuation!!!\n",
+            "12345\n",
+            "ünïcödé\n\n",
+            "\n",
+            "",
+        ];
+        let rights = [
+            "`Config.load` app/config.py:13\n```python\n",
+            "> not included: `a` b.py:1\n",
+            "### src/lib.rs\n- `f:1`\n\n",
+            "'s contraction",
+            "123 digits",
+            "éclair",
+            "!!! punctuation",
+            "",
+        ];
+        for l in lefts {
+            for r in rights {
+                assert!(clean_seam(l, r));
+                let whole = count_tokens(&format!("{l}{r}"));
+                assert_eq!(whole, count_tokens(l) + count_tokens(r), "{l:?} + {r:?}");
+            }
+        }
+        assert!(!clean_seam("x\n", "\nmore"));
+        assert!(!clean_seam("x", "y"));
     }
 
     #[test]
