@@ -297,3 +297,70 @@ fn a_daemon_indexing_commit_after_commit_equals_a_fresh_index_of_each() {
     drop(server.stdin.take());
     let _ = server.wait();
 }
+
+/// A daemon that starts on an index loads its state ahead of the first
+/// commit it follows and advances from it: what it builds as HEAD moves on
+/// equals a fresh index of each commit.
+#[test]
+fn a_following_daemon_advances_from_the_state_it_loaded_at_start() {
+    let repo = Repo::new();
+    let commits = generated_history(&repo);
+    let last = commits.len() - 1;
+    let fresh = tempfile::tempdir().unwrap();
+    let clone = fresh.path().join("clone");
+    let st = std::process::Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            "--no-checkout",
+            repo.path().to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let base = &commits[last - 4];
+    repo.git(&["reset", "-q", "--hard", base]);
+    let out = repo.sno_json(&["init", "--json", "--history", "0"]);
+    assert_eq!(out["commit"], base.as_str(), "{out}");
+
+    let mut server = serve_in_background(&repo, &[]);
+    for c in &commits[last - 3..] {
+        repo.git(&["reset", "-q", "--hard", c]);
+        let t = std::time::Instant::now();
+        while repo.status()["as_of"]["commit"] != c.as_str() {
+            assert!(
+                t.elapsed() < std::time::Duration::from_secs(90),
+                "the daemon did not follow to {c}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        // The clone fetched every commit while they were all on the branch.
+        let _ = std::fs::remove_dir_all(clone.join(".sno"));
+        let o = sno_in(
+            &clone,
+            &["init", "--json", "--history", "0", "--rev", c],
+            &[],
+        );
+        assert!(o.status.success(), "fresh index of {c}: {}", stderr(&o));
+        let s = sno_in(&clone, &["status", "--json"], &[]);
+        let s: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
+        assert_eq!(
+            repo.status()["views_digest"],
+            s["views_digest"],
+            "the following daemon's index of {c} differs from a fresh one"
+        );
+    }
+    // No run failed and was retried on a fresh load.
+    let audit = repo.sno_json(&["audit", "--json"]);
+    let runs: Vec<&serde_json::Value> = audit
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["entry"].get("IndexRun"))
+        .collect();
+    assert!(runs.len() >= 5, "{audit}");
+    assert!(runs.iter().all(|r| r["outcome"] == "completed"), "{runs:?}");
+    drop(server.stdin.take());
+    let _ = server.wait();
+}

@@ -380,6 +380,12 @@ impl Journal {
         Ok(Some(state))
     }
 
+    /// How many files the current views hold (no record is read).
+    pub fn files_len(&self) -> Result<u64, JournalError> {
+        let r = self.db.begin_read()?;
+        Ok(r.open_table(FILES)?.len()?)
+    }
+
     /// One file's record in the current views.
     pub fn file(&self, path: &str) -> Result<Option<FileRecord>, JournalError> {
         let r = self.db.begin_read()?;

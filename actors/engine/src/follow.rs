@@ -142,6 +142,12 @@ impl crate::Engine {
                 (hooks.indexed)(&change, &done);
             })
         });
+        // The state the first followed commit advances from, loaded now.
+        if let Ok(sup) = self.supervisor().await {
+            if let Ok(indexer) = ractor::call!(sup, crate::supervisor::SupervisorMsg::Indexer) {
+                let _ = indexer.cast(crate::indexer::IndexerMsg::Warm);
+            }
+        }
         // A rollback stays while HEAD stays where it was.
         let settled_at = self.journal.rolled_back_at().ok().flatten().flatten();
         let parent = self.supervisor().await?.get_cell();

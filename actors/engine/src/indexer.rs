@@ -105,6 +105,10 @@ pub enum IndexerMsg {
     ),
     /// Rebuild the views from the journal.
     Repair(RpcReplyPort<Result<(), crate::error::Error>>),
+    /// Load the indexed state and resolution's indexes ahead of the first
+    /// run of a long-lived engine (when small enough to keep), so the
+    /// first commit it follows costs what later ones do.
+    Warm,
 }
 
 /// Arguments of the indexer.
@@ -143,6 +147,40 @@ struct Kept {
 /// code, a few hundred MB held.
 const KEEP_SYMBOLS: usize = 300_000;
 
+/// Past this many files a state is not loaded ahead of a run to be kept
+/// (the symbols are counted only once it is read).
+const KEEP_FILES: u64 = 12_000;
+
+/// The views' state and its resolution indexes, if there is a head and
+/// the state is small enough to keep ([`KEEP_SYMBOLS`]).
+fn warm(journal: &Journal) -> Option<Kept> {
+    let t = std::time::Instant::now();
+    let head = journal.head().ok()??;
+    // A state whose files alone say it is too large is not read at all.
+    if journal.files_len().ok()? > KEEP_FILES {
+        return None;
+    }
+    let state = off_the_runtime(|| journal.load_state()).ok()?;
+    if state.values().map(|r| r.symbols.len()).sum::<usize>() > KEEP_SYMBOLS {
+        return None;
+    }
+    let index = off_the_runtime(|| {
+        let mut index = RepoIndex::new(&state);
+        index.prepare(&state);
+        index
+    });
+    tracing::debug!(
+        files = state.len(),
+        ms = t.elapsed().as_millis() as u64,
+        "state kept ahead of the first run"
+    );
+    Some(Kept {
+        seq: head.seq,
+        state,
+        index,
+    })
+}
+
 impl Actor for Indexer {
     type Msg = IndexerMsg;
     type State = IndexerState;
@@ -170,6 +208,12 @@ impl Actor for Indexer {
                 state.kept = None;
                 let r = ractor::call!(writer, crate::writer::WriterMsg::Rollback, to, git_head)?;
                 let _ = reply.send(r);
+                return Ok(());
+            }
+            IndexerMsg::Warm => {
+                if state.kept.is_none() {
+                    state.kept = warm(&st.journal);
+                }
                 return Ok(());
             }
             IndexerMsg::Repair(reply) => {

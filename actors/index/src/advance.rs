@@ -43,6 +43,12 @@ impl RepoIndex {
         }
     }
 
+    /// Builds what a later commit's [`advance`] needs of `state` now
+    /// rather than in it.
+    pub fn prepare(&mut self, state: &State) {
+        self.refs(state);
+    }
+
     /// The reference index, built from `state` the first time it is needed.
     fn refs(&mut self, state: &State) -> &mut RefIndex {
         self.refs.get_or_insert_with(|| {
