@@ -325,6 +325,8 @@ fn a_following_daemon_advances_from_the_state_it_loaded_at_start() {
     assert_eq!(out["commit"], base.as_str(), "{out}");
 
     let mut server = serve_in_background(&repo, &[]);
+    // The daemon loads the state a few seconds after it starts following.
+    std::thread::sleep(std::time::Duration::from_secs(5));
     for c in &commits[last - 3..] {
         repo.git(&["reset", "-q", "--hard", c]);
         let t = std::time::Instant::now();

@@ -25,6 +25,10 @@ pub struct EmbedSummary {
 pub enum EmbedderMsg {
     /// Brings the stored vectors up to the indexed state.
     Refresh(RpcReplyPort<Result<EmbedSummary, String>>),
+    /// Counts the embedded symbols per file ahead of the first refresh of
+    /// a long-lived engine (when the views hold at most `max_files`
+    /// files), so that refresh reads only the changed files.
+    Warm { max_files: u64 },
 }
 
 /// Arguments: the journal and the engine's model.
@@ -85,10 +89,43 @@ impl Actor for Embedder {
         msg: EmbedderMsg,
         st: &mut EmbedderState,
     ) -> Result<(), ActorProcessingErr> {
-        let EmbedderMsg::Refresh(reply) = msg;
-        let _ = reply.send(refresh(st));
+        match msg {
+            EmbedderMsg::Refresh(reply) => {
+                let _ = reply.send(refresh(st));
+            }
+            EmbedderMsg::Warm { max_files } => {
+                if st.counts.is_none() {
+                    st.counts = warm(&st.journal, max_files);
+                }
+            }
+        }
         Ok(())
     }
+}
+
+/// The per-file counts as of the stored vectors' position, from the
+/// views (which that position covers when nothing was indexed since).
+fn warm(journal: &Journal, max_files: u64) -> Option<Counts> {
+    let upto = journal.vectors_upto().ok()??;
+    if journal.len().ok()? != upto.0 || journal.files_len().ok()? > max_files {
+        return None;
+    }
+    let state = journal.load_state().ok()?;
+    let per_file = state
+        .iter()
+        .map(|(path, rec)| {
+            let n = rec
+                .symbols
+                .iter()
+                .filter(|s| sno_query::search::is_embedded(s.kind))
+                .count();
+            (path.clone(), n)
+        })
+        .collect();
+    Some(Counts {
+        at: upto.0,
+        per_file,
+    })
 }
 
 fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {

@@ -107,6 +107,10 @@ pub struct FollowHooks {
 pub type RunOutcome =
     Arc<dyn Fn(&RepoChanged, &Result<sno_protocol::status::IndexSummary>) + Send + Sync>;
 
+/// How long after it starts following a daemon loads what its first run
+/// advances from.
+const WARM_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
+
 impl crate::Engine {
     /// Follows HEAD in this engine (the daemon): each change is indexed,
     /// then the agent may draft the lessons the run proposed. `None` with
@@ -142,11 +146,23 @@ impl crate::Engine {
                 (hooks.indexed)(&change, &done);
             })
         });
-        // The state the first followed commit advances from, loaded now.
+        // The state the first followed commit advances from, and the
+        // embedder's counts, loaded once the first answers are given (on
+        // two cores, a load beside them doubles their time).
         if let Ok(sup) = self.supervisor().await {
-            if let Ok(indexer) = ractor::call!(sup, crate::supervisor::SupervisorMsg::Indexer) {
-                let _ = indexer.cast(crate::indexer::IndexerMsg::Warm);
-            }
+            let sup = sup.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(WARM_AFTER).await;
+                use crate::supervisor::SupervisorMsg;
+                if let Ok(indexer) = ractor::call!(sup, SupervisorMsg::Indexer) {
+                    let _ = indexer.cast(crate::indexer::IndexerMsg::Warm);
+                }
+                if let Ok(embedder) = ractor::call!(sup, SupervisorMsg::Embedder) {
+                    let _ = embedder.cast(crate::embedder::EmbedderMsg::Warm {
+                        max_files: crate::indexer::KEEP_FILES,
+                    });
+                }
+            });
         }
         // A rollback stays while HEAD stays where it was.
         let settled_at = self.journal.rolled_back_at().ok().flatten().flatten();

@@ -149,7 +149,7 @@ const KEEP_SYMBOLS: usize = 300_000;
 
 /// Past this many files a state is not loaded ahead of a run to be kept
 /// (the symbols are counted only once it is read).
-const KEEP_FILES: u64 = 12_000;
+pub(crate) const KEEP_FILES: u64 = 12_000;
 
 /// The views' state and its resolution indexes, if there is a head and
 /// the state is small enough to keep ([`KEEP_SYMBOLS`]).

@@ -175,7 +175,7 @@ impl Engine {
         // the whole new state.
         let mut tries = 0;
         let (head, state) = loop {
-            let Some((head, keys)) = self.journal().head_and_name_keys()? else {
+            let Some((head, keys)) = self.read.name_keys()? else {
                 return Ok(None);
             };
             let near = sno_query::lookup::names_near(&keys, name, NEAR_SUGGESTIONS);

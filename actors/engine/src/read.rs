@@ -239,6 +239,9 @@ pub struct ReadModel {
     /// One head searcher opened or advanced at a time (advancing moves the
     /// previous head's lexical index).
     advancing: Mutex<()>,
+    /// The names table's distinct names at a head (by its journal
+    /// position): what a missed name lookup chooses from, read once a head.
+    name_keys: Mutex<Option<(Seq, Arc<Vec<String>>)>>,
 }
 
 fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -268,7 +271,28 @@ impl ReadModel {
             status: Mutex::new(None),
             budget,
             advancing: Mutex::new(()),
+            name_keys: Mutex::new(None),
         }
+    }
+
+    /// The head and the names table's distinct names, remembered for the
+    /// head (a name lookup that misses reads them, and an agent polling
+    /// for a name misses again and again).
+    pub fn name_keys(&self) -> Result<Option<(IndexedHead, Arc<Vec<String>>)>> {
+        let Some(head) = self.journal.head()? else {
+            return Ok(None);
+        };
+        if let Some((seq, keys)) = locked(&self.name_keys).as_ref() {
+            if *seq == head.seq {
+                return Ok(Some((head, keys.clone())));
+            }
+        }
+        let Some((head, keys)) = self.journal.head_and_name_keys()? else {
+            return Ok(None);
+        };
+        let keys = Arc::new(keys);
+        *locked(&self.name_keys) = Some((head.seq, keys.clone()));
+        Ok(Some((head, keys)))
     }
 
     /// Drops what the budget cannot hold: past states (with their search
