@@ -142,31 +142,12 @@ fn replay_at_every_commit_equals_a_fresh_index_of_it() {
     );
 
     // A second clone of the same repository, indexed from scratch at each commit.
-    let fresh = tempfile::tempdir().unwrap();
-    let clone = fresh.path().join("clone");
-    let st = std::process::Command::new("git")
-        .args([
-            "clone",
-            "-q",
-            repo.path().to_str().unwrap(),
-            clone.to_str().unwrap(),
-        ])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let (_fresh, clone) = clone_of(&repo);
 
     let mut distinct = std::collections::BTreeSet::new();
     for c in &commits {
         let replayed = repo.sno_json(&["replay", "--json", "--to", c]);
-        let _ = std::fs::remove_dir_all(clone.join(".sno"));
-        let o = sno_in(
-            &clone,
-            &["init", "--json", "--history", "0", "--rev", c],
-            &[],
-        );
-        assert!(o.status.success(), "fresh index of {c}: {}", stderr(&o));
-        let s = sno_in(&clone, &["status", "--json"], &[]);
-        let s: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
+        let (_, s) = fresh_index(&clone, c, None);
         assert_eq!(
             replayed["views_digest"], s["views_digest"],
             "replay to {c} differs from a fresh index: replayed {replayed} vs fresh files={} symbols={} edges={}",
@@ -237,18 +218,7 @@ fn a_daemon_indexing_commit_after_commit_equals_a_fresh_index_of_each() {
     let first = repo.sno_json(&["init", "--json", "--history", "0", "--rev", &commits[0]]);
     assert_eq!(first["semantic"]["enabled"], true, "{first}");
 
-    let fresh = tempfile::tempdir().unwrap();
-    let clone = fresh.path().join("clone");
-    let st = std::process::Command::new("git")
-        .args([
-            "clone",
-            "-q",
-            repo.path().to_str().unwrap(),
-            clone.to_str().unwrap(),
-        ])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let (_fresh, clone) = clone_of(&repo);
 
     let mut server = serve_in_background(&repo, &[]);
     let mut checked = 0;
@@ -258,18 +228,7 @@ fn a_daemon_indexing_commit_after_commit_equals_a_fresh_index_of_each() {
         if i % 4 != 0 && i + 1 != commits.len() {
             continue;
         }
-        let _ = std::fs::remove_dir_all(clone.join(".sno"));
-        std::fs::create_dir_all(clone.join(".sno")).unwrap();
-        std::fs::write(clone.join(".sno/config.toml"), &config).unwrap();
-        let o = sno_in(
-            &clone,
-            &["init", "--json", "--history", "0", "--rev", c],
-            &[],
-        );
-        assert!(o.status.success(), "fresh index of {c}: {}", stderr(&o));
-        let fresh_run: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        let s = sno_in(&clone, &["status", "--json"], &[]);
-        let s: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
+        let (fresh_run, s) = fresh_index(&clone, c, Some(&config));
         let ours = repo.status();
         assert_eq!(
             ours["views_digest"], s["views_digest"],
@@ -306,27 +265,17 @@ fn a_following_daemon_advances_from_the_state_it_loaded_at_start() {
     let repo = Repo::new();
     let commits = generated_history(&repo);
     let last = commits.len() - 1;
-    let fresh = tempfile::tempdir().unwrap();
-    let clone = fresh.path().join("clone");
-    let st = std::process::Command::new("git")
-        .args([
-            "clone",
-            "-q",
-            "--no-checkout",
-            repo.path().to_str().unwrap(),
-            clone.to_str().unwrap(),
-        ])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    // Cloned while every commit is on the branch.
+    let (_fresh, clone) = clone_of(&repo);
     let base = &commits[last - 4];
     repo.git(&["reset", "-q", "--hard", base]);
     let out = repo.sno_json(&["init", "--json", "--history", "0"]);
     assert_eq!(out["commit"], base.as_str(), "{out}");
 
     let mut server = serve_in_background(&repo, &[]);
-    // The daemon loads the state a few seconds after it starts following.
-    std::thread::sleep(std::time::Duration::from_secs(5));
+    // Time for the daemon to load the state in the background before HEAD
+    // moves, so the first run advances from it.
+    std::thread::sleep(std::time::Duration::from_secs(3));
     for c in &commits[last - 3..] {
         repo.git(&["reset", "-q", "--hard", c]);
         let t = std::time::Instant::now();
@@ -337,16 +286,7 @@ fn a_following_daemon_advances_from_the_state_it_loaded_at_start() {
             );
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        // The clone fetched every commit while they were all on the branch.
-        let _ = std::fs::remove_dir_all(clone.join(".sno"));
-        let o = sno_in(
-            &clone,
-            &["init", "--json", "--history", "0", "--rev", c],
-            &[],
-        );
-        assert!(o.status.success(), "fresh index of {c}: {}", stderr(&o));
-        let s = sno_in(&clone, &["status", "--json"], &[]);
-        let s: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
+        let (_, s) = fresh_index(&clone, c, None);
         assert_eq!(
             repo.status()["views_digest"],
             s["views_digest"],
@@ -365,4 +305,45 @@ fn a_following_daemon_advances_from_the_state_it_loaded_at_start() {
     assert!(runs.iter().all(|r| r["outcome"] == "completed"), "{runs:?}");
     drop(server.stdin.take());
     let _ = server.wait();
+}
+
+/// A clone of `repo` (every commit it has now) in a temporary directory.
+fn clone_of(repo: &Repo) -> (tempfile::TempDir, std::path::PathBuf) {
+    let fresh = tempfile::tempdir().unwrap();
+    let clone = fresh.path().join("clone");
+    let st = std::process::Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            "--no-checkout",
+            repo.path().to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    (fresh, clone)
+}
+
+/// A fresh index of commit `c` in `clone` (with `config`, if any): the
+/// run's summary and the status after it.
+fn fresh_index(
+    clone: &std::path::Path,
+    c: &str,
+    config: Option<&str>,
+) -> (serde_json::Value, serde_json::Value) {
+    let _ = std::fs::remove_dir_all(clone.join(".sno"));
+    if let Some(config) = config {
+        std::fs::create_dir_all(clone.join(".sno")).unwrap();
+        std::fs::write(clone.join(".sno/config.toml"), config).unwrap();
+    }
+    let o = sno_in(
+        clone,
+        &["init", "--json", "--history", "0", "--rev", c],
+        &[],
+    );
+    assert!(o.status.success(), "fresh index of {c}: {}", stderr(&o));
+    let run = serde_json::from_slice(&o.stdout).unwrap();
+    let s = sno_in(clone, &["status", "--json"], &[]);
+    (run, serde_json::from_slice(&s.stdout).unwrap())
 }

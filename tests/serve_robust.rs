@@ -328,6 +328,9 @@ fn writer_busy(repo: &Repo) -> bool {
 #[test]
 fn cli_commands_beside_an_init_the_daemon_runs_and_a_terminated_daemon() {
     let repo = indexed();
+    // The commits below are indexed by the forwarded `sno init`, not by
+    // the daemon following HEAD on its own (its debounce would race it).
+    repo.write(".sno/config.toml", "[watch]\nenabled = false\n");
     // The daemon inherits the server's environment: its indexing is slowed
     // so the forwarded `sno init` below is still running when we look.
     let mut s = Server::start_with(&repo, &[("SNO_TEST_COMMIT_DELAY_MS", "500")]);

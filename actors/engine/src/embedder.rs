@@ -95,7 +95,8 @@ impl Actor for Embedder {
             }
             EmbedderMsg::Warm { max_files } => {
                 if st.counts.is_none() {
-                    st.counts = warm(&st.journal, max_files);
+                    let journal = st.journal.clone();
+                    st.counts = crate::background::background(move || warm(&journal, max_files));
                 }
             }
         }

@@ -107,10 +107,6 @@ pub struct FollowHooks {
 pub type RunOutcome =
     Arc<dyn Fn(&RepoChanged, &Result<sno_protocol::status::IndexSummary>) + Send + Sync>;
 
-/// How long after it starts following a daemon loads what its first run
-/// advances from.
-const WARM_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
-
 impl crate::Engine {
     /// Follows HEAD in this engine (the daemon): each change is indexed,
     /// then the agent may draft the lessons the run proposed. `None` with
@@ -147,12 +143,11 @@ impl crate::Engine {
             })
         });
         // The state the first followed commit advances from, and the
-        // embedder's counts, loaded once the first answers are given (on
-        // two cores, a load beside them doubles their time).
+        // embedder's counts, loaded now in the background: at the lowest
+        // priority (`background`), so answers given meanwhile do not wait.
         if let Ok(sup) = self.supervisor().await {
             let sup = sup.clone();
             tokio::spawn(async move {
-                tokio::time::sleep(WARM_AFTER).await;
                 use crate::supervisor::SupervisorMsg;
                 if let Ok(indexer) = ractor::call!(sup, SupervisorMsg::Indexer) {
                     let _ = indexer.cast(crate::indexer::IndexerMsg::Warm);

@@ -160,15 +160,12 @@ fn warm(journal: &Journal) -> Option<Kept> {
     if journal.files_len().ok()? > KEEP_FILES {
         return None;
     }
-    let state = off_the_runtime(|| journal.load_state()).ok()?;
+    let state = journal.load_state().ok()?;
     if state.values().map(|r| r.symbols.len()).sum::<usize>() > KEEP_SYMBOLS {
         return None;
     }
-    let index = off_the_runtime(|| {
-        let mut index = RepoIndex::new(&state);
-        index.prepare(&state);
-        index
-    });
+    let mut index = RepoIndex::new(&state);
+    index.prepare(&state);
     tracing::debug!(
         files = state.len(),
         ms = t.elapsed().as_millis() as u64,
@@ -212,7 +209,8 @@ impl Actor for Indexer {
             }
             IndexerMsg::Warm => {
                 if state.kept.is_none() {
-                    state.kept = warm(&st.journal);
+                    let journal = st.journal.clone();
+                    state.kept = crate::background::background(move || warm(&journal));
                 }
                 return Ok(());
             }

@@ -7,6 +7,7 @@
 
 pub mod agent;
 pub mod audit;
+mod background;
 pub mod config;
 pub mod embedder;
 mod engine;

@@ -15,6 +15,26 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::read::Snapshot;
 
+/// A snapshot of some of the head's files (`what` names which, in its key).
+/// Not cached: the read model's budget never counts it.
+fn partial_head(
+    what: &str,
+    head: sno_journal::IndexedHead,
+    state: sno_journal::delta::State,
+) -> Snapshot {
+    Snapshot {
+        key: format!("{what}@{}", head.seq.0),
+        bytes: 0,
+        state,
+        as_of: sno_protocol::query::AsOfCommit {
+            commit: head.commit.to_hex(),
+            branch: head.branch,
+        },
+        seq: head.seq,
+        is_head: true,
+    }
+}
+
 /// Names closest in spelling whose files a missed lookup reads, for its
 /// suggestions.
 const NEAR_SUGGESTIONS: usize = 40;
@@ -149,18 +169,7 @@ impl Engine {
         if at.is_some() || self.read.head_is_loaded() {
             return Ok(None);
         }
-        Ok(read(self.journal())?.map(|(head, state)| Snapshot {
-            key: format!("point@{}", head.seq.0),
-            // Not cached: the budget never counts it.
-            bytes: 0,
-            state,
-            as_of: sno_protocol::query::AsOfCommit {
-                commit: head.commit.to_hex(),
-                branch: head.branch,
-            },
-            seq: head.seq,
-            is_head: true,
-        }))
+        Ok(read(self.journal())?.map(|(head, state)| partial_head("point", head, state)))
     }
 
     /// The head's records of the files defining a name a lookup of `name`
@@ -193,17 +202,7 @@ impl Engine {
                 }
             }
         };
-        Ok(Some(Snapshot {
-            key: format!("near@{}", head.seq.0),
-            bytes: 0,
-            state,
-            as_of: sno_protocol::query::AsOfCommit {
-                commit: head.commit.to_hex(),
-                branch: head.branch,
-            },
-            seq: head.seq,
-            is_head: true,
-        }))
+        Ok(Some(partial_head("near", head, state)))
     }
 
     /// A lookup error from a point state that the whole state would give

@@ -876,8 +876,14 @@ impl<'a> Retriever<'a> {
             // It is answered by the code that does it, not by the tests
             // that repeat its words, unless it asks for tests.
             if !crate::test_files::asks_for_tests(query) {
+                // Candidates share files: each path is judged once.
+                let mut judged: rustc_hash::FxHashMap<&str, bool> = Default::default();
                 for (doc, s) in signals.iter_mut() {
-                    if crate::test_files::is_test_file(map.path(*doc)) {
+                    let path = map.path(*doc);
+                    if *judged
+                        .entry(path)
+                        .or_insert_with(|| crate::test_files::is_test_file(path))
+                    {
                         s.scale(TEST_PRIOR);
                     }
                 }
