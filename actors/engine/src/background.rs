@@ -5,7 +5,20 @@
 
 /// Runs `f` on a thread of its own at the lowest scheduling priority
 /// (nice 19 on Linux): work ahead of need yields to the answers beside it.
+///
+/// Called from an actor, the runtime's worker it runs on hands its other
+/// tasks on first (`block_in_place`): two workers waiting on two such
+/// loads held a daemon's first answer for 0.4 s.
 pub(crate) fn background<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(|| on_a_low_thread(f))
+        }
+        _ => on_a_low_thread(f),
+    }
+}
+
+fn on_a_low_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|scope| {
         scope
             .spawn(|| {
