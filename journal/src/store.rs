@@ -238,16 +238,10 @@ impl Journal {
         let Some(head) = read_head(&r)? else {
             return Ok(None);
         };
-        let key = name_key(key);
         let files = r.open_table(FILES)?;
         let mut state = State::new();
-        for row in r.open_table(NAMES)?.range((key, "")..)? {
-            let (k, _) = row?;
-            let (name, path) = k.value();
-            if name != key {
-                break;
-            }
-            add_file(&files, path, &mut state)?;
+        for path in named_paths(&r.open_table(NAMES)?, name_key(key))? {
+            add_file(&files, &path, &mut state)?;
         }
         if let Some(path) = also {
             add_file(&files, path, &mut state)?;
@@ -291,16 +285,9 @@ impl Journal {
         let names = r.open_table(NAMES)?;
         let mut paths = BTreeSet::new();
         for key in keys {
-            for row in names.range((*key, "")..)? {
-                let (k, _) = row?;
-                let (name, path) = k.value();
-                if name != *key {
-                    break;
-                }
-                paths.insert(path.to_string());
-                if paths.len() > max_files {
-                    return Ok(None);
-                }
+            paths.extend(named_paths(&names, key)?);
+            if paths.len() > max_files {
+                return Ok(None);
             }
         }
         let files = r.open_table(FILES)?;
@@ -1174,6 +1161,23 @@ fn read_head(r: &redb::ReadTransaction) -> Result<Option<IndexedHead>, JournalEr
 }
 
 /// Adds `path`'s record to `state`, unless it is there or not in the views.
+/// The paths of the files the names table lists under `key`, in order.
+fn named_paths(
+    names: &redb::ReadOnlyTable<(&str, &str), ()>,
+    key: &str,
+) -> Result<Vec<String>, JournalError> {
+    let mut out = Vec::new();
+    for row in names.range((key, "")..)? {
+        let (k, _) = row?;
+        let (name, path) = k.value();
+        if name != key {
+            break;
+        }
+        out.push(path.to_string());
+    }
+    Ok(out)
+}
+
 fn add_file(
     files: &redb::ReadOnlyTable<&str, &[u8]>,
     path: &str,

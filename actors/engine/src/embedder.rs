@@ -104,6 +104,14 @@ impl Actor for Embedder {
     }
 }
 
+/// A file's symbols whose meaning is embedded.
+fn embedded_in(rec: &sno_journal::model::FileRecord) -> usize {
+    rec.symbols
+        .iter()
+        .filter(|s| sno_query::search::is_embedded(s.kind))
+        .count()
+}
+
 /// The per-file counts as of the stored vectors' position, from the
 /// views (which that position covers when nothing was indexed since).
 fn warm(journal: &Journal, max_files: u64) -> Option<Counts> {
@@ -114,14 +122,7 @@ fn warm(journal: &Journal, max_files: u64) -> Option<Counts> {
     let state = journal.load_state().ok()?;
     let per_file = state
         .iter()
-        .map(|(path, rec)| {
-            let n = rec
-                .symbols
-                .iter()
-                .filter(|s| sno_query::search::is_embedded(s.kind))
-                .count();
-            (path.clone(), n)
-        })
+        .map(|(path, rec)| (path.clone(), embedded_in(rec)))
         .collect();
     Some(Counts {
         at: upto.0,
@@ -186,12 +187,7 @@ fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {
         _ => (journal.load_state().map_err(err)?, Default::default()),
     };
     for (path, rec) in &records {
-        let n = rec
-            .symbols
-            .iter()
-            .filter(|s| sno_query::search::is_embedded(s.kind))
-            .count();
-        per_file.insert(path.clone(), n);
+        per_file.insert(path.clone(), embedded_in(rec));
     }
     let embeddable = per_file.values().sum();
     // The embedded text holds the head of each body: read the files.

@@ -151,6 +151,11 @@ const KEEP_SYMBOLS: usize = 300_000;
 /// (the symbols are counted only once it is read).
 pub(crate) const KEEP_FILES: u64 = 12_000;
 
+/// Whether `state` holds at most [`KEEP_SYMBOLS`] symbols.
+fn small_enough_to_keep(state: &State) -> bool {
+    state.values().map(|r| r.symbols.len()).sum::<usize>() <= KEEP_SYMBOLS
+}
+
 /// The views' state and its resolution indexes, if there is a head and
 /// the state is small enough to keep ([`KEEP_SYMBOLS`]).
 fn warm(journal: &Journal) -> Option<Kept> {
@@ -161,7 +166,7 @@ fn warm(journal: &Journal) -> Option<Kept> {
         return None;
     }
     let state = journal.load_state().ok()?;
-    if state.values().map(|r| r.symbols.len()).sum::<usize>() > KEEP_SYMBOLS {
+    if !small_enough_to_keep(&state) {
         return None;
     }
     let mut index = RepoIndex::new(&state);
@@ -419,8 +424,7 @@ impl Run<'_> {
         let mut index = kept_index.unwrap_or_else(|| RepoIndex::new(&state));
         // A first index is not kept: it is the largest run, and the next
         // is usually in another process.
-        let keep = head.is_some()
-            && state.values().map(|r| r.symbols.len()).sum::<usize>() <= KEEP_SYMBOLS;
+        let keep = head.is_some() && small_enough_to_keep(&state);
         let mut last_seq = None;
         let mut files_held = state.len();
         // Deferred commits are synced if the run stops early, however it stops.
