@@ -83,7 +83,7 @@ fn every_answer_fits_its_budget_and_uses_it() {
                     } else {
                         // The header states the count, and it is right.
                         let stated = answer
-                            .split(&format!(" of {max} tokens"))
+                            .split(&format!("/{max} tokens"))
                             .next()
                             .and_then(|s| s.rsplit(' ').next())
                             .and_then(|n| n.parse::<usize>().ok());

@@ -29,13 +29,15 @@ fn package_has_a_trust_header_and_whole_symbols() {
     assert!(o.status.success(), "{}", stderr(&o));
     let md = stdout(&o);
     let head = repo.head();
-    assert!(md.starts_with(&format!("> sno `{}`", &head[..12])), "{md}");
+    assert!(md.starts_with(&format!("> sno {} (", &head[..7])), "{md}");
     assert!(md.contains("= HEAD"), "{md}");
     assert!(md.contains(" · lexical+structural"), "{md}");
     assert!(md.contains(" · full: "), "{md}");
     assert!(md.contains("parsed cleanly"), "{md}");
+    // Its title names it first (with the method next to it, quoted in the
+    // same block).
     assert!(
-        md.contains("`Config.load` app/config.py:13\n```python\n"),
+        md.contains("\n`Config.load`, `Config.get` app/config.py:13\n```python\n"),
         "{md}"
     );
     // The whole method, decorator line to last line.
@@ -84,7 +86,8 @@ fn a_tight_budget_is_never_silent() {
     assert!(listed >= 1, "{v}");
     assert_eq!(listed + more, c["omitted"].as_u64().unwrap(), "{v}");
     assert!(v["omitted"][0]["path"].is_string(), "{v}");
-    let md = stdout(&repo.sno(&["search", "config", "--lexical-only", "--max-tokens", "260"]));
+    // (Markdown quotes neighbouring items once, so it needs less.)
+    let md = stdout(&repo.sno(&["search", "config", "--lexical-only", "--max-tokens", "130"]));
     assert!(md.contains("not included:"), "{md}");
 
     // Just under what the whole class needs: it is cut to fit, not dropped.
@@ -906,4 +909,62 @@ fn code_answers_a_question_before_the_tests_that_repeat_its_words() {
     // A name is a name: no prior.
     let v = ask("test_follow_redirects", false);
     assert_eq!(ranked_names(&v)[0], "test_follow_redirects", "{v}");
+}
+
+/// Ranked methods next to each other in one file are quoted as one block
+/// under one title naming them: no code is quoted twice, and the JSON
+/// form still has each item on its own.
+#[test]
+fn neighbouring_items_of_one_file_are_quoted_once() {
+    let repo = Repo::new();
+    repo.write(
+        "geometry/shapes.py",
+        "import math\n\n\nclass Plane:\n    def square_area(self, side):\n        return side * side\n\n    def disc_area(self, radius):\n        return math.pi * radius * radius\n\n\n\n\n\ndef far_away_area(w, h):\n    return w * h\n",
+    );
+    repo.write("other.py", "def unrelated():\n    return 0\n");
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let md = stdout(&repo.sno(&[
+        "search",
+        "square area disc area",
+        "--lexical-only",
+        "--max-tokens",
+        "2000",
+    ]));
+    assert_eq!(md.matches("return side * side").count(), 1, "{md}");
+    assert_eq!(md.matches("return math.pi").count(), 1, "{md}");
+    assert_eq!(md.matches("return w * h").count(), 1, "{md}");
+    // The two methods meet (one blank line apart): one block, its title
+    // naming both, best first; the function four blank lines further
+    // down is a block of its own.
+    let title = md
+        .lines()
+        .find(|l| l.contains("`Plane.square_area`") || l.contains("`Plane.disc_area`"))
+        .expect("a title");
+    assert!(
+        title.contains("`Plane.square_area`, `Plane.disc_area`")
+            || title.contains("`Plane.disc_area`, `Plane.square_area`")
+            || title.starts_with("`Plane`"),
+        "{md}"
+    );
+    assert!(
+        md.contains("`far_away_area` geometry/shapes.py:15\n"),
+        "{md}"
+    );
+    let v = repo.sno_json(&[
+        "search",
+        "square area disc area",
+        "--lexical-only",
+        "--json",
+        "--max-tokens",
+        "2000",
+    ]);
+    let names: Vec<&str> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["qualified_name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"Plane.square_area"), "{v}");
+    assert!(names.contains(&"Plane.disc_area"), "{v}");
 }

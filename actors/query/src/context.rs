@@ -11,6 +11,7 @@ use sno_protocol::context::{
 };
 use sno_protocol::query::AsOfCommit;
 
+use crate::block::{self, Block, Span};
 use crate::pack::{count_tokens, pack, Packed, CUT_MARKER};
 use crate::search::{FileHit, Hit, Loaded};
 
@@ -126,7 +127,41 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     let json = input.format == AnswerFormat::Json;
     let ranked = input.files.map(|f| f.len()).unwrap_or(input.hits.len());
 
-    // What each ranked entry shows: a symbol's source, or a file's best
+    // What is quoted: in a markdown package of code, ranked spans of one
+    // file that meet make one block; else each entry is its own.
+    let code_answer = !json && input.files.is_none();
+    let spans: Vec<Span> = input
+        .hits
+        .iter()
+        .map(|h| {
+            let e = r.entry(h.doc);
+            Span {
+                path: e.path,
+                start: e.bytes.0,
+                end: e.bytes.1,
+                line: e.line,
+                end_line: e.end_line,
+            }
+        })
+        .collect();
+    let served = |path: &str| r.record(path).and_then(input.read);
+    let blocks: Vec<Block> = if code_answer {
+        // Masking keeps a text's lines: its newlines are the file's.
+        let newlines = |path: &str, from: usize, to: usize| {
+            served(path).map_or(usize::MAX, |f| f.slice(from..to).matches('\n').count())
+        };
+        block::group(&spans, &newlines)
+    } else {
+        (0..ranked)
+            .map(|i| Block {
+                members: vec![i],
+                start: spans.get(i).map_or(0, |s| s.start),
+                end: spans.get(i).map_or(0, |s| s.end),
+                line: spans.get(i).map_or(0, |s| s.line),
+            })
+            .collect()
+    };
+    // What each block shows: its span of the file, or a file's best
     // symbols.
     let sources: Vec<String> = match input.files {
         Some(fs) => fs
@@ -143,14 +178,11 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                     .join("\n")
             })
             .collect(),
-        None => input
-            .hits
+        None => blocks
             .iter()
-            .map(|h| {
-                let e = r.entry(h.doc);
-                r.record(e.path)
-                    .and_then(input.read)
-                    .map(|file| file.slice(e.bytes.0..e.bytes.1))
+            .map(|b| {
+                served(spans[b.members[0]].path)
+                    .map(|file| file.slice(b.start..b.end))
                     .unwrap_or_default()
             })
             .collect(),
@@ -187,15 +219,21 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     let render = |i: usize, src: &str| -> String {
         match (input.files.is_some(), json) {
             (false, false) => {
-                let e = r.entry(input.hits[i].doc);
+                let b = &blocks[i];
+                let e = r.entry(input.hits[b.members[0]].doc);
+                let names: Vec<String> = block::titled(b, &spans, src)
+                    .into_iter()
+                    .map(|m| format!("`{}`", r.entry(input.hits[m].doc).name))
+                    .collect();
                 let fence = fence_for(src);
                 // The kind is the JSON form's: the code's first line
                 // says it, and the fence's language says doc from code.
-                // A block starts with its title and ends with a blank
-                // line: blocks meet at clean seams, so their counts add up.
+                // A block starts with its title (the names it quotes, best
+                // first, and where it starts) and ends with a blank line:
+                // blocks meet at clean seams, so their counts add up.
                 format!(
-                    "`{}` {}:{}\n{fence}{}\n{}\n{fence}\n\n",
-                    e.name,
+                    "{} {}:{}\n{fence}{}\n{}\n{fence}\n\n",
+                    names.join(", "),
                     e.path,
                     e.line,
                     fence_lang(e.path),
@@ -284,30 +322,59 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     let all_omitted: String = (0..ranked)
         .map(|i| omitted_text(&omitted_entry(i)))
         .collect();
-    let reserve = (input.max_tokens / 20).min(count_tokens(&all_omitted));
+    // A markdown answer of code lists the items left out in at most a
+    // twenty-fifth of its budget: room the code does not take goes back to
+    // the code, not to more names.
+    let names_room = if code_answer {
+        input.max_tokens / 25
+    } else {
+        input.max_tokens / 20
+    };
+    let reserve = names_room.min(count_tokens(&all_omitted));
     let mut budget = input.max_tokens.saturating_sub(framing + reserve);
     // A package is mostly code: what frames its items (titles, fences)
     // takes at most what the header and the list of items left out leave
-    // of a fifth of the budget; past that, items get longer rather than
+    // of an eighth of the budget; past that, items get longer rather than
     // more numerous. The structured form and file answers are metadata by
     // design.
-    let item_framing = if json || input.files.is_some() {
-        usize::MAX
-    } else {
+    let item_framing = if code_answer {
         (input.max_tokens / CODE_SHARE).saturating_sub(framing + reserve)
+    } else {
+        usize::MAX
     };
+    // The header and the list were estimated at their longest: once, what
+    // that left unused is given back to the code and the package redone.
+    let mut regrown = !code_answer;
     loop {
         let packing = pack(&sources, &render, budget, item_framing, !json);
+        // Each entry's outcome, from its block's: a member past a block's
+        // cut is left out, one the cut reaches into is truncated.
+        let mut outcome = vec![Packed::Omitted; ranked];
+        if !code_answer {
+            outcome.clone_from(&packing.outcome);
+        }
+        for (k, b) in blocks.iter().enumerate().filter(|_| code_answer) {
+            let quoted = packing.sources[k].as_deref().unwrap_or_default();
+            match packing.outcome[k] {
+                Packed::Omitted => {}
+                Packed::Whole => b.members.iter().for_each(|&m| outcome[m] = Packed::Whole),
+                Packed::Truncated => {
+                    for m in block::shown(b, &spans, quoted) {
+                        outcome[m] = if block::whole_in(b, &spans[m], quoted) {
+                            Packed::Whole
+                        } else {
+                            Packed::Truncated
+                        };
+                    }
+                }
+            }
+        }
         let included: Vec<usize> = (0..ranked)
-            .filter(|i| packing.outcome[*i] != Packed::Omitted)
+            .filter(|i| outcome[*i] != Packed::Omitted)
             .collect();
-        let truncated = packing
-            .outcome
-            .iter()
-            .filter(|o| **o == Packed::Truncated)
-            .count();
+        let truncated = outcome.iter().filter(|o| **o == Packed::Truncated).count();
         let left_out: Vec<usize> = (0..ranked)
-            .filter(|i| packing.outcome[*i] == Packed::Omitted)
+            .filter(|i| outcome[*i] == Packed::Omitted)
             .collect();
         let status = if truncated > 0 {
             "truncated"
@@ -345,15 +412,13 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         let finish = |pkg: &mut ContextPackage| -> usize {
             // The header counts what was left out; the line names what
             // it has room for.
-            let omitted_line = if pkg.omitted.is_empty() {
-                String::new()
-            } else {
-                let listed: Vec<String> = pkg.omitted.iter().map(omitted_text).collect();
-                let more = match pkg.more {
-                    0 => String::new(),
-                    n => format!(" · and {n} more"),
-                };
-                format!("{OMITTED_LEAD} {}{more}\n", listed.join(" · "))
+            let listed: Vec<String> = pkg.omitted.iter().map(omitted_text).collect();
+            let omitted_line = match (listed.is_empty(), pkg.more) {
+                (true, 0) => String::new(),
+                (true, n) if !json => format!("{OMITTED_LEAD} {n} more\n"),
+                (true, _) => String::new(),
+                (false, 0) => format!("{OMITTED_LEAD} {}\n", listed.join(" · ")),
+                (false, n) => format!("{OMITTED_LEAD} {} · and {n} more\n", listed.join(" · ")),
             };
             // The header states the answer's own token count, which
             // depends on the header: settle it. The answer is counted as
@@ -411,6 +476,22 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         // The items left out, listed while the answer stays in budget.
         let mut total = finish(&mut pkg);
         let mut room = input.max_tokens.saturating_sub(total);
+        // The room held for naming items left out is kept only when the
+        // first of them can be named in it.
+        let naming = left_out
+            .first()
+            .map(|&i| count_tokens(&omitted_text(&omitted_entry(i))) + 2)
+            .filter(|t| *t <= reserve)
+            .map_or(0, |_| reserve);
+        let unused = room.saturating_sub(naming + SLACK / 2);
+        if !regrown && !left_out.is_empty() && unused > SLACK {
+            regrown = true;
+            budget += unused;
+            continue;
+        }
+        if code_answer {
+            room = room.min(reserve);
+        }
         for &i in &left_out {
             let o = omitted_entry(i);
             let t = count_tokens(&omitted_text(&o)) + 2;
@@ -446,7 +527,15 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         // agent sees is the ranking's whatever the limit (at `--limit 50`,
         // small low-ranked items fill what a big high-ranked one left).
         let listed = pkg.omitted.len();
-        let highest_included = included.iter().max().copied().unwrap_or(0);
+        // (A block's place is its best entry's: those it absorbed are
+        // there for being next to it.)
+        let highest_included = blocks
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| packing.outcome[*k] != Packed::Omitted)
+            .map(|(_, b)| b.members[0])
+            .max()
+            .unwrap_or(0);
         let unlisted_above: usize = left_out
             .iter()
             .skip(listed)
@@ -512,9 +601,13 @@ const FILE_SYMBOLS: usize = 3;
 /// What opens the list of items left out of a markdown package.
 const OMITTED_LEAD: &str = "> not included:";
 
-/// A markdown package is at least `1 - 1/CODE_SHARE` code when more
-/// candidates exist than fit.
-const CODE_SHARE: usize = 5;
+/// A markdown package's framing (header, titles, fences, the list of items
+/// left out) takes at most `1/CODE_SHARE` of its budget when more
+/// candidates exist than fit, so that it is mostly code.
+const CODE_SHARE: usize = 8;
+
+/// Unused tokens of a first packing worth a second one.
+const SLACK: usize = 6;
 
 /// A code fence longer than any run of backticks in `src` (CommonMark: a
 /// fence closes only on one at least as long), so a quoted markdown file
@@ -526,13 +619,15 @@ fn fence_for(src: &str) -> String {
 
 /// The trust header as markdown: one line (two when files changed on
 /// disk), every word of it worth its tokens, as the budget pays for it.
-/// `> sno `<commit>` (<branch>) = HEAD · <match> · <completeness> · <n> of
-/// <max> tokens · <parse state>`, then the scope when there is one.
+/// `> sno <commit> (<branch>) = HEAD · <match> · <completeness> ·
+/// <n>/<max> tokens · <parse state>`, then the scope when there is one.
 pub fn render_header(h: &TrustHeader) -> String {
     let c = &h.completeness;
+    // Seven digits name a commit as `git log --oneline` does; the JSON
+    // form has it whole.
     let mut s = format!(
-        "> sno `{}`{}",
-        &h.as_of.commit[..12.min(h.as_of.commit.len())],
+        "> sno {}{}",
+        &h.as_of.commit[..7.min(h.as_of.commit.len())],
         h.as_of
             .branch
             .as_deref()
@@ -541,8 +636,8 @@ pub fn render_header(h: &TrustHeader) -> String {
     );
     match &h.head_differs {
         Some(head) => s.push_str(&format!(
-            " · **index is not at HEAD** (`{}`): run `sno init`",
-            &head[..12.min(head.len())]
+            " · **index is not at HEAD** ({}): run `sno init`",
+            &head[..7.min(head.len())]
         )),
         None => s.push_str(" = HEAD"),
     }
@@ -564,10 +659,7 @@ pub fn render_header(h: &TrustHeader) -> String {
             c.included + c.omitted
         ),
     };
-    s.push_str(&format!(
-        " · {what} · {} of {} tokens",
-        c.tokens, c.max_tokens
-    ));
+    s.push_str(&format!(" · {what} · {}/{} tokens", c.tokens, c.max_tokens));
     let p = &h.parse_state;
     if p.with_errors.is_empty() {
         s.push_str(" · parsed cleanly");
@@ -613,7 +705,7 @@ mod tests {
     fn an_answer_counted_around_its_stated_count_counts_as_the_whole() {
         let mark = usize::MAX.to_string();
         let texts = [
-            format!("> sno `0123456789ab` (main) = HEAD · hybrid · budget-limited: 4 of 10 · {mark} of 500 tokens · parsed cleanly\n\n`f` a.py:1\n"),
+            format!("> sno 0123456 (main) = HEAD · hybrid · budget-limited: 4 of 10 · {mark}/500 tokens · parsed cleanly\n\n`f` a.py:1\n"),
             format!("{{\"query\":\"x\",\"header\":{{\"completeness\":{{\"tokens\":{mark},\"max_tokens\":2000}}}},\"items\":[]}}"),
         ];
         for text in &texts {

@@ -4,6 +4,7 @@
 //! journal for answers "as of" an older commit).
 
 pub mod abbreviations;
+pub mod block;
 pub mod changes;
 pub mod chunks;
 pub mod cl100k;

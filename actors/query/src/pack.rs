@@ -106,7 +106,7 @@ pub fn pack(
     };
     let share = (budget / ITEM_SHARE).max(MIN_CUT);
     let mut framed = 0;
-    let mut capped = framing != usize::MAX;
+    let capped = framing != usize::MAX;
     let mut i = 0;
     while i < n {
         let frame = if capped {
@@ -114,10 +114,10 @@ pub fn pack(
         } else {
             0
         };
+        // Past the bound, an item comes in only with what the cut items,
+        // grown first, leave: when every item before it is whole.
         if capped && i > 0 && framed + frame > framing {
             placed.grow_cut(sources, render, budget);
-            capped = false;
-            continue;
         }
         let room = budget.saturating_sub(placed.used);
         let limit = if i + 1 == n { room } else { room.min(share) };
@@ -396,6 +396,15 @@ mod tests {
             Packed::Truncated,
             "three shares without the bound"
         );
+        // Past the bound, a cut item grows before another comes in, even
+        // when the bound was reached by an item that is whole.
+        let mixed = [src(2), src(500), src(2)];
+        let p = pack(&mixed, &titled, 600, frame, false);
+        assert_eq!(
+            p.outcome,
+            [Packed::Whole, Packed::Truncated, Packed::Omitted]
+        );
+        assert!(p.tokens >= 600 - 20, "{}", p.tokens);
         // Small whole items leave room the cut ones cannot take: more items
         // come in past the bound rather than leaving it empty.
         let small: Vec<String> = (0..8).map(|_| src(2)).collect();

@@ -1,0 +1,280 @@
+//! The blocks of a markdown package: ranked spans of one file that meet
+//! (or nearly: a blank line or two between) are quoted as one block under
+//! one title. Small neighbouring methods then cost one title and one fence
+//! instead of one each, and a method inside a class already quoted is not
+//! quoted twice.
+
+use crate::pack::CUT_MARKER;
+
+/// A ranked item's place: its file, byte span and lines (1-based, the
+/// last included). Lines, not bytes, say what a quote shows: masking a
+/// secret changes a quote's length but never its lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span<'a> {
+    pub path: &'a str,
+    pub start: usize,
+    pub end: usize,
+    pub line: u32,
+    pub end_line: u32,
+}
+
+/// Items quoted together: the best-ranked first, then those it absorbed,
+/// in rank order; and the span of the file quoted, from its first line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub members: Vec<usize>,
+    pub start: usize,
+    pub end: usize,
+    pub line: u32,
+}
+
+/// Lines a gap between two spans may hold for them to meet: the end of
+/// one's last line, a blank line or two (or a decorator), the next one's
+/// first line.
+pub const GAP_NEWLINES: usize = 3;
+
+/// Whether a span starting at `start` meets a block: it starts inside the
+/// block or within [`GAP_NEWLINES`] after its end, or it starts at most
+/// that many lines above the block's best item (`lead`: a class whose
+/// method leads the block). The best item's head so stays within a few
+/// lines of the block's top, where a cut keeps it.
+fn meets(
+    block: &Block,
+    lead: usize,
+    start: usize,
+    path: &str,
+    newlines: &dyn Fn(&str, usize, usize) -> usize,
+) -> bool {
+    if start >= block.start {
+        start <= block.end || newlines(path, block.end, start) <= GAP_NEWLINES
+    } else {
+        newlines(path, start, lead) <= GAP_NEWLINES
+    }
+}
+
+/// Groups `spans` (in rank order) into blocks. An item joins the first
+/// block of its file it meets (see [`meets`]; `newlines(path, from, to)`
+/// counts newlines in the file); blocks that come to meet become one.
+pub fn group(spans: &[Span], newlines: &dyn Fn(&str, usize, usize) -> usize) -> Vec<Block> {
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut of_path: rustc_hash::FxHashMap<&str, Vec<usize>> = Default::default();
+    for (i, s) in spans.iter().enumerate() {
+        let joined = of_path.get(s.path).and_then(|bs| {
+            bs.iter().copied().find(|&b| {
+                let lead = spans[blocks[b].members[0]].start;
+                meets(&blocks[b], lead, s.start, s.path, newlines)
+            })
+        });
+        match joined {
+            Some(b) => {
+                let b = &mut blocks[b];
+                if s.start < b.start {
+                    b.start = s.start;
+                    b.line = s.line;
+                }
+                b.end = b.end.max(s.end);
+                b.members.push(i);
+            }
+            None => {
+                of_path.entry(s.path).or_default().push(blocks.len());
+                blocks.push(Block {
+                    members: vec![i],
+                    start: s.start,
+                    end: s.end,
+                    line: s.line,
+                });
+            }
+        }
+    }
+    // A block grown by later items may now meet another: the two become
+    // one (the better-led one takes the other in).
+    let mut merged = true;
+    while merged {
+        merged = false;
+        'outer: for a in 0..blocks.len() {
+            for b in 0..blocks.len() {
+                let path = spans[blocks[a].members[0]].path;
+                if a == b
+                    || spans[blocks[b].members[0]].path != path
+                    || blocks[a].members[0] > blocks[b].members[0]
+                    || !meets(
+                        &blocks[a],
+                        spans[blocks[a].members[0]].start,
+                        blocks[b].start,
+                        path,
+                        newlines,
+                    )
+                {
+                    continue;
+                }
+                let taken = blocks.remove(b);
+                let into = &mut blocks[if b < a { a - 1 } else { a }];
+                if taken.start < into.start {
+                    into.start = taken.start;
+                    into.line = taken.line;
+                }
+                into.end = into.end.max(taken.end);
+                into.members.extend(taken.members);
+                into.members.sort_unstable();
+                merged = true;
+                break 'outer;
+            }
+        }
+    }
+    blocks
+}
+
+/// Lines of a (possibly cut) quote's code.
+fn quoted_lines(quoted: &str) -> u32 {
+    let code = quoted.strip_suffix(CUT_MARKER).unwrap_or(quoted);
+    code.matches('\n').count() as u32 + 1
+}
+
+/// Which of a block's members a (possibly cut) quote of it shows: the first
+/// always, the others when their first line is quoted.
+pub fn shown<'s>(
+    block: &'s Block,
+    spans: &'s [Span],
+    quoted: &str,
+) -> impl Iterator<Item = usize> + 's {
+    let lines = quoted_lines(quoted);
+    block
+        .members
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(move |(k, m)| *k == 0 || spans[*m].line.saturating_sub(block.line) < lines)
+        .map(|(_, m)| m)
+}
+
+/// The members a block's title names: those shown, less those inside a
+/// better-ranked one shown (a class's methods under the class: the code
+/// shows them).
+pub fn titled(block: &Block, spans: &[Span], quoted: &str) -> Vec<usize> {
+    let shown: Vec<usize> = shown(block, spans, quoted).collect();
+    shown
+        .iter()
+        .copied()
+        .filter(|&m| {
+            let s = &spans[m];
+            !shown.iter().any(|&o| {
+                let inside = &spans[o];
+                o < m && inside.start <= s.start && s.end <= inside.end
+            })
+        })
+        .collect()
+}
+
+/// Whether a quote of its block shows a member whole.
+pub fn whole_in(block: &Block, span: &Span, quoted: &str) -> bool {
+    !quoted.ends_with(CUT_MARKER) || span.end_line.saturating_sub(block.line) < quoted_lines(quoted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n\n\n\n\n    def h(self):\n        return 3\n";
+
+    fn span(path: &'static str, needle: &str, upto: &str) -> Span<'static> {
+        let start = FILE.find(needle).unwrap();
+        let end = start + FILE[start..].find(upto).unwrap() + upto.len();
+        let line = |at: usize| FILE[..at].matches('\n').count() as u32 + 1;
+        Span {
+            path,
+            start,
+            end,
+            line: line(start),
+            end_line: line(end),
+        }
+    }
+
+    fn lines(_: &str, from: usize, to: usize) -> usize {
+        FILE[from..to].matches('\n').count()
+    }
+
+    #[test]
+    fn neighbours_meet_and_far_ones_do_not() {
+        let f = span("a.py", "def f", "return 1");
+        let g = span("a.py", "def g", "return 2");
+        let h = span("a.py", "def h", "return 3");
+        let other = Span { path: "b.py", ..g };
+        let blocks = group(&[f, h, g, other], &lines);
+        // g follows f after one blank line; h is four blank lines further.
+        assert_eq!(blocks.len(), 3, "{blocks:?}");
+        assert_eq!(blocks[0].members, [0, 2]);
+        assert_eq!((blocks[0].start, blocks[0].end), (f.start, g.end));
+        assert_eq!(blocks[1].members, [1]);
+        assert_eq!(blocks[2].members, [3], "another file never joins");
+    }
+
+    #[test]
+    fn blocks_that_come_to_meet_become_one() {
+        let file = "def a():\n    pass\n\ndef b():\n    pass\n\ndef c():\n    pass\n";
+        let at = |n: &str| {
+            let start = file.find(n).unwrap();
+            let end = start + file[start..].find("pass").unwrap() + 4;
+            let line = |x: usize| file[..x].matches('\n').count() as u32 + 1;
+            Span {
+                path: "m.py",
+                start,
+                end,
+                line: line(start),
+                end_line: line(end),
+            }
+        };
+        let count = |_: &str, from: usize, to: usize| file[from..to].matches('\n').count();
+        // a, then c (too far from a alone), then b, which a's block takes
+        // in: now it meets c's block, which it takes in too.
+        let blocks = group(&[at("def a"), at("def c"), at("def b")], &count);
+        assert_eq!(blocks.len(), 1, "{blocks:?}");
+        assert_eq!(blocks[0].members, [0, 1, 2]);
+        assert_eq!(blocks[0].end, at("def c").end);
+    }
+
+    #[test]
+    fn a_block_tops_out_near_its_best_item_and_absorbs_what_it_contains() {
+        let class = span("a.py", "class A", "return 2");
+        let f = span("a.py", "def f", "return 1");
+        let g = span("a.py", "def g", "return 2");
+        // The class quoted first contains f: f is not quoted again, nor
+        // named in the title.
+        let spans = [class, f];
+        let blocks = group(&spans, &lines);
+        assert_eq!(blocks.len(), 1);
+        assert_eq!((blocks[0].start, blocks[0].end), (class.start, class.end));
+        let quoted = &FILE[class.start..class.end];
+        assert_eq!(shown(&blocks[0], &spans, quoted).count(), 2);
+        assert_eq!(titled(&blocks[0], &spans, quoted), [0]);
+        // g ranked first: f, starting three lines above it, joins (the
+        // block's top moves up to f); the class, four lines above g, does
+        // not, so g's head stays near the top of the block it leads.
+        let spans = [g, f, class];
+        let blocks = group(&spans, &lines);
+        assert_eq!(blocks.len(), 2, "{blocks:?}");
+        assert_eq!(blocks[0].members, [0, 1]);
+        assert_eq!((blocks[0].start, blocks[0].line), (f.start, f.line));
+        assert_eq!(blocks[1].members, [2]);
+        let quoted = &FILE[blocks[0].start..blocks[0].end];
+        assert_eq!(titled(&blocks[0], &spans, quoted), [0, 1]);
+    }
+
+    #[test]
+    fn a_cut_quote_shows_the_members_it_reaches() {
+        let f = span("a.py", "def f", "return 1");
+        let g = span("a.py", "def g", "return 2");
+        let spans = [f, g];
+        let blocks = group(&spans, &lines);
+        let b = &blocks[0];
+        let whole = &FILE[b.start..b.end];
+        assert_eq!(shown(b, &spans, whole).collect::<Vec<_>>(), [0, 1]);
+        assert!(whole_in(b, &g, whole));
+        let upto_f = format!("{}{CUT_MARKER}", &FILE[b.start..f.end]);
+        assert_eq!(shown(b, &spans, &upto_f).collect::<Vec<_>>(), [0]);
+        assert!(whole_in(b, &f, &upto_f));
+        assert!(!whole_in(b, &g, &upto_f));
+        let into_g = format!("{}{CUT_MARKER}", &FILE[b.start..g.start + 5]);
+        assert_eq!(shown(b, &spans, &into_g).collect::<Vec<_>>(), [0, 1]);
+        assert!(!whole_in(b, &g, &into_g));
+    }
+}
