@@ -45,12 +45,18 @@ fn meets(
     path: &str,
     newlines: &dyn Fn(&str, usize, usize) -> usize,
 ) -> bool {
+    // Far apart in bytes is far apart in lines: not counted.
     if start >= block.start {
-        start <= block.end || newlines(path, block.end, start) <= GAP_NEWLINES
+        start <= block.end
+            || (start - block.end <= GAP_BYTES && newlines(path, block.end, start) <= GAP_NEWLINES)
     } else {
-        newlines(path, start, lead) <= GAP_NEWLINES
+        lead.saturating_sub(start) <= GAP_BYTES && newlines(path, start, lead) <= GAP_NEWLINES
     }
 }
+
+/// The most bytes a gap between spans that meet may hold: a few lines,
+/// however long. Gaps longer are not read.
+const GAP_BYTES: usize = 2048;
 
 /// Groups `spans` (in rank order) into blocks. An item joins the first
 /// block of its file it meets (see [`meets`]; `newlines(path, from, to)`
@@ -206,6 +212,34 @@ mod tests {
         assert_eq!((blocks[0].start, blocks[0].end), (f.start, g.end));
         assert_eq!(blocks[1].members, [1]);
         assert_eq!(blocks[2].members, [3], "another file never joins");
+    }
+
+    #[test]
+    fn a_gap_of_few_but_long_lines_is_not_a_meeting() {
+        let pad = "x".repeat(GAP_BYTES + 1);
+        let file = format!("def a():\n    pass\n{pad}\ndef b():\n    pass\n");
+        let at = |n: &str| {
+            let start = file.find(n).unwrap();
+            let end = start + file[start..].find("pass").unwrap() + 4;
+            let line = |x: usize| file[..x].matches('\n').count() as u32 + 1;
+            Span {
+                path: "m.py",
+                start,
+                end,
+                line: line(start),
+                end_line: line(end),
+            }
+        };
+        let counted = std::cell::Cell::new(0);
+        let count = |_: &str, from: usize, to: usize| {
+            counted.set(counted.get() + 1);
+            file[from..to].matches('\n').count()
+        };
+        // Two newlines apart, but further than GAP_BYTES: apart, and the
+        // gap is not even read.
+        let blocks = group(&[at("def a"), at("def b")], &count);
+        assert_eq!(blocks.len(), 2, "{blocks:?}");
+        assert_eq!(counted.get(), 0);
     }
 
     #[test]
