@@ -21,8 +21,10 @@ use crate::model::{
 /// would misread, so it stops at such records with "newer than this build"
 /// instead. 4: as 3, in the payload layout of [`crate::stored`]'s `current`
 /// (edges carry their certainty, files their count of masked secrets).
+/// 5: as 4; a large commit's payload may be an lz4 frame
+/// ([`Codec::Lz4Frame`]), written as it is encoded.
 /// Records of every version are read, older layouts upcast.
-pub const FORMAT_VERSION: u16 = 4;
+pub const FORMAT_VERSION: u16 = 5;
 
 /// How a version-2 record's payload is stored.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -31,7 +33,16 @@ enum Codec {
     Raw = 0,
     /// An lz4 block with its decompressed size in front (`lz4_flex`).
     Lz4 = 1,
+    /// An lz4 frame (`lz4_flex::frame`): the payload compressed as it is
+    /// encoded, so a first index's payload (hundreds of MB on millions of
+    /// lines) is never held whole beside its compressed bytes.
+    Lz4Frame = 2,
 }
+
+/// A commit with at least this many file deltas is encoded straight into
+/// an lz4 frame ([`Codec::Lz4Frame`]): big enough that the payload would be
+/// compressed anyway, and its size is not known before it is encoded.
+const STREAM_FROM_DELTAS: usize = 1024;
 
 /// Payloads at least this large are compressed. A first index's record holds
 /// every symbol and edge of the repository and shrinks to about a third:
@@ -232,6 +243,9 @@ impl Envelope {
     /// Encodes the record: magic, version (LE u16), a codec byte, then the
     /// bincode payload, lz4-compressed if it is large.
     pub fn encode(&self) -> Vec<u8> {
+        if self.event.deltas().len() >= STREAM_FROM_DELTAS {
+            return self.encode_streamed();
+        }
         let payload = crate::stored::encode_envelope(self);
         // lz4_flex stores the size as a u32: larger payloads stay raw.
         let (codec, body) = if (COMPRESS_FROM..u32::MAX as usize).contains(&payload.len()) {
@@ -245,6 +259,20 @@ impl Envelope {
         out.push(codec as u8);
         out.extend_from_slice(&body);
         out
+    }
+
+    /// The record with its payload encoded into an lz4 frame as it is made.
+    fn encode_streamed(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.push(Codec::Lz4Frame as u8);
+        let info = lz4_flex::frame::FrameInfo::new()
+            .block_size(lz4_flex::frame::BlockSize::Max256KB)
+            .block_mode(lz4_flex::frame::BlockMode::Linked);
+        let mut frame = lz4_flex::frame::FrameEncoder::with_frame_info(info, out);
+        crate::stored::encode_envelope_into(self, &mut frame);
+        frame.finish().expect("compressing into a Vec cannot fail")
     }
 
     /// Decodes a stored record of any version this build knows.
@@ -262,6 +290,16 @@ impl Envelope {
             (_, Some(&c)) if c == Codec::Raw as u8 => &bytes[7..],
             (_, Some(&c)) if c == Codec::Lz4 as u8 => {
                 inflated = inflate(&bytes[7..])?;
+                &inflated[..]
+            }
+            (5.., Some(&c)) if c == Codec::Lz4Frame as u8 => {
+                let mut out = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut lz4_flex::frame::FrameDecoder::new(&bytes[7..]),
+                    &mut out,
+                )
+                .map_err(|e| DecodeError::Payload(e.to_string()))?;
+                inflated = out;
                 &inflated[..]
             }
             (_, c) => return Err(DecodeError::Payload(format!("unknown payload codec {c:?}"))),
@@ -346,6 +384,45 @@ mod tests {
             text.len()
         );
         assert_eq!(Envelope::decode(&bytes).unwrap(), large);
+    }
+
+    /// A first index's record is compressed as it is encoded (an lz4
+    /// frame), and reads back as the event; a version-4 record cannot
+    /// claim that codec, and a cut frame is an error.
+    #[test]
+    fn a_commit_of_many_files_is_compressed_as_it_is_encoded() {
+        let deltas: Vec<FileDelta> = (0..STREAM_FROM_DELTAS + 3)
+            .map(|i| {
+                let rec = crate::test_support::record(
+                    &format!("src/module_{i}.py"),
+                    (i % 251) as u8,
+                    &["load", "save", "parse_config"],
+                );
+                crate::delta::diff(&rec.path.clone(), None, Some(&rec)).unwrap()
+            })
+            .collect();
+        let mut env = commit("first index".into());
+        let Event::CommitIndexed(c) = &mut env.event else {
+            unreachable!()
+        };
+        c.deltas = deltas;
+        let bytes = env.encode();
+        assert_eq!(bytes[6], Codec::Lz4Frame as u8);
+        let payload = crate::stored::encode_envelope(&env);
+        assert!(
+            bytes.len() * 3 < payload.len(),
+            "{} of {}",
+            bytes.len(),
+            payload.len()
+        );
+        assert_eq!(Envelope::decode(&bytes).unwrap(), env);
+        assert!(Envelope::decode(&bytes[..bytes.len() / 2]).is_err());
+        let mut older = bytes.clone();
+        older[4..6].copy_from_slice(&4u16.to_le_bytes());
+        assert!(matches!(
+            Envelope::decode(&older),
+            Err(DecodeError::Payload(_))
+        ));
     }
 
     #[test]

@@ -177,4 +177,37 @@ mod journal_tests {
         assert!(state.get("big.py") == Some(&big), "replayed whole");
         assert!(j.file("big.py").unwrap().as_ref() == Some(&big), "its view");
     }
+
+    /// A first index of many files (its payload compressed as it is
+    /// encoded) replays to its views and verifies, and reopening the
+    /// database reads it the same.
+    #[test]
+    fn a_first_index_of_many_files_replays_and_verifies() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sno.redb");
+        let recs: Vec<_> = (0..1500u32)
+            .map(|i| {
+                let mut r = record(&format!("pkg/m{i}.py"), (i % 250) as u8, &["load", "save"]);
+                r.canonicalize();
+                r
+            })
+            .collect();
+        let deltas = recs
+            .iter()
+            .map(|r| diff(&r.path, None, Some(r)).unwrap())
+            .collect();
+        {
+            let j = Journal::open_or_create(&path).unwrap();
+            j.append_commit(commit(1, deltas)).unwrap();
+        }
+        let j = Journal::open_or_create(&path).unwrap();
+        let report = crate::verify::verify(&j);
+        assert!(report.problems.is_empty(), "{:?}", report.problems);
+        let (state, _) = crate::replay::replay_all(&j).unwrap();
+        assert_eq!(state.len(), recs.len());
+        for r in [&recs[0], &recs[777], &recs[1499]] {
+            assert!(state.get(&r.path) == Some(r), "{}", r.path);
+            assert!(j.file(&r.path).unwrap().as_ref() == Some(r), "{}", r.path);
+        }
+    }
 }

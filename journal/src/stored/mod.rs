@@ -35,6 +35,12 @@ pub(crate) fn encode_envelope(env: &Envelope) -> Vec<u8> {
         .expect("encoding plain structs into a Vec cannot fail")
 }
 
+/// [`encode_envelope`] written into `out` as it is encoded.
+pub(crate) fn encode_envelope_into(env: &Envelope, out: &mut impl std::io::Write) {
+    bincode::serde::encode_into_std_write(current::EnvelopeRef(env), out, config())
+        .expect("encoding plain structs into an in-memory writer cannot fail");
+}
+
 /// Decodes the payload of a record of format `version`, upcasting older
 /// layouts into the domain types.
 pub(crate) fn decode_envelope(version: u16, payload: &[u8]) -> Result<Envelope, DecodeError> {
