@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Definition recall and precision per language against universal-ctags
-(issue 18), and index time against the parse floor. For Scala and Solidity,
-which ctags 5.9 does not read, the reference is scalameta and the Solidity
-project's parser (languages-ref/ref.js); "ctags" below stands for the
-reference.
+(issue 18), and index time against the parse floor. For the languages ctags
+5.9 does not read, the reference is another parser nobody here wrote and that
+does not use tree-sitter, run through `--ref LANG=COMMAND` (see REFERENCE);
+"ctags" below stands for the reference.
 
 For each language: the files of that language from one public repository
 nobody here wrote are copied into a fresh git repository (one commit), which
@@ -20,21 +20,25 @@ recall'   = the same recall over the tags that are not ctags' mistakes
 A ctags mistake is recognised by a rule on the tag's own source line (see
 MISTAKES): a Kotlin loop variable or lambda parameter tagged as a method, a
 JavaScript object literal or call tagged as a class, a Pascal method of a
-generic class tagged with the class's name. The tags each rule sets aside
+generic class tagged with the class's name, a Dart call read as a local
+function by the ANTLR grammar's error recovery. The tags each rule sets aside
 are counted and shown, and the target is judged on recall'.
 
 A difference is not hidden: the first misses each way are printed with their
 line, and the known cases where ctags is the one that is wrong are named
 (see EXPLAIN).
 
-Usage: languages.py --sno BIN --floor BIN --cache DIR [--only LANG,...] SPEC...
-  SPEC is LANG=REPO_DIR (a clone); LANG is sno's language name.
+Usage: languages.py --sno BIN --floor BIN --cache DIR [--ref LANG=COMMAND]... SPEC...
+  SPEC is LANG=REPO_DIR (a clone); LANG is sno's language name. COMMAND is
+  run as `COMMAND ROOT FILE...` in ROOT and prints one JSON object per line,
+  {"path", "name", "line", "kind"}, with ctags' kind names.
 """
 
 import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -68,11 +72,29 @@ LANGS = {
     "sql": ("SQL", [".sql"]),
     "scala": ("Scala", [".scala"]),
     "solidity": ("Solidity", [".sol"]),
+    "swift": ("Swift", [".swift"]),
+    "zig": ("Zig", [".zig"]),
+    "dart": ("Dart", [".dart"]),
+    "hcl": ("HCL", [".tf"]),
+    "groovy": ("Groovy", [".groovy", ".gradle"]),
+    "gleam": ("Gleam", [".gleam"]),
+    "nix": ("Nix", [".nix"]),
 }
 
-# Languages ctags 5.9 has no parser for, read by languages-ref/ref.js
-# (scalameta; the Solidity project's parser) instead.
-NODE_REFERENCE = {"scala", "solidity"}
+# Languages ctags 5.9 has no parser for, and the parser that stands in for
+# it (the command comes from languages.sh through --ref; all under
+# languages-ref/).
+REFERENCE = {
+    "scala": "scalameta (npm scalameta-parsers; ref.js)",
+    "solidity": "the Solidity project's parser (npm @solidity-parser/parser; ref.js)",
+    "zig": "the Zig compiler's std.zig.Ast (PyPI ziglang; ref-zig.zig)",
+    "hcl": "python-hcl2's Lark grammar (PyPI python-hcl2; ref-hcl.py)",
+    "groovy": "the Groovy 4 compiler (its jar from npm npm-groovy-lint; ref-groovy.groovy)",
+    "gleam": "the Gleam compiler's parser (gleam-core; ref-gleam/)",
+    "nix": "rnix (crates.io rnix; ref-nix/)",
+    "dart": "grammars-v4's ANTLR grammar of the Dart 2.15 spec (RefDart.java)",
+    "swift": "grammars-v4's ANTLR grammar of Swift 5 (RefSwift.java)",
+}
 
 DEEP = {"python", "go", "java", "c", "cpp", "ruby", "javascript", "typescript",
         "rust", "csharp", "php", "kotlin", "swift", "scala"}
@@ -101,6 +123,10 @@ CTAGS_SKIP = {
 CTAGS_EXTRA = {"Python": {"member"}, "SQL": {"table", "view"}}
 SNO_KINDS = {"function", "method", "constructor", "class", "struct",
              "interface", "trait"}
+# sno kinds added per language: HCL has no functions or types; its named
+# top-level blocks are what it defines (resource/data: struct; variable,
+# output, module, provider: variable), and the reference lists them all.
+SNO_EXTRA = {"hcl": {"variable"}}
 
 # Known cases where ctags and sno differ for a reason ctags' reading gives.
 EXPLAIN = {
@@ -167,6 +193,23 @@ def _in_lambda_params(name, line):
     return False
 
 
+def _dart_call(name, line):
+    """Whether `name` is called on `line` rather than declared: after a `.`
+    or a `(`, or at the start of the line with its arguments closed and no
+    body (`{`, `=>`) after them (`expect(a.equals(b), isTrue);`)."""
+    m = re.search(r"(^\s*|[.(]\s*)" + re.escape(name) + r"\s*\(", line)
+    if not m:
+        return False
+    if m.group(1).strip():
+        return True
+    depth, start = 0, m.end() - 1
+    for j in range(start, len(line)):
+        depth += (line[j] == "(") - (line[j] == ")")
+        if depth == 0:
+            return not re.match(r"\s*(async\*?|sync\*)?\s*(\{|=>)", line[j + 1:])
+    return bool(line[start + 1:].strip())
+
+
 # Rules recognising a ctags tag as ctags' mistake, from the tag's own line:
 # ctags language -> [(reason, predicate(name, kind, line))].
 MISTAKES = {
@@ -182,6 +225,12 @@ MISTAKES = {
          lambda n, k, l: k == "class" and not re.search(r"\b(class|function)\b|=>", l)),
         ("a call tagged as a definition",
          lambda n, k, l: k in ("method", "function") and not re.search(r"\bfunction\b|=>|\{", l)),
+    ],
+    # The Dart grammar (Dart 2.15) recovers from syntax it does not know
+    # (super parameters) by reading the calls that follow as local functions.
+    "Dart": [
+        ("a call read as a local function after a syntax error",
+         lambda n, k, l: k == "function" and _dart_call(n, l)),
     ],
     "Pascal": [
         ("a method of a generic class (or with an escaped name, `&Type`) tagged "
@@ -203,14 +252,17 @@ def ls_files(dest):
     return [f for f in run(["git", "ls-files", "-z"], cwd=dest).stdout.split("\0") if f]
 
 
-def node_tags(lang, dest, ref_js):
+def ref_tags(lang, dest, command):
     files = ls_files(dest)
-    out = run(["node", ref_js, lang, dest] + files, cwd=dest, check=False)
+    out = run(shlex.split(command) + [dest] + files, cwd=dest, check=False)
     if out.returncode != 0:
-        sys.exit(f"{lang}: {ref_js} failed: {out.stderr[-400:]}")
+        sys.exit(f"{lang}: {command} failed: {out.stderr[-400:]}")
+    # What the reference says on stderr (a file it could not read, or read
+    # with syntax errors) is printed with the language's results.
+    unread = [l for l in out.stderr.splitlines() if l.strip()]
     tags = [(t["path"], t["name"], t["line"], t["kind"])
             for t in map(json.loads, out.stdout.splitlines())]
-    return files, tags
+    return files, tags, unread
 
 
 def ctags_tags(lang, dest):
@@ -280,11 +332,13 @@ def main():
     ap.add_argument("--sno", required=True)
     ap.add_argument("--floor", required=True)
     ap.add_argument("--cache", required=True)
-    ap.add_argument("--node-ref", help="languages-ref/ref.js, for Scala and Solidity")
+    ap.add_argument("--ref", action="append", default=[],
+                    help="LANG=COMMAND: the reference for a language ctags does not read")
     ap.add_argument("--show", type=int, default=int(os.environ.get("SHOW", "4")))
     ap.add_argument("specs", nargs="+")
     a = ap.parse_args()
     os.makedirs(a.cache, exist_ok=True)
+    refs = dict(r.split("=", 1) for r in a.ref)
     rows = []
     for spec in a.specs:
         lang, src = spec.split("=", 1)
@@ -299,8 +353,12 @@ def main():
         floor_s, fl = timed([a.floor, "--as-sno", dest], dest)
         lines = sum(1 for f in ls_files(dest)
                     for _ in open(os.path.join(dest, f), "rb"))
-        if lang in NODE_REFERENCE:
-            files, tags = node_tags(lang, dest, a.node_ref)
+        unread = []
+        if lang in REFERENCE:
+            if lang not in refs:
+                print(f"{lang}: no --ref {lang}=COMMAND given", file=sys.stderr)
+                continue
+            files, tags, unread = ref_tags(lang, dest, refs[lang])
         else:
             files, tags = ctags_tags(lang, dest)
         syms = sno_symbols(a.sno, dest, files)
@@ -347,7 +405,7 @@ def main():
         # Recall counts a ctags definition found whatever sno calls its kind
         # (`enum class` is a class to ctags, an enum to sno); precision is
         # over sno's functions, methods, constructors and types.
-        compared = [s for s in syms if s[4] in SNO_KINDS]
+        compared = [s for s in syms if s[4] in SNO_KINDS | SNO_EXTRA.get(lang, set())]
         extra = [s for s in compared if s not in matched_syms]
         recall = hit / len(tags) if tags else float("nan")
         kept = len(tags) - sum(n for n, _ in set_aside.values())
@@ -358,6 +416,12 @@ def main():
         print(f"\n== {lang} ({src}): {nfiles} files, {lines} lines; "
               f"ctags {len(tags)} tags, sno {len(compared)} symbols; {by_unique} "
               "matched by a name unique in its file on both sides")
+        if lang in REFERENCE:
+            print(f"   reference: {REFERENCE[lang]}")
+        for msg in unread[:a.show]:
+            print(f"   reference reports: {msg}")
+        if len(unread) > a.show:
+            print(f"   reference reports: ... {len(unread)} messages in all")
         for reason, (count, found) in sorted(set_aside.items()):
             print(f"   set aside as ctags' mistake: {count} x {reason} "
                   f"(sno has a definition there for {found})")
