@@ -178,6 +178,79 @@ mod journal_tests {
         assert!(j.file("big.py").unwrap().as_ref() == Some(&big), "its view");
     }
 
+    /// A first index past the batching bound is written in several
+    /// transactions: its views, derived rows and replay are those of the
+    /// same commit written in one.
+    #[test]
+    fn a_first_index_written_in_batches_equals_one_written_at_once() {
+        let recs: Vec<_> = (0..4200u32)
+            .map(|i| {
+                let mut r = record(&format!("src/f{i}.py"), (i % 250) as u8, &["run", "stop"]);
+                r.canonicalize();
+                r
+            })
+            .collect();
+        let deltas = |n: usize| -> Vec<_> {
+            recs[..n]
+                .iter()
+                .map(|r| diff(&r.path, None, Some(r)).unwrap())
+                .collect()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let batched = Journal::open_or_create(&dir.path().join("a.redb")).unwrap();
+        batched
+            .append_commit(commit(1, deltas(recs.len())))
+            .unwrap();
+        // The same files, the first index below the bound and the rest in
+        // a second commit: one transaction each.
+        let at_once = Journal::open_or_create(&dir.path().join("b.redb")).unwrap();
+        at_once.append_commit(commit(1, deltas(100))).unwrap();
+        let rest = recs[100..]
+            .iter()
+            .map(|r| diff(&r.path, None, Some(r)).unwrap())
+            .collect();
+        at_once.append_commit(commit(2, rest)).unwrap();
+        assert!(batched.load_state().unwrap() == at_once.load_state().unwrap());
+        assert_eq!(
+            batched.derived_rows().unwrap(),
+            at_once.derived_rows().unwrap()
+        );
+        let (replayed, head) = crate::replay::replay_all(&batched).unwrap();
+        assert!(replayed == batched.load_state().unwrap());
+        assert_eq!(head.unwrap().seq, batched.head().unwrap().unwrap().seq);
+        let report = crate::verify::verify(&batched);
+        assert!(report.problems.is_empty(), "{:?}", report.problems);
+    }
+
+    /// A first index killed between its transactions leaves views with no
+    /// head: opening the database drops them.
+    #[test]
+    fn views_a_killed_first_index_left_without_its_commit_are_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sno.redb");
+        {
+            let j = Journal::open_or_create(&path).unwrap();
+            let mut r = record("orphan.py", 1, &["left_behind"]);
+            r.canonicalize();
+            // What the first batch of a first index writes.
+            let tx = j.db.begin_write().unwrap();
+            {
+                let mut files = tx.open_table(crate::store::FILES).unwrap();
+                let mut names = tx.open_table(crate::store::NAMES).unwrap();
+                let mut referrers = tx.open_table(crate::store::REFERRERS).unwrap();
+                let d = diff("orphan.py", None, Some(&r)).unwrap();
+                crate::store::put_view(&mut files, &mut names, &mut referrers, None, &d).unwrap();
+            }
+            tx.commit().unwrap();
+            assert!(j.file("orphan.py").unwrap().is_some());
+            assert!(!j.derived_rows().unwrap().names.is_empty());
+        }
+        let j = Journal::open_or_create(&path).unwrap();
+        assert!(j.head().unwrap().is_none());
+        assert!(j.file("orphan.py").unwrap().is_none());
+        assert_eq!(j.derived_rows().unwrap(), Default::default());
+    }
+
     /// A first index of many files (its payload compressed as it is
     /// encoded) replays to its views and verifies, and reopening the
     /// database reads it the same.
