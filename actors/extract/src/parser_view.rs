@@ -1,8 +1,9 @@
 //! What the parser is shown of a file: the file itself, except where a
-//! pinned grammar misreads valid code that moving one line break avoids.
-//! Only whitespace changes place and the length stays the same, so every
-//! node's byte range holds the same tokens in the real text, which is what
-//! extraction reads.
+//! pinned grammar misreads valid code that moving one line break avoids,
+//! blanking a statement that defines nothing, or spelling a keyword it
+//! does not know as one it does, of the same length. The length stays the
+//! same and no definition or call moves, so every node's byte range holds
+//! the same names in the real text, which is what extraction reads.
 
 use std::borrow::Cow;
 
@@ -14,8 +15,33 @@ pub(crate) fn parser_view(lang: Language, source: &[u8]) -> Cow<'_, [u8]> {
         Language::Kotlin => kotlin(source),
         Language::C | Language::Cpp => c_statement_macros(source),
         Language::Sql => sql_unread_statements(source),
+        Language::Gleam => gleam_assert(source),
         _ => Cow::Borrowed(source),
     }
+}
+
+/// Gleam 1.11's `assert` statement (`assert list.length([]) == 0`), which
+/// tree-sitter-gleam 1.1 does not know: its recovery then loses the
+/// functions after it (gleam-lang/stdlib's `list_test.gleam` lost lines 21
+/// to 1386). The keyword is shown as a discarded `let` of the same length
+/// (`let _= list.length([]) == 0`): the expression, its calls and every
+/// byte after it stay where they are. `let assert` is the grammar's own.
+fn gleam_assert(source: &[u8]) -> Cow<'_, [u8]> {
+    let mut view: Option<Vec<u8>> = None;
+    for at in memchr::memmem::find_iter(source, b"assert ") {
+        let line_start = source[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        if source[line_start..at]
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t'))
+        {
+            let v = view.get_or_insert_with(|| source.to_vec());
+            v[at..at + 6].copy_from_slice(b"let _=");
+        }
+    }
+    view.map_or(Cow::Borrowed(source), Cow::Owned)
 }
 
 const VISIBILITY: [&[u8]; 4] = [b"private", b"internal", b"public", b"protected"];
@@ -205,6 +231,20 @@ fn sql_statement_end(source: &[u8], start: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gleam_assert_statement_is_shown_as_a_discarded_let() {
+        let src = "pub fn length_test() {\n  assert list.length([]) == 0\n  let assert Ok(x) = f()\n  x\n}\n";
+        let v =
+            String::from_utf8(parser_view(Language::Gleam, src.as_bytes()).into_owned()).unwrap();
+        assert_eq!(v.len(), src.len());
+        assert!(v.contains("\n  let _= list.length([]) == 0\n"), "{v}");
+        assert!(v.contains("\n  let assert Ok(x) = f()\n"), "{v}");
+        assert!(matches!(
+            parser_view(Language::Gleam, b"fn f() { \"assert me\" }\n"),
+            Cow::Borrowed(_)
+        ));
+    }
 
     fn view(s: &str) -> String {
         String::from_utf8(parser_view(Language::Kotlin, s.as_bytes()).into_owned()).unwrap()

@@ -440,6 +440,14 @@ mod tests {
             &["hello -> helper", "hello -> io.println"],
         ),
         (
+            // Gleam 1.11's assert statements, which the grammar does not
+            // know, lose nothing after them.
+            Language::Gleam,
+            "pub fn length_test() {\n  assert list.length([]) == 0\n  assert list.length([1]) == 1\n}\n\npub fn count_test() {\n  assert list.count([], is_odd) == 0\n}\n\nfn is_odd(x) { x % 2 == 1 }\n",
+            &["function length_test", "function count_test", "function is_odd"],
+            &["length_test -> list.length", "count_test -> list.count"],
+        ),
+        (
             Language::Nix,
             "let\n  add = a: b: a + b;\nin {\n  result = add 1 2;\n  shell = pkgs.mkShell { };\n}\n",
             &["function add"],
