@@ -457,15 +457,9 @@ impl Journal {
                         .transpose()?,
                 );
             }
-            let mut events = tx.open_table(EVENTS)?;
-            let mut parts = tx.open_table(EVENT_PARTS)?;
-            let (next, prev_hash) = next_event_position(&events, &parts)?;
-            let env = Envelope {
-                version: FORMAT_VERSION,
-                prev_hash,
-                written_ms: now_ms(),
-                event,
-            };
+            let (next, prev_hash) =
+                next_event_position(&tx.open_table(EVENTS)?, &tx.open_table(EVENT_PARTS)?)?;
+            let env = envelope(prev_hash, event);
             let deltas = env.event.deltas();
             let env_deltas = deltas.len();
             // The record's bytes are made on a second core while this one
@@ -486,27 +480,14 @@ impl Journal {
                 (record.join().expect("encoding does not panic"), views)
             });
             views?;
-            record_parts::put(&mut events, &mut parts, next, &record)?;
-            drop((events, parts));
+            drop(files);
             seq = Seq(next);
-            tx.open_table(COMMITS)?.insert(commit.0.as_slice(), seq.0)?;
             let head = IndexedHead {
                 commit,
                 branch,
                 seq,
             };
-            let mut meta = tx.open_table(META)?;
-            meta.insert(META_HEAD, encode_value(&head).as_slice())?;
-            match rolled_back_at {
-                Some(at) => meta.insert(META_ROLLED_BACK_AT, encode_value(&at).as_slice())?,
-                None => meta.remove(META_ROLLED_BACK_AT)?,
-            };
-            drop(meta);
-            for m in memory {
-                assert!(m.is_memory(), "only memory events follow a commit");
-                let mseq = append_event(&tx, m)?;
-                tx.open_table(MEMORY)?.insert(mseq.0, ())?;
-            }
+            seal(&tx, &record, &head, rolled_back_at, memory)?;
             crate::teardown::drop_large(env, env_deltas);
         }
         tx.commit()?;
@@ -540,12 +521,7 @@ impl Journal {
             tx.abort()?;
             at
         };
-        let env = Envelope {
-            version: FORMAT_VERSION,
-            prev_hash,
-            written_ms: now_ms(),
-            event,
-        };
+        let env = envelope(prev_hash, event);
         let deltas = env.event.deltas();
         let env_deltas = deltas.len();
         let (record, views) = std::thread::scope(|scope| {
@@ -574,30 +550,14 @@ impl Journal {
         if flush == Flush::Deferred {
             let _ = tx.set_durability(redb::Durability::None);
         }
-        let seq = Seq(next);
-        {
-            let mut events = tx.open_table(EVENTS)?;
-            let mut parts = tx.open_table(EVENT_PARTS)?;
-            record_parts::put(&mut events, &mut parts, next, &record)?;
-            drop((events, parts));
-            tx.open_table(COMMITS)?.insert(commit.0.as_slice(), seq.0)?;
-            let head = IndexedHead {
-                commit,
-                branch,
-                seq,
-            };
-            let mut meta = tx.open_table(META)?;
-            meta.insert(META_HEAD, encode_value(&head).as_slice())?;
-            meta.remove(META_ROLLED_BACK_AT)?;
-            drop(meta);
-            for m in memory {
-                assert!(m.is_memory(), "only memory events follow a commit");
-                let mseq = append_event(&tx, m)?;
-                tx.open_table(MEMORY)?.insert(mseq.0, ())?;
-            }
-        }
+        let head = IndexedHead {
+            commit,
+            branch,
+            seq: Seq(next),
+        };
+        seal(&tx, &record, &head, None, memory)?;
         tx.commit()?;
-        Ok(seq)
+        Ok(head.seq)
     }
 
     /// Views with no head are what a first index wrote before it failed or
@@ -971,6 +931,49 @@ pub enum Flush {
 }
 
 /// The sequence number of the next record and the hash it chains to.
+/// Ends the transaction of an event that moves the views: its record as
+/// event `head.seq`, the commit's position, the head (and where a rollback
+/// left git's HEAD), then the memory events the commit gave rise to.
+fn seal(
+    tx: &redb::WriteTransaction,
+    record: &[u8],
+    head: &IndexedHead,
+    rolled_back_at: Option<Option<CommitId>>,
+    memory: Vec<Event>,
+) -> Result<(), JournalError> {
+    record_parts::put(
+        &mut tx.open_table(EVENTS)?,
+        &mut tx.open_table(EVENT_PARTS)?,
+        head.seq.0,
+        record,
+    )?;
+    tx.open_table(COMMITS)?
+        .insert(head.commit.0.as_slice(), head.seq.0)?;
+    let mut meta = tx.open_table(META)?;
+    meta.insert(META_HEAD, encode_value(head).as_slice())?;
+    match rolled_back_at {
+        Some(at) => meta.insert(META_ROLLED_BACK_AT, encode_value(&at).as_slice())?,
+        None => meta.remove(META_ROLLED_BACK_AT)?,
+    };
+    drop(meta);
+    for m in memory {
+        assert!(m.is_memory(), "only memory events follow a commit");
+        let mseq = append_event(tx, m)?;
+        tx.open_table(MEMORY)?.insert(mseq.0, ())?;
+    }
+    Ok(())
+}
+
+/// A record of `event`, written now, after the record hashed `prev_hash`.
+fn envelope(prev_hash: u64, event: Event) -> Envelope {
+    Envelope {
+        version: FORMAT_VERSION,
+        prev_hash,
+        written_ms: now_ms(),
+        event,
+    }
+}
+
 fn next_event_position(
     events: &redb::Table<u64, &[u8]>,
     parts: &redb::Table<(u64, u32), &[u8]>,
@@ -991,12 +994,7 @@ fn append_event(tx: &redb::WriteTransaction, event: Event) -> Result<Seq, Journa
     let mut events = tx.open_table(EVENTS)?;
     let mut parts = tx.open_table(EVENT_PARTS)?;
     let (seq, prev_hash) = next_event_position(&events, &parts)?;
-    let env = Envelope {
-        version: FORMAT_VERSION,
-        prev_hash,
-        written_ms: now_ms(),
-        event,
-    };
+    let env = envelope(prev_hash, event);
     record_parts::put(&mut events, &mut parts, seq, &env.encode())?;
     Ok(Seq(seq))
 }

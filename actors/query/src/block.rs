@@ -214,22 +214,25 @@ mod tests {
         assert_eq!(blocks[2].members, [3], "another file never joins");
     }
 
+    /// The span of `def <name>` in `file`, up to its `pass`.
+    fn def_in(file: &str, def: &str) -> Span<'static> {
+        let start = file.find(def).unwrap();
+        let end = start + file[start..].find("pass").unwrap() + 4;
+        let line = |x: usize| file[..x].matches('\n').count() as u32 + 1;
+        Span {
+            path: "m.py",
+            start,
+            end,
+            line: line(start),
+            end_line: line(end),
+        }
+    }
+
     #[test]
     fn a_gap_of_few_but_long_lines_is_not_a_meeting() {
         let pad = "x".repeat(GAP_BYTES + 1);
         let file = format!("def a():\n    pass\n{pad}\ndef b():\n    pass\n");
-        let at = |n: &str| {
-            let start = file.find(n).unwrap();
-            let end = start + file[start..].find("pass").unwrap() + 4;
-            let line = |x: usize| file[..x].matches('\n').count() as u32 + 1;
-            Span {
-                path: "m.py",
-                start,
-                end,
-                line: line(start),
-                end_line: line(end),
-            }
-        };
+        let at = |n: &str| def_in(&file, n);
         let counted = std::cell::Cell::new(0);
         let count = |_: &str, from: usize, to: usize| {
             counted.set(counted.get() + 1);
@@ -245,18 +248,7 @@ mod tests {
     #[test]
     fn blocks_that_come_to_meet_become_one() {
         let file = "def a():\n    pass\n\ndef b():\n    pass\n\ndef c():\n    pass\n";
-        let at = |n: &str| {
-            let start = file.find(n).unwrap();
-            let end = start + file[start..].find("pass").unwrap() + 4;
-            let line = |x: usize| file[..x].matches('\n').count() as u32 + 1;
-            Span {
-                path: "m.py",
-                start,
-                end,
-                line: line(start),
-                end_line: line(end),
-            }
-        };
+        let at = |n: &str| def_in(file, n);
         let count = |_: &str, from: usize, to: usize| file[from..to].matches('\n').count();
         // a, then c (too far from a alone), then b, which a's block takes
         // in: now it meets c's block, which it takes in too.
