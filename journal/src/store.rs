@@ -460,24 +460,18 @@ impl Journal {
             let (next, prev_hash) =
                 next_event_position(&tx.open_table(EVENTS)?, &tx.open_table(EVENT_PARTS)?)?;
             let env = envelope(prev_hash, event);
-            let deltas = env.event.deltas();
-            let env_deltas = deltas.len();
-            // The record's bytes are made on a second core while this one
-            // makes each new view and inserts it at once, so no more than
-            // one view's bytes are held beside the record. A first index
-            // encodes the views of the files it adds straight from the
-            // deltas, without first copying them into records.
-            let (record, views) = std::thread::scope(|scope| {
-                let record = scope.spawn(|| env.encode());
-                let views = (|| {
-                    let mut names = tx.open_table(NAMES)?;
-                    let mut referrers = tx.open_table(REFERRERS)?;
-                    for (old, d) in olds.into_iter().zip(deltas) {
-                        put_view(&mut files, &mut names, &mut referrers, old, d)?;
-                    }
-                    Ok::<(), JournalError>(())
-                })();
-                (record.join().expect("encoding does not panic"), views)
+            let env_deltas = env.event.deltas().len();
+            // Each new view is made and inserted at once (beside the
+            // record's encoding). A first index encodes the views of the
+            // files it adds straight from the deltas, without first
+            // copying them into records.
+            let (record, views) = encode_beside(&env, |deltas| {
+                let mut names = tx.open_table(NAMES)?;
+                let mut referrers = tx.open_table(REFERRERS)?;
+                for (old, d) in olds.into_iter().zip(deltas) {
+                    put_view(&mut files, &mut names, &mut referrers, old, d)?;
+                }
+                Ok::<(), JournalError>(())
             });
             views?;
             drop(files);
@@ -522,27 +516,22 @@ impl Journal {
             at
         };
         let env = envelope(prev_hash, event);
-        let deltas = env.event.deltas();
-        let env_deltas = deltas.len();
-        let (record, views) = std::thread::scope(|scope| {
-            let record = scope.spawn(|| env.encode());
-            let views = (|| {
-                for batch in deltas.chunks(VIEW_BATCH) {
-                    let mut tx = self.db.begin_write()?;
-                    let _ = tx.set_durability(redb::Durability::None);
-                    {
-                        let mut files = tx.open_table(FILES)?;
-                        let mut names = tx.open_table(NAMES)?;
-                        let mut referrers = tx.open_table(REFERRERS)?;
-                        for d in batch {
-                            put_view(&mut files, &mut names, &mut referrers, None, d)?;
-                        }
+        let env_deltas = env.event.deltas().len();
+        let (record, views) = encode_beside(&env, |deltas| {
+            for batch in deltas.chunks(VIEW_BATCH) {
+                let mut tx = self.db.begin_write()?;
+                let _ = tx.set_durability(redb::Durability::None);
+                {
+                    let mut files = tx.open_table(FILES)?;
+                    let mut names = tx.open_table(NAMES)?;
+                    let mut referrers = tx.open_table(REFERRERS)?;
+                    for d in batch {
+                        put_view(&mut files, &mut names, &mut referrers, None, d)?;
                     }
-                    tx.commit()?;
                 }
-                Ok::<(), JournalError>(())
-            })();
-            (record.join().expect("encoding does not panic"), views)
+                tx.commit()?;
+            }
+            Ok::<(), JournalError>(())
         });
         views?;
         crate::teardown::drop_large(env, env_deltas);
@@ -962,6 +951,19 @@ fn seal(
         tx.open_table(MEMORY)?.insert(mseq.0, ())?;
     }
     Ok(())
+}
+
+/// `env`'s record, made on a second core while `write` moves the views by
+/// its deltas, so no more than one view's bytes are held beside it.
+fn encode_beside<T>(
+    env: &Envelope,
+    write: impl FnOnce(&[crate::event::FileDelta]) -> T,
+) -> (Vec<u8>, T) {
+    std::thread::scope(|scope| {
+        let record = scope.spawn(|| env.encode());
+        let written = write(env.event.deltas());
+        (record.join().expect("encoding does not panic"), written)
+    })
 }
 
 /// A record of `event`, written now, after the record hashed `prev_hash`.
