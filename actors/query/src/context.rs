@@ -349,26 +349,25 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         let packing = pack(&sources, &render, budget, item_framing, !json);
         // Each entry's outcome, from its block's: a member past a block's
         // cut is left out, one the cut reaches into is truncated.
-        let mut outcome = vec![Packed::Omitted; ranked];
-        if !code_answer {
-            outcome.clone_from(&packing.outcome);
-        }
-        for (k, b) in blocks.iter().enumerate().filter(|_| code_answer) {
-            let quoted = packing.sources[k].as_deref().unwrap_or_default();
-            match packing.outcome[k] {
-                Packed::Omitted => {}
-                Packed::Whole => b.members.iter().for_each(|&m| outcome[m] = Packed::Whole),
-                Packed::Truncated => {
-                    for m in block::shown(b, &spans, quoted) {
-                        outcome[m] = if block::whole_in(b, &spans[m], quoted) {
-                            Packed::Whole
-                        } else {
+        // (Entries of their own blocks have their blocks' outcomes.)
+        let outcome = if code_answer {
+            let mut outcome = vec![Packed::Omitted; ranked];
+            for (k, b) in blocks.iter().enumerate() {
+                let quoted = packing.sources[k].as_deref().unwrap_or_default();
+                for m in block::shown(b, &spans, quoted) {
+                    outcome[m] = match packing.outcome[k] {
+                        Packed::Truncated if !block::whole_in(b, &spans[m], quoted) => {
                             Packed::Truncated
-                        };
-                    }
+                        }
+                        Packed::Omitted => Packed::Omitted,
+                        _ => Packed::Whole,
+                    };
                 }
             }
-        }
+            outcome
+        } else {
+            packing.outcome.clone()
+        };
         let included: Vec<usize> = (0..ranked)
             .filter(|i| outcome[*i] != Packed::Omitted)
             .collect();
