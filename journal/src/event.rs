@@ -239,6 +239,23 @@ fn bincode_config() -> bincode::config::Configuration {
     bincode::config::standard()
 }
 
+/// A record whose payload `write` encodes into an lz4 frame as it is made
+/// (the payload of a commit of many deltas is never held whole).
+pub(crate) fn framed_record<E>(
+    write: impl FnOnce(&mut lz4_flex::frame::FrameEncoder<Vec<u8>>) -> Result<(), E>,
+) -> Result<Vec<u8>, E> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.push(Codec::Lz4Frame as u8);
+    let info = lz4_flex::frame::FrameInfo::new()
+        .block_size(lz4_flex::frame::BlockSize::Max256KB)
+        .block_mode(lz4_flex::frame::BlockMode::Linked);
+    let mut frame = lz4_flex::frame::FrameEncoder::with_frame_info(info, out);
+    write(&mut frame)?;
+    Ok(frame.finish().expect("compressing into a Vec cannot fail"))
+}
+
 impl Envelope {
     /// Encodes the record: magic, version (LE u16), a codec byte, then the
     /// bincode payload, lz4-compressed if it is large.
@@ -263,16 +280,11 @@ impl Envelope {
 
     /// The record with its payload encoded into an lz4 frame as it is made.
     fn encode_streamed(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.push(Codec::Lz4Frame as u8);
-        let info = lz4_flex::frame::FrameInfo::new()
-            .block_size(lz4_flex::frame::BlockSize::Max256KB)
-            .block_mode(lz4_flex::frame::BlockMode::Linked);
-        let mut frame = lz4_flex::frame::FrameEncoder::with_frame_info(info, out);
-        crate::stored::encode_envelope_into(self, &mut frame);
-        frame.finish().expect("compressing into a Vec cannot fail")
+        framed_record(|frame| {
+            crate::stored::encode_envelope_into(self, frame);
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .unwrap_or_else(|never| match never {})
     }
 
     /// Decodes a stored record of any version this build knows.

@@ -12,6 +12,7 @@ pub mod int8;
 pub mod lock;
 pub mod memory;
 pub mod model;
+pub mod packed;
 pub(crate) mod record_parts;
 pub mod replay;
 pub mod rollback;

@@ -283,4 +283,123 @@ mod journal_tests {
             assert!(j.file(&r.path).unwrap().as_ref() == Some(r), "{}", r.path);
         }
     }
+
+    fn records(n: u32) -> Vec<crate::model::FileRecord> {
+        (0..n)
+            .map(|i| {
+                let mut r = record(&format!("lib/s{i}.py"), (i % 250) as u8, &["open", "close"]);
+                r.canonicalize();
+                r
+            })
+            .collect()
+    }
+
+    /// The streamed record is byte for byte the one a commit holding all
+    /// its deltas encodes to (what pins its layout to `EnvelopeDef`'s).
+    #[test]
+    fn a_streamed_record_is_the_record_of_the_whole_commit() {
+        let deltas: Vec<_> = records(1100)
+            .iter()
+            .map(|r| diff(&r.path, None, Some(r)).unwrap())
+            .collect();
+        let whole = commit(1, deltas.clone());
+        let env = crate::event::Envelope {
+            version: crate::event::FORMAT_VERSION,
+            prev_hash: 42,
+            written_ms: 1_700_000_000_000,
+            event: crate::event::Event::CommitIndexed(whole.clone()),
+        };
+        let header = crate::event::CommitIndexed {
+            deltas: Vec::new(),
+            ..whole
+        };
+        let streamed = crate::stored::current::StreamedCommitRecord {
+            version: env.version,
+            prev_hash: env.prev_hash,
+            written_ms: env.written_ms,
+            commit: &header,
+            len: deltas.len(),
+            deltas: std::cell::RefCell::new(deltas.into_iter()),
+        };
+        let bytes = crate::event::framed_record(|f| {
+            bincode::serde::encode_into_std_write(&streamed, f, crate::stored::config()).map(|_| ())
+        })
+        .unwrap();
+        assert_eq!(bytes, env.encode());
+        assert!(crate::event::Envelope::decode(&bytes).unwrap() == env);
+    }
+
+    /// A first index streamed through its views equals the same commit
+    /// appended whole: views, derived rows, the event, replay, verify.
+    #[test]
+    fn a_streamed_first_index_equals_the_commit_appended_whole() {
+        let recs = records(4500);
+        let deltas = || recs.iter().map(|r| diff(&r.path, None, Some(r)).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let whole = Journal::open_or_create(&dir.path().join("a.redb")).unwrap();
+        whole.append_commit(commit(1, deltas().collect())).unwrap();
+        let streamed = Journal::open_or_create(&dir.path().join("b.redb")).unwrap();
+        let header = crate::event::CommitIndexed {
+            deltas: Vec::new(),
+            ..commit(1, Vec::new())
+        };
+        let seq = streamed
+            .append_first_index_streamed(
+                header,
+                recs.len(),
+                deltas(),
+                Vec::new(),
+                crate::Flush::Durable,
+            )
+            .unwrap();
+        assert_eq!(Some(seq), whole.head().unwrap().map(|h| h.seq));
+        assert!(streamed.load_state().unwrap() == whole.load_state().unwrap());
+        assert_eq!(
+            streamed.derived_rows().unwrap(),
+            whole.derived_rows().unwrap()
+        );
+        let event = |j: &Journal| {
+            j.events(crate::model::Seq(0), None).unwrap()[0]
+                .1
+                .event
+                .clone()
+        };
+        assert!(event(&streamed) == event(&whole));
+        let (replayed, _) = crate::replay::replay_all(&streamed).unwrap();
+        assert!(replayed == streamed.load_state().unwrap());
+        let report = crate::verify::verify(&streamed);
+        assert!(report.problems.is_empty(), "{:?}", report.problems);
+    }
+
+    /// Fewer deltas than announced: an error, no head, and the views the
+    /// batches wrote are dropped when the database is opened again.
+    #[test]
+    fn a_streamed_first_index_that_falls_short_writes_no_state() {
+        let recs = records(3000);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sno.redb");
+        {
+            let j = Journal::open_or_create(&path).unwrap();
+            let header = commit(1, Vec::new());
+            let short = recs
+                .iter()
+                .take(2500)
+                .map(|r| diff(&r.path, None, Some(r)).unwrap());
+            let err = j
+                .append_first_index_streamed(
+                    header,
+                    recs.len(),
+                    short,
+                    Vec::new(),
+                    crate::Flush::Durable,
+                )
+                .unwrap_err();
+            assert!(err.to_string().contains("2500 deltas of the 3000"), "{err}");
+            assert!(j.head().unwrap().is_none());
+            assert!(j.events(crate::model::Seq(0), None).unwrap().is_empty());
+        }
+        let j = Journal::open_or_create(&path).unwrap();
+        assert!(j.file(&recs[0].path).unwrap().is_none());
+        assert_eq!(j.derived_rows().unwrap(), Default::default());
+    }
 }

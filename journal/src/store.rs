@@ -549,6 +549,99 @@ impl Journal {
         Ok(head.seq)
     }
 
+    /// A first index whose deltas are made while they are written:
+    /// `deltas` yields `len` of them (the files of `commit`, whose own
+    /// `deltas` are left empty), and each is written to the views, in
+    /// transactions of [`VIEW_BATCH`] files, and handed to a second core
+    /// that encodes it into the record, then dropped. A repository's
+    /// deltas are never held together: the record's bytes and a bounded
+    /// queue are. The record, the head and `memory` go in a last
+    /// transaction, as in [`Journal::append_first_index`], and the record
+    /// is the one [`Journal::append_commit_with`] would write for the same
+    /// deltas. On a journal that has a head already, the deltas are
+    /// gathered and appended as a commit.
+    pub fn append_first_index_streamed(
+        &self,
+        commit: CommitIndexed,
+        len: usize,
+        deltas: impl Iterator<Item = crate::event::FileDelta>,
+        memory: Vec<Event>,
+        flush: Flush,
+    ) -> Result<Seq, JournalError> {
+        if self.head()?.is_some() {
+            let ev = CommitIndexed {
+                deltas: deltas.collect(),
+                ..commit
+            };
+            return self.append_commit_with(ev, memory, flush);
+        }
+        self.drop_views_without_head()?;
+        let (next, prev_hash) = {
+            let tx = self.db.begin_write()?;
+            let at = next_event_position(&tx.open_table(EVENTS)?, &tx.open_table(EVENT_PARTS)?)?;
+            tx.abort()?;
+            at
+        };
+        // Deltas the encoder has not taken yet: enough to keep it busy.
+        let (tx_deltas, rx_deltas) = std::sync::mpsc::sync_channel(256);
+        let (record, written) = std::thread::scope(|scope| {
+            let encoder = scope.spawn(|| {
+                let streamed = stored::current::StreamedCommitRecord {
+                    version: FORMAT_VERSION,
+                    prev_hash,
+                    written_ms: now_ms(),
+                    commit: &commit,
+                    len,
+                    deltas: std::cell::RefCell::new(rx_deltas.into_iter()),
+                };
+                crate::event::framed_record(|frame| {
+                    bincode::serde::encode_into_std_write(&streamed, frame, stored::config())
+                        .map(|_| ())
+                })
+            });
+            let written = (|| {
+                let mut deltas = deltas.peekable();
+                while deltas.peek().is_some() {
+                    let mut tx = self.db.begin_write()?;
+                    let _ = tx.set_durability(redb::Durability::None);
+                    {
+                        let mut files = tx.open_table(FILES)?;
+                        let mut names = tx.open_table(NAMES)?;
+                        let mut referrers = tx.open_table(REFERRERS)?;
+                        for d in deltas.by_ref().take(VIEW_BATCH) {
+                            put_view(&mut files, &mut names, &mut referrers, None, &d)?;
+                            if tx_deltas.send(d).is_err() {
+                                // The encoder stopped: its error says why.
+                                return Ok(());
+                            }
+                        }
+                    }
+                    tx.commit()?;
+                }
+                Ok::<(), JournalError>(())
+            })();
+            // The encoder's sequence ends here, whether or not all came.
+            drop(tx_deltas);
+            (encoder.join().expect("encoding does not panic"), written)
+        });
+        written?;
+        let record = record.map_err(|e| {
+            JournalError::Storage(format!("a first index's record could not be made: {e}"))
+        })?;
+        let mut tx = self.db.begin_write()?;
+        if flush == Flush::Deferred {
+            let _ = tx.set_durability(redb::Durability::None);
+        }
+        let head = IndexedHead {
+            commit: commit.commit,
+            branch: commit.branch.clone(),
+            seq: Seq(next),
+        };
+        seal(&tx, &record, &head, None, memory)?;
+        tx.commit()?;
+        Ok(head.seq)
+    }
+
     /// Views with no head are what a first index wrote before it failed or
     /// was killed: no state. They are dropped.
     fn drop_views_without_head(&self) -> Result<(), JournalError> {

@@ -438,6 +438,85 @@ impl Serialize for FileViewRef<'_> {
     }
 }
 
+/// A first index's record written as its deltas arrive: the bytes
+/// [`EnvelopeDef`] writes for an `Event::CommitIndexed` holding them all
+/// (the header's fields, then the deltas as a sequence of known length),
+/// without the deltas ever being held together.
+pub(crate) struct StreamedCommitRecord<'a, I> {
+    pub version: u16,
+    pub prev_hash: u64,
+    pub written_ms: u64,
+    /// The commit, its `deltas` empty: they come from `deltas`.
+    pub commit: &'a CommitIndexed,
+    pub len: usize,
+    pub deltas: std::cell::RefCell<I>,
+}
+
+impl<I: Iterator<Item = FileDelta>> Serialize for StreamedCommitRecord<'_, I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("EnvelopeDef", 4)?;
+        st.serialize_field("version", &self.version)?;
+        st.serialize_field("prev_hash", &self.prev_hash)?;
+        st.serialize_field("written_ms", &self.written_ms)?;
+        st.serialize_field("event", &StreamedEvent(self))?;
+        st.end()
+    }
+}
+
+struct StreamedEvent<'r, 'a, I>(&'r StreamedCommitRecord<'a, I>);
+
+impl<I: Iterator<Item = FileDelta>> Serialize for StreamedEvent<'_, '_, I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // `EventDef::CommitIndexed` is the first variant (pinned by the
+        // byte-for-byte test in `store`).
+        s.serialize_newtype_variant("EventDef", 0, "CommitIndexed", &StreamedCommit(self.0))
+    }
+}
+
+struct StreamedCommit<'r, 'a, I>(&'r StreamedCommitRecord<'a, I>);
+
+impl<I: Iterator<Item = FileDelta>> Serialize for StreamedCommit<'_, '_, I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let c = self.0.commit;
+        let mut st = s.serialize_struct("CommitIndexedDef", 7)?;
+        st.serialize_field("commit", &c.commit)?;
+        st.serialize_field("parents", &c.parents)?;
+        st.serialize_field("branch", &c.branch)?;
+        st.serialize_field("summary", &c.summary)?;
+        st.serialize_field("time", &c.time)?;
+        st.serialize_field("base", &c.base)?;
+        st.serialize_field("deltas", &StreamedDeltas(self.0))?;
+        st.end()
+    }
+}
+
+struct StreamedDeltas<'r, 'a, I>(&'r StreamedCommitRecord<'a, I>);
+
+impl<I: Iterator<Item = FileDelta>> Serialize for StreamedDeltas<'_, '_, I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let len = self.0.len;
+        let mut seq = s.serialize_seq(Some(len))?;
+        let mut deltas = self.0.deltas.borrow_mut();
+        for k in 0..len {
+            let Some(d) = deltas.next() else {
+                return Err(S::Error::custom(format!(
+                    "{k} deltas of the {len} announced came"
+                )));
+            };
+            seq.serialize_element(&FileDeltaRef(&d))?;
+        }
+        if deltas.next().is_some() {
+            return Err(S::Error::custom(format!(
+                "more than the {len} deltas announced came"
+            )));
+        }
+        seq.end()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
