@@ -24,7 +24,7 @@ use crate::parser::{KeptVersions, ParseJob, ParseOutcome, PoolMsg, Versions};
 use crate::supervisor::SupervisorMsg;
 use crate::writer::WriterMsg;
 use sno_index::admission::{self, ContentVerdict, IgnoreRules, PathVerdict, SecretFilter};
-use sno_index::advance::{advance, RepoIndex, StateAfter};
+use sno_index::advance::{advance, FirstIndex, RepoIndex, StateAfter};
 use sno_index::git::{GitError, GitRepo, PathChange};
 use sno_index::record::{count_lines, parsed_record, skip_state, skipped_record};
 
@@ -416,6 +416,19 @@ impl Run<'_> {
             }
             return Ok((true, branch, shallow));
         }
+        if head.is_none() && todo.len() == 1 {
+            let mut ctx = PrepareCtx {
+                todo,
+                secrets,
+                ignores: None,
+                reuse: None,
+                skipped: Vec::new(),
+            };
+            drop(state);
+            self.first_index_streamed(&mut repo, &mut ctx, &branch, run)
+                .await?;
+            return Ok((false, branch, shallow));
+        }
         let prev_tree = match &head {
             Some(h) => repo.commit(h.commit).ok().map(|c| c.tree),
             None => None,
@@ -643,6 +656,38 @@ impl Run<'_> {
         run: &mut IndexRun,
     ) -> Result<Prepared, IndexError> {
         let info = repo.commit(ctx.todo[at])?;
+        let Some(changes) = Self::changes_of(repo, ctx, &info, prev, state)? else {
+            return Ok(Prepared::NeedsFull(info));
+        };
+        let mut p = PreparedCommit {
+            info,
+            leaving: Vec::new(),
+            skipped: BTreeMap::new(),
+            inflight: FuturesUnordered::new(),
+        };
+        for change in changes {
+            match self.admit(repo, ctx, at, change, run)? {
+                Admitted::Leaving(path) => p.leaving.push(path),
+                Admitted::Skipped(rec) => {
+                    p.skipped.insert(rec.path.clone(), rec);
+                }
+                Admitted::Parse(pending, job) => p.inflight.push(self.parse(pending, job)?),
+            }
+        }
+        Ok(Prepared::Ready(p))
+    }
+
+    /// What changed in `info` since the tree `prev`: a tree diff, or, with
+    /// no `prev` or a `.gitignore` changed, the whole listing reconciled
+    /// against `state` (`None` when that is needed and no state is at
+    /// hand).
+    fn changes_of(
+        repo: &mut GitRepo,
+        ctx: &mut PrepareCtx,
+        info: &sno_index::git::CommitInfo,
+        prev: Option<gix::ObjectId>,
+        state: Option<&State>,
+    ) -> Result<Option<Vec<PathChange>>, IndexError> {
         let diffed = match (prev, &ctx.ignores) {
             (Some(prev), Some(_)) => Some(repo.diff_trees(prev, info.tree)?),
             _ => None,
@@ -651,84 +696,83 @@ impl Run<'_> {
             Some(changes) => changes.iter().any(|c| admission::is_gitignore(&c.path)),
             None => true,
         };
-        let changes: Vec<PathChange> = if full {
-            let Some(state) = state else {
-                return Ok(Prepared::NeedsFull(info));
-            };
-            let listing = repo.list_tree(info.tree)?;
-            let mut gi = Vec::new();
-            for f in listing.iter().filter(|f| admission::is_gitignore(&f.path)) {
-                gi.push((f.path.clone(), repo.blob(f.blob)?));
-            }
-            let rules = IgnoreRules::new(&gi);
-            let admitted = |p: &str| {
-                matches!(
-                    admission::judge_path(p, &ctx.secrets, &rules),
-                    PathVerdict::Admit(_)
-                )
-            };
-            let changes = reconcile(
-                state,
-                listing.into_iter().map(|f| (f.path, f.blob)).collect(),
-                admitted,
-            );
-            ctx.ignores = Some(rules);
-            changes
-        } else {
-            diffed.unwrap_or_default()
+        if !full {
+            return Ok(Some(diffed.unwrap_or_default()));
+        }
+        let Some(state) = state else {
+            return Ok(None);
+        };
+        let listing = repo.list_tree(info.tree)?;
+        let mut gi = Vec::new();
+        for f in listing.iter().filter(|f| admission::is_gitignore(&f.path)) {
+            gi.push((f.path.clone(), repo.blob(f.blob)?));
+        }
+        let rules = IgnoreRules::new(&gi);
+        let admitted = |p: &str| {
+            matches!(
+                admission::judge_path(p, &ctx.secrets, &rules),
+                PathVerdict::Admit(_)
+            )
+        };
+        let changes = reconcile(
+            state,
+            listing.into_iter().map(|f| (f.path, f.blob)).collect(),
+            admitted,
+        );
+        ctx.ignores = Some(rules);
+        Ok(Some(changes))
+    }
+
+    /// Judges one changed path of the `at`-th commit: it leaves the index,
+    /// is recorded without parsing, or is read and becomes a parse job.
+    fn admit(
+        &self,
+        repo: &mut GitRepo,
+        ctx: &PrepareCtx,
+        at: usize,
+        change: PathChange,
+        run: &mut IndexRun,
+    ) -> Result<Admitted, IndexError> {
+        let Some(blob) = change.blob else {
+            return Ok(Admitted::Leaving(change.path));
         };
         let rules = ctx
             .ignores
             .as_ref()
             .expect("rules are built by the first full listing");
-        let cfg = &self.st.config;
-        let mut p = PreparedCommit {
-            info,
-            leaving: Vec::new(),
-            skipped: BTreeMap::new(),
-            inflight: FuturesUnordered::new(),
+        let language = match admission::judge_path(&change.path, &ctx.secrets, rules) {
+            PathVerdict::Secret => {
+                run.excluded_secrets += 1;
+                return Ok(Admitted::Leaving(change.path));
+            }
+            PathVerdict::Ignored => {
+                run.skipped_ignored += 1;
+                return Ok(Admitted::Leaving(change.path));
+            }
+            PathVerdict::Admit(l) => l,
         };
-        for change in changes {
-            let Some(blob) = change.blob else {
-                p.leaving.push(change.path);
-                continue;
+        // Files of other languages are judged by their size alone,
+        // without inflating them. A source file is read at once: asking
+        // its size first opened each loose object twice, a fifth of the
+        // time reading took; the price is that a source file over the
+        // size limit is inflated once before it is skipped. Each file
+        // goes to the parsers as soon as it is read: ordering the work
+        // (largest first) would need every size before the first parse,
+        // and measured no faster.
+        let Some(language) = language else {
+            let size = repo.blob_size(blob)?;
+            let reason = if size > self.max_file_size {
+                SkipReason::TooLarge
+            } else {
+                SkipReason::UnsupportedLanguage
             };
-            let language = match admission::judge_path(&change.path, &ctx.secrets, rules) {
-                PathVerdict::Secret => {
-                    run.excluded_secrets += 1;
-                    p.leaving.push(change.path);
-                    continue;
-                }
-                PathVerdict::Ignored => {
-                    run.skipped_ignored += 1;
-                    p.leaving.push(change.path);
-                    continue;
-                }
-                PathVerdict::Admit(l) => l,
-            };
-            // Files of other languages are judged by their size alone,
-            // without inflating them. A source file is read at once: asking
-            // its size first opened each loose object twice, a fifth of the
-            // time reading took; the price is that a source file over the
-            // size limit is inflated once before it is skipped. Each file
-            // goes to the parsers as soon as it is read: ordering the work
-            // (largest first) would need every size before the first parse,
-            // and measured no faster.
-            let Some(language) = language else {
-                let size = repo.blob_size(blob)?;
-                let reason = if size > self.max_file_size {
-                    SkipReason::TooLarge
-                } else {
-                    SkipReason::UnsupportedLanguage
-                };
-                p.skip(change.path, blob, size, 0, reason, run);
-                continue;
-            };
-            let bytes = repo.blob(blob)?;
-            let size = bytes.len() as u64;
+            return Ok(Admitted::Skipped(skipped(change.path, blob, size, 0, reason, run)));
+        };
+        let bytes = repo.blob(blob)?;
+        let size = bytes.len() as u64;
+        Ok(
             match admission::judge_content(Some(language), size, self.max_file_size, Some(&bytes)) {
                 ContentVerdict::Parse(l) => {
-                    let (tx, rx) = ractor::concurrency::oneshot();
                     let pending = Pending {
                         path: change.path.clone(),
                         blob,
@@ -740,13 +784,9 @@ impl Run<'_> {
                         language: l,
                         bytes,
                         versions,
-                        mask_secrets: cfg.mask_secrets,
+                        mask_secrets: self.st.config.mask_secrets,
                     };
-                    self.pool
-                        .cast(PoolMsg::Parse(job, tx.into()))
-                        .map_err(|e| IndexError::Actor(format!("parser pool: {e}")))?;
-                    p.inflight
-                        .push(Box::pin(async move { (pending, rx.await.ok()) }));
+                    Admitted::Parse(pending, job)
                 }
                 ContentVerdict::Skip(r) => {
                     // A file over the limit is not counted into.
@@ -754,11 +794,190 @@ impl Run<'_> {
                         SkipReason::TooLarge => 0,
                         _ => count_lines(&bytes),
                     };
-                    p.skip(change.path, blob, size, lines, r, run);
+                    Admitted::Skipped(skipped(change.path, blob, size, lines, r, run))
                 }
-            }
+            },
+        )
+    }
+
+    /// Hands a job to the parser pool: its outcome, when it comes.
+    fn parse(&self, pending: Pending, job: ParseJob) -> Result<ParseFuture, IndexError> {
+        let (tx, rx) = ractor::concurrency::oneshot();
+        self.pool
+            .cast(PoolMsg::Parse(job, tx.into()))
+            .map_err(|e| IndexError::Actor(format!("parser pool: {e}")))?;
+        Ok(Box::pin(async move { (pending, rx.await.ok()) }))
+    }
+
+    /// A first index of one commit (`sno init --history 0`, or a first
+    /// run whose history is one commit), in memory bounded by the work
+    /// rather than the repository: files are read only while the parsers
+    /// keep up (at most [`IN_FLIGHT_BYTES`] of them waiting), each record
+    /// is packed as it comes back, and the deltas are resolved and written
+    /// a block at a time ([`FirstIndex`],
+    /// [`Journal::append_first_index_streamed`]). It journals what the
+    /// general path would: the replay tests hold it to that.
+    async fn first_index_streamed(
+        &self,
+        repo: &mut GitRepo,
+        ctx: &mut PrepareCtx,
+        branch: &Option<String>,
+        run: &mut IndexRun,
+    ) -> Result<Seq, IndexError> {
+        let t0 = std::time::Instant::now();
+        let commit = ctx.todo[0];
+        let info = repo.commit(commit)?;
+        let changes = off_the_runtime(|| {
+            Self::changes_of(repo, ctx, &info, None, Some(&State::default()))
+        })?
+        .expect("a full listing against a state at hand");
+        let mut changes = changes.into_iter();
+        let mut first = FirstIndex::default();
+        let mut inflight: FuturesUnordered<ParseFuture> = FuturesUnordered::new();
+        let (mut waiting, mut parsed) = (0u64, 0usize);
+        loop {
+            off_the_runtime(|| {
+                while waiting < IN_FLIGHT_BYTES && inflight.len() < IN_FLIGHT_FILES {
+                    let Some(change) = changes.next() else {
+                        break;
+                    };
+                    match self.admit(repo, ctx, 0, change, run)? {
+                        // The state is empty: nothing leaves it.
+                        Admitted::Leaving(_) => {}
+                        Admitted::Skipped(rec) => first.add(rec),
+                        Admitted::Parse(pending, job) => {
+                            waiting += pending.size;
+                            inflight.push(self.parse(pending, job)?);
+                        }
+                    }
+                }
+                Ok::<(), IndexError>(())
+            })?;
+            let Some((p, outcome)) = inflight.next().await else {
+                break;
+            };
+            waiting -= p.size;
+            let (rec, was_parsed, _) = record_of(p, outcome, run);
+            parsed += usize::from(was_parsed);
+            first.add(rec);
         }
-        Ok(Prepared::Ready(p))
+        run.files_parsed += parsed as u64;
+        let t_parsed = t0.elapsed();
+        let (files, packed_bytes) = (first.len(), first.packed_bytes());
+        let lesson = info
+            .reverts
+            .map(|reverted| lesson_of_revert(&info, None, branch, reverted, &[]));
+        let ev = Box::new(CommitIndexed {
+            commit,
+            parents: info.parents.clone(),
+            branch: branch.clone(),
+            summary: info.summary.clone(),
+            time: info.time,
+            base: None,
+            deltas: Vec::new(),
+        });
+        let seq = ractor::call!(
+            self.writer,
+            WriterMsg::FirstIndex,
+            ev,
+            first,
+            lesson.into_iter().collect(),
+            Flush::Durable
+        )
+        .map_err(|e| IndexError::Actor(e.to_string()))??;
+        run.commits_indexed += 1;
+        tracing::info!(
+            commit = %commit.short(),
+            parsed,
+            deltas = files,
+            packed_mb = packed_bytes >> 20,
+            read_parse_ms = t_parsed.as_millis() as u64,
+            resolve_write_ms = (t0.elapsed() - t_parsed).as_millis() as u64,
+            "first index journaled"
+        );
+        if let Some(p) = self.progress {
+            let _ = p.send(Progress::CommitDone {
+                index: 1,
+                total: 1,
+                commit: commit.to_hex(),
+                files_parsed: parsed,
+                deltas: files,
+            });
+        }
+        Ok(seq)
+    }
+}
+
+/// Parse jobs' bytes a streamed first index lets wait for the parsers:
+/// enough to keep them busy, bounded whatever the repository's size.
+const IN_FLIGHT_BYTES: u64 = 32 << 20;
+
+/// Parse jobs a streamed first index lets wait, however small.
+const IN_FLIGHT_FILES: usize = 256;
+
+/// What becomes of one changed path.
+enum Admitted {
+    /// It leaves the index if the state has it (deleted, secret, ignored).
+    Leaving(String),
+    /// It is tracked but not parsed.
+    Skipped(FileRecord),
+    /// It is parsed.
+    Parse(Pending, ParseJob),
+}
+
+/// Records a tracked file that is not parsed, and counts why.
+fn skipped(
+    path: String,
+    blob: BlobId,
+    size: u64,
+    lines: u32,
+    reason: SkipReason,
+    run: &mut IndexRun,
+) -> FileRecord {
+    match reason {
+        SkipReason::Binary => run.skipped_binary += 1,
+        SkipReason::TooLarge => run.skipped_too_large += 1,
+        SkipReason::UnsupportedLanguage => run.skipped_unsupported += 1,
+    }
+    let lines = if reason == SkipReason::Binary {
+        0
+    } else {
+        lines
+    };
+    skipped_record(&path, blob, size, lines, skip_state(reason))
+}
+
+/// The record a parse came back with (or a failed one, counted), and
+/// whether it was parsed, and parsed from a previous version.
+fn record_of(p: Pending, outcome: Option<ParseOutcome>, run: &mut IndexRun) -> (FileRecord, bool, bool) {
+    match outcome {
+        Some(ParseOutcome::Parsed {
+            facts,
+            bytes,
+            reparsed,
+            masked_secrets,
+        }) => (
+            parsed_record(&p.path, p.blob, p.size, &bytes, *facts, masked_secrets),
+            true,
+            reparsed,
+        ),
+        Some(ParseOutcome::Failed { reason }) => {
+            run.failures.push((p.path.clone(), reason.clone()));
+            (
+                skipped_record(&p.path, p.blob, p.size, 0, FileState::Failed(reason)),
+                false,
+                false,
+            )
+        }
+        None => {
+            let reason = "parser pool went away before answering".to_string();
+            run.failures.push((p.path.clone(), reason.clone()));
+            (
+                skipped_record(&p.path, p.blob, p.size, 0, FileState::Failed(reason)),
+                false,
+                false,
+            )
+        }
     }
 }
 
@@ -837,30 +1056,6 @@ enum Prepared {
 }
 
 impl PreparedCommit {
-    /// Records a tracked file that is not parsed, and counts why.
-    fn skip(
-        &mut self,
-        path: String,
-        blob: BlobId,
-        size: u64,
-        lines: u32,
-        reason: SkipReason,
-        run: &mut IndexRun,
-    ) {
-        match reason {
-            SkipReason::Binary => run.skipped_binary += 1,
-            SkipReason::TooLarge => run.skipped_too_large += 1,
-            SkipReason::UnsupportedLanguage => run.skipped_unsupported += 1,
-        }
-        let lines = if reason == SkipReason::Binary {
-            0
-        } else {
-            lines
-        };
-        let rec = skipped_record(&path, blob, size, lines, skip_state(reason));
-        self.skipped.insert(path, rec);
-    }
-
     /// Waits for the parses and returns the new records (`None` = the path
     /// leaves the index) and how many files were parsed.
     async fn finish(
@@ -879,28 +1074,11 @@ impl PreparedCommit {
         }
         let (mut parsed, mut reparsed) = (0, 0);
         while let Some((p, outcome)) = self.inflight.next().await {
-            let rec = match outcome {
-                Some(ParseOutcome::Parsed {
-                    facts,
-                    bytes,
-                    reparsed: from_previous,
-                    masked_secrets,
-                }) => {
-                    parsed += 1;
-                    reparsed += usize::from(from_previous);
-                    parsed_record(&p.path, p.blob, p.size, &bytes, *facts, masked_secrets)
-                }
-                Some(ParseOutcome::Failed { reason }) => {
-                    run.failures.push((p.path.clone(), reason.clone()));
-                    skipped_record(&p.path, p.blob, p.size, 0, FileState::Failed(reason))
-                }
-                None => {
-                    let reason = "parser pool went away before answering".to_string();
-                    run.failures.push((p.path.clone(), reason.clone()));
-                    skipped_record(&p.path, p.blob, p.size, 0, FileState::Failed(reason))
-                }
-            };
-            updates.insert(p.path, Some(rec));
+            let path = p.path.clone();
+            let (rec, was_parsed, from_previous) = record_of(p, outcome, run);
+            parsed += usize::from(was_parsed);
+            reparsed += usize::from(from_previous);
+            updates.insert(path, Some(rec));
         }
         run.files_parsed += parsed as u64;
         (updates, parsed, reparsed)

@@ -23,6 +23,16 @@ pub enum WriterMsg {
         Flush,
         RpcReplyPort<Result<Seq>>,
     ),
+    /// A first index of one commit: the commit (its deltas empty) and its
+    /// files, parsed and packed, resolved and written a block at a time
+    /// ([`Journal::append_first_index_streamed`]).
+    FirstIndex(
+        Box<CommitIndexed>,
+        sno_index::advance::FirstIndex,
+        Vec<Event>,
+        Flush,
+        RpcReplyPort<Result<Seq>>,
+    ),
     /// An event that does not move the views (a branch move, a skipped
     /// commit).
     Append(Event, RpcReplyPort<Result<Seq>>),
@@ -73,6 +83,13 @@ impl Actor for Writer {
         match msg {
             WriterMsg::Commit(ev, memory, flush, reply) => {
                 let r = blocking(|| j.append_commit_with(*ev, memory, flush));
+                let _ = reply.send(r.map_err(Error::from));
+            }
+            WriterMsg::FirstIndex(ev, first, memory, flush, reply) => {
+                let r = blocking(|| {
+                    let (len, deltas) = first.into_deltas();
+                    j.append_first_index_streamed(*ev, len, deltas, memory, flush)
+                });
                 let _ = reply.send(r.map_err(Error::from));
             }
             WriterMsg::Append(ev, reply) => {
