@@ -241,10 +241,13 @@ fn bincode_config() -> bincode::config::Configuration {
 
 /// A record whose payload `write` encodes into an lz4 frame as it is made
 /// (the payload of a commit of many deltas is never held whole).
+/// `capacity` is what the record is expected to take: reserved, not
+/// touched, so a good guess saves the copies of a growing vector.
 pub(crate) fn framed_record<E>(
+    capacity: usize,
     write: impl FnOnce(&mut lz4_flex::frame::FrameEncoder<Vec<u8>>) -> Result<(), E>,
 ) -> Result<Vec<u8>, E> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(capacity);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.push(Codec::Lz4Frame as u8);
@@ -280,7 +283,7 @@ impl Envelope {
 
     /// The record with its payload encoded into an lz4 frame as it is made.
     fn encode_streamed(&self) -> Vec<u8> {
-        framed_record(|frame| {
+        framed_record(0, |frame| {
             crate::stored::encode_envelope_into(self, frame);
             Ok::<(), std::convert::Infallible>(())
         })

@@ -40,10 +40,63 @@ pub(crate) fn put(
         parts.insert((seq, n), chunk)?;
         n += 1;
     }
+    put_stub(events, seq, record.len(), n)
+}
+
+/// Writes `record`'s parts as event `seq`'s, [`PARTS_PER_TRANSACTION`] to
+/// a transaction, ahead of the transaction that makes it an event
+/// ([`put_stub`]): one transaction holds what it changed in memory until
+/// it commits, and a first index's record is hundreds of MB. Parts with no
+/// event row are no record: a crash before the stub leaves them to
+/// [`drop_from`]. `None` when the record fits a row of its own.
+pub(crate) fn put_ahead(
+    db: &redb::Database,
+    seq: u64,
+    record: &[u8],
+) -> Result<Option<(usize, u32)>, JournalError> {
+    if record.len() <= PART {
+        return Ok(None);
+    }
+    let mut n = 0u32;
+    for group in record.chunks(PART * PARTS_PER_TRANSACTION) {
+        let mut tx = db.begin_write()?;
+        let _ = tx.set_durability(redb::Durability::None);
+        {
+            let mut parts = tx.open_table(EVENT_PARTS)?;
+            for chunk in group.chunks(PART) {
+                parts.insert((seq, n), chunk)?;
+                n += 1;
+            }
+        }
+        tx.commit()?;
+    }
+    Ok(Some((record.len(), n)))
+}
+
+/// Parts one transaction of [`put_ahead`] writes (64 MiB).
+const PARTS_PER_TRANSACTION: usize = 64;
+
+/// The `events` row standing for a record of `len` bytes in `n` parts.
+pub(crate) fn put_stub(
+    events: &mut redb::Table<u64, &[u8]>,
+    seq: u64,
+    len: usize,
+    n: u32,
+) -> Result<(), JournalError> {
     let mut stub = STUB_MAGIC.to_vec();
-    stub.extend_from_slice(&(record.len() as u64).to_le_bytes());
+    stub.extend_from_slice(&(len as u64).to_le_bytes());
     stub.extend_from_slice(&n.to_le_bytes());
     events.insert(seq, stub.as_slice())?;
+    Ok(())
+}
+
+/// Drops parts of events from `seq` on: what [`put_ahead`] wrote for an
+/// event whose own row was never written.
+pub(crate) fn drop_from(
+    parts: &mut redb::Table<(u64, u32), &[u8]>,
+    seq: u64,
+) -> Result<(), JournalError> {
+    parts.retain_in((seq, 0)..=(u64::MAX, u32::MAX), |_, _| false)?;
     Ok(())
 }
 
@@ -321,7 +374,7 @@ mod journal_tests {
             len: deltas.len(),
             deltas: std::cell::RefCell::new(deltas.into_iter()),
         };
-        let bytes = crate::event::framed_record(|f| {
+        let bytes = crate::event::framed_record(0, |f| {
             bincode::serde::encode_into_std_write(&streamed, f, crate::stored::config()).map(|_| ())
         })
         .unwrap();
@@ -401,5 +454,30 @@ mod journal_tests {
         let j = Journal::open_or_create(&path).unwrap();
         assert!(j.file(&recs[0].path).unwrap().is_none());
         assert_eq!(j.derived_rows().unwrap(), Default::default());
+    }
+
+    /// Parts written ahead of an event row that never came (a kill between
+    /// the transactions) are dropped when the database is opened again.
+    #[test]
+    fn parts_written_ahead_of_an_event_that_never_came_are_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sno.redb");
+        let big: Vec<u8> = (0..super::PART * 3).map(|i| (i * 7 % 253) as u8).collect();
+        let parts_held = |j: &Journal| {
+            use redb::{ReadableDatabase, ReadableTableMetadata};
+            let r = j.db.begin_read().unwrap();
+            r.open_table(super::EVENT_PARTS).unwrap().len().unwrap()
+        };
+        {
+            let j = Journal::open_or_create(&path).unwrap();
+            assert_eq!(
+                super::put_ahead(&j.db, 0, &big).unwrap(),
+                Some((big.len(), 3))
+            );
+            assert_eq!(parts_held(&j), 3);
+        }
+        let j = Journal::open_or_create(&path).unwrap();
+        assert_eq!(parts_held(&j), 0);
+        assert!(j.events(crate::model::Seq(0), None).unwrap().is_empty());
     }
 }

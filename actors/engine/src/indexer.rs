@@ -766,7 +766,14 @@ impl Run<'_> {
             } else {
                 SkipReason::UnsupportedLanguage
             };
-            return Ok(Admitted::Skipped(skipped(change.path, blob, size, 0, reason, run)));
+            return Ok(Admitted::Skipped(skipped(
+                change.path,
+                blob,
+                size,
+                0,
+                reason,
+                run,
+            )));
         };
         let bytes = repo.blob(blob)?;
         let size = bytes.len() as u64;
@@ -827,10 +834,9 @@ impl Run<'_> {
         let t0 = std::time::Instant::now();
         let commit = ctx.todo[0];
         let info = repo.commit(commit)?;
-        let changes = off_the_runtime(|| {
-            Self::changes_of(repo, ctx, &info, None, Some(&State::default()))
-        })?
-        .expect("a full listing against a state at hand");
+        let changes =
+            off_the_runtime(|| Self::changes_of(repo, ctx, &info, None, Some(&State::default())))?
+                .expect("a full listing against a state at hand");
         let mut changes = changes.into_iter();
         let mut first = FirstIndex::default();
         let mut inflight: FuturesUnordered<ParseFuture> = FuturesUnordered::new();
@@ -949,7 +955,11 @@ fn skipped(
 
 /// The record a parse came back with (or a failed one, counted), and
 /// whether it was parsed, and parsed from a previous version.
-fn record_of(p: Pending, outcome: Option<ParseOutcome>, run: &mut IndexRun) -> (FileRecord, bool, bool) {
+fn record_of(
+    p: Pending,
+    outcome: Option<ParseOutcome>,
+    run: &mut IndexRun,
+) -> (FileRecord, bool, bool) {
     match outcome {
         Some(ParseOutcome::Parsed {
             facts,

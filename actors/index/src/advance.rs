@@ -478,11 +478,19 @@ mod tests {
         let mut out = Vec::new();
         for i in 0..1200u32 {
             let path = format!("pkg{}/m{i}.py", i % 7);
-            let own = [format!("f{i}"), format!("shared{}", i % 3), "helper".to_string()];
+            let own = [
+                format!("f{i}"),
+                format!("shared{}", i % 3),
+                "helper".to_string(),
+            ];
             let own: Vec<&str> = own.iter().map(String::as_str).collect();
             let mut r = record(&path, (i % 250) as u8, &own);
             let caller = Some(r.symbols[0].id);
-            for callee in [format!("f{}", (i * 7 + 1) % 1200), "helper".into(), format!("shared{}", (i + 1) % 3)] {
+            for callee in [
+                format!("f{}", (i * 7 + 1) % 1200),
+                "helper".into(),
+                format!("shared{}", (i + 1) % 3),
+            ] {
                 r.refs.calls.push(RawCall {
                     caller,
                     callee,
@@ -510,7 +518,10 @@ mod tests {
         let recs = repository();
         let mut state = State::default();
         let mut index = RepoIndex::new(&state);
-        let updates = recs.iter().map(|r| (r.path.clone(), Some(r.clone()))).collect();
+        let updates = recs
+            .iter()
+            .map(|r| (r.path.clone(), Some(r.clone())))
+            .collect();
         let expected = advance(&mut state, &mut index, updates, StateAfter::Dropped);
         assert!(
             expected.iter().any(|d| !d.edges_added.is_empty()),
