@@ -538,15 +538,7 @@ impl Run<'_> {
                 Flush::Deferred
             };
             self.journal_skipped(&mut ctx).await?;
-            let ev = Box::new(CommitIndexed {
-                commit,
-                parents: info.parents.clone(),
-                branch: branch.clone(),
-                summary: info.summary.clone(),
-                time: info.time,
-                base,
-                deltas,
-            });
+            let ev = commit_event(&info, &branch, base, deltas);
             let seq = ractor::call!(
                 self.writer,
                 WriterMsg::Commit,
@@ -873,15 +865,7 @@ impl Run<'_> {
         let lesson = info
             .reverts
             .map(|reverted| lesson_of_revert(&info, None, branch, reverted, &[]));
-        let ev = Box::new(CommitIndexed {
-            commit,
-            parents: info.parents.clone(),
-            branch: branch.clone(),
-            summary: info.summary.clone(),
-            time: info.time,
-            base: None,
-            deltas: Vec::new(),
-        });
+        let ev = commit_event(&info, branch, None, Vec::new());
         let seq = ractor::call!(
             self.writer,
             WriterMsg::FirstIndex,
@@ -929,6 +913,24 @@ enum Admitted {
     Skipped(FileRecord),
     /// It is parsed.
     Parse(Pending, ParseJob),
+}
+
+/// The event journaling `info` on top of `base` with `deltas`.
+fn commit_event(
+    info: &sno_index::git::CommitInfo,
+    branch: &Option<String>,
+    base: Option<CommitId>,
+    deltas: Vec<sno_journal::event::FileDelta>,
+) -> Box<CommitIndexed> {
+    Box::new(CommitIndexed {
+        commit: info.id,
+        parents: info.parents.clone(),
+        branch: branch.clone(),
+        summary: info.summary.clone(),
+        time: info.time,
+        base,
+        deltas,
+    })
 }
 
 /// Records a tracked file that is not parsed, and counts why.
