@@ -494,14 +494,15 @@ impl Journal {
         Ok(seq)
     }
 
-    /// A first index of many files: its views are written in transactions
-    /// of [`VIEW_BATCH`] files while its record is encoded, and the record,
-    /// the head and its memory events in a last one. A write transaction
-    /// holds what it changed in memory until it commits: in one, a first
-    /// index of millions of lines held every view page at once (about 2 GB
-    /// on 9.3M lines). Views with no head are no state: until the last
-    /// transaction commits, readers see no index, and a database opened
-    /// after a crash between them drops such views
+    /// A first index of many files, written as
+    /// [`Journal::append_first_index_streamed`] writes one: its views in
+    /// transactions of [`VIEW_BATCH`] files while its record is encoded,
+    /// then the record's parts, then the head and its memory events. A
+    /// write transaction holds what it changed in memory until it commits:
+    /// in one, a first index of millions of lines held every view page at
+    /// once (about 2 GB on 9.3M lines). Views with no head are no state:
+    /// until the last transaction commits, readers see no index, and a
+    /// database opened after a crash between them drops such views
     /// ([`Journal::open_or_create`]).
     fn append_first_index(
         &self,
@@ -509,50 +510,11 @@ impl Journal {
         memory: Vec<Event>,
         flush: Flush,
     ) -> Result<Seq, JournalError> {
-        let (commit, branch) = event
-            .indexed_commit()
-            .map(|(c, b)| (c, b.map(str::to_string)))
-            .expect("a commit");
-        // Views left by a run that failed before its last transaction.
-        self.drop_views_without_head()?;
-        let (next, prev_hash) = {
-            let tx = self.db.begin_write()?;
-            let at = next_event_position(&tx.open_table(EVENTS)?, &tx.open_table(EVENT_PARTS)?)?;
-            tx.abort()?;
-            at
+        let Event::CommitIndexed(mut commit) = event else {
+            unreachable!("only a commit is a first index")
         };
-        let env = envelope(prev_hash, event);
-        let env_deltas = env.event.deltas().len();
-        let (record, views) = encode_beside(&env, |deltas| {
-            for batch in deltas.chunks(VIEW_BATCH) {
-                let mut tx = self.db.begin_write()?;
-                let _ = tx.set_durability(redb::Durability::None);
-                {
-                    let mut files = tx.open_table(FILES)?;
-                    let mut names = tx.open_table(NAMES)?;
-                    let mut referrers = tx.open_table(REFERRERS)?;
-                    for d in batch {
-                        put_view(&mut files, &mut names, &mut referrers, None, d)?;
-                    }
-                }
-                tx.commit()?;
-            }
-            Ok::<(), JournalError>(())
-        });
-        views?;
-        crate::teardown::drop_large(env, env_deltas);
-        let mut tx = self.db.begin_write()?;
-        if flush == Flush::Deferred {
-            let _ = tx.set_durability(redb::Durability::None);
-        }
-        let head = IndexedHead {
-            commit,
-            branch,
-            seq: Seq(next),
-        };
-        seal(&tx, RecordRows::Whole(&record), &head, None, memory)?;
-        tx.commit()?;
-        Ok(head.seq)
+        let deltas = std::mem::take(&mut commit.deltas);
+        self.append_first_index_streamed(commit, deltas.len(), deltas.into_iter(), memory, flush)
     }
 
     /// A first index whose deltas are made while they are written:
@@ -561,11 +523,12 @@ impl Journal {
     /// transactions of [`VIEW_BATCH`] files, and handed to a second core
     /// that encodes it into the record, then dropped. A repository's
     /// deltas are never held together: the record's bytes and a bounded
-    /// queue are. The record, the head and `memory` go in a last
-    /// transaction, as in [`Journal::append_first_index`], and the record
-    /// is the one [`Journal::append_commit_with`] would write for the same
-    /// deltas. On a journal that has a head already, the deltas are
-    /// gathered and appended as a commit.
+    /// queue are. The record's parts go in transactions of their own, and
+    /// the head and `memory` in a last
+    /// transaction. The record holds the event [`Journal::append_commit_with`]
+    /// would write for the same deltas, always as an lz4 frame (from 1,024
+    /// deltas on, the very same bytes). On a journal that has a head
+    /// already, the deltas are gathered and appended as a commit.
     pub fn append_first_index_streamed(
         &self,
         commit: CommitIndexed,
@@ -637,14 +600,12 @@ impl Journal {
         })?;
         // The record's parts go ahead in transactions of their own, and
         // its bytes are let go before the last one.
-        let ahead = record_parts::put_ahead(&self.db, next, &record)?;
-        let whole = match ahead {
-            Some(_) => Vec::new(),
-            None => record,
-        };
-        let rows = match ahead {
-            Some((len, parts)) => RecordRows::PartsWritten { len, parts },
-            None => RecordRows::Whole(&whole),
+        let rows = match record_parts::put_ahead(&self.db, next, &record)? {
+            Some((len, parts)) => {
+                drop(record);
+                RecordRows::PartsWritten { len, parts }
+            }
+            None => RecordRows::Whole(&record),
         };
         let mut tx = self.db.begin_write()?;
         if flush == Flush::Deferred {
@@ -663,19 +624,26 @@ impl Journal {
     /// Views with no head are what a first index wrote before it failed or
     /// was killed: no state. They are dropped.
     fn drop_views_without_head(&self) -> Result<(), JournalError> {
-        let (orphans, headless) = {
+        let (views, parts_from) = {
             let r = self.db.begin_read()?;
-            let headless = read_head(&r)?.is_none();
-            (headless && !r.open_table(FILES)?.is_empty()?, headless)
+            if read_head(&r)?.is_some() {
+                return Ok(());
+            }
+            // And the parts of a record whose event row never came.
+            let events = r.open_table(EVENTS)?;
+            let next = events.last()?.map_or(0, |(k, _)| k.value() + 1);
+            let parts = r.open_table(EVENT_PARTS)?;
+            let orphan_parts = parts.range((next, 0)..)?.next().is_some();
+            (
+                !r.open_table(FILES)?.is_empty()?,
+                orphan_parts.then_some(next),
+            )
         };
-        if orphans {
+        if views {
             self.replace_views(&State::default(), None)?;
         }
-        if headless {
-            // And the parts of a record whose event row never came.
+        if let Some(next) = parts_from {
             let tx = self.db.begin_write()?;
-            let (next, _) =
-                next_event_position(&tx.open_table(EVENTS)?, &tx.open_table(EVENT_PARTS)?)?;
             record_parts::drop_from(&mut tx.open_table(EVENT_PARTS)?, next)?;
             tx.commit()?;
         }

@@ -822,7 +822,7 @@ impl Run<'_> {
         ctx: &mut PrepareCtx,
         branch: &Option<String>,
         run: &mut IndexRun,
-    ) -> Result<Seq, IndexError> {
+    ) -> Result<(), IndexError> {
         let t0 = std::time::Instant::now();
         let commit = ctx.todo[0];
         let info = repo.commit(commit)?;
@@ -866,7 +866,7 @@ impl Run<'_> {
             .reverts
             .map(|reverted| lesson_of_revert(&info, None, branch, reverted, &[]));
         let ev = commit_event(&info, branch, None, Vec::new());
-        let seq = ractor::call!(
+        ractor::call!(
             self.writer,
             WriterMsg::FirstIndex,
             ev,
@@ -894,7 +894,7 @@ impl Run<'_> {
                 deltas: files,
             });
         }
-        Ok(seq)
+        Ok(())
     }
 }
 

@@ -407,20 +407,14 @@ impl FirstIndex {
     /// Files resolved and handed out together (both cores share a block).
     const BLOCK: usize = 512;
 
-    /// Adds a file's record; a path added twice keeps its last record.
+    /// Adds a file's record. A commit's listing names each path once.
     pub fn add(&mut self, mut rec: FileRecord) {
         rec.edges.clear();
         self.symbols.add(&rec);
         let packed = PackedRecord::pack(&rec);
         self.packed_bytes += packed.len();
-        if let Some(old) = self.packed.insert(rec.path.clone(), packed) {
-            // Not met by a listing (each path once); kept exact anyway.
-            self.packed_bytes -= old.len();
-            if let Ok(old) = old.unpack() {
-                self.symbols.remove(&old);
-                self.symbols.add(&rec);
-            }
-        }
+        let before = self.packed.insert(rec.path.clone(), packed);
+        debug_assert!(before.is_none(), "{} added twice", rec.path);
     }
 
     /// Files added.
