@@ -239,24 +239,24 @@ fn bincode_config() -> bincode::config::Configuration {
     bincode::config::standard()
 }
 
-/// A record whose payload `write` encodes into an lz4 frame as it is made
-/// (the payload of a commit of many deltas is never held whole).
-/// `capacity` is what the record is expected to take: reserved, not
-/// touched, so a good guess saves the copies of a growing vector.
-pub(crate) fn framed_record<E>(
-    capacity: usize,
-    write: impl FnOnce(&mut lz4_flex::frame::FrameEncoder<Vec<u8>>) -> Result<(), E>,
-) -> Result<Vec<u8>, E> {
-    let mut out = Vec::with_capacity(capacity);
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.push(Codec::Lz4Frame as u8);
+/// A record whose payload `write` encodes into an lz4 frame as it is made,
+/// written into `out` as it comes (the payload of a commit of many deltas
+/// is never held whole, and with a sink that passes the bytes on, neither
+/// is the record).
+pub(crate) fn framed_record_into<W: std::io::Write>(
+    mut out: W,
+    write: impl FnOnce(&mut lz4_flex::frame::FrameEncoder<W>) -> Result<(), String>,
+) -> Result<W, String> {
+    let mut head = MAGIC.to_vec();
+    head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    head.push(Codec::Lz4Frame as u8);
+    out.write_all(&head).map_err(|e| e.to_string())?;
     let info = lz4_flex::frame::FrameInfo::new()
         .block_size(lz4_flex::frame::BlockSize::Max256KB)
         .block_mode(lz4_flex::frame::BlockMode::Linked);
     let mut frame = lz4_flex::frame::FrameEncoder::with_frame_info(info, out);
     write(&mut frame)?;
-    Ok(frame.finish().expect("compressing into a Vec cannot fail"))
+    frame.finish().map_err(|e| e.to_string())
 }
 
 impl Envelope {
@@ -283,11 +283,11 @@ impl Envelope {
 
     /// The record with its payload encoded into an lz4 frame as it is made.
     fn encode_streamed(&self) -> Vec<u8> {
-        framed_record(0, |frame| {
+        framed_record_into(Vec::new(), |frame| {
             crate::stored::encode_envelope_into(self, frame);
-            Ok::<(), std::convert::Infallible>(())
+            Ok(())
         })
-        .unwrap_or_else(|never| match never {})
+        .expect("compressing into a Vec cannot fail")
     }
 
     /// Decodes a stored record of any version this build knows.

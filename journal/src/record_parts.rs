@@ -43,41 +43,173 @@ pub(crate) fn put(
     put_stub(events, seq, record.len(), n)
 }
 
-/// Writes `record`'s parts as event `seq`'s, [`PARTS_PER_TRANSACTION`] to
-/// a transaction, ahead of the transaction that makes it an event
-/// ([`put_stub`]): one transaction holds what it changed in memory until
-/// it commits, and a first index's record is hundreds of MB. Parts with no
-/// event row are no record: a crash before the stub leaves them to
-/// [`drop_from`]. `None` when the record fits a row of its own.
-pub(crate) fn put_ahead(
-    db: &redb::Database,
-    seq: u64,
-    record: &[u8],
-) -> Result<Option<(usize, u32)>, JournalError> {
-    if record.len() <= PART {
-        return Ok(None);
-    }
-    let mut n = 0u32;
-    for group in record.chunks(PART * PARTS_PER_TRANSACTION) {
-        let mut tx = db.begin_write()?;
-        let _ = tx.set_durability(redb::Durability::None);
-        {
-            let mut parts = tx.open_table(EVENT_PARTS)?;
-            for chunk in group.chunks(PART) {
-                parts.insert((seq, n), chunk)?;
-                n += 1;
-            }
-        }
-        tx.commit()?;
-    }
-    Ok(Some((record.len(), n)))
+/// A record's bytes cut into parts as they are written: each part is sent
+/// on as soon as it is full, so a record of hundreds of MB (a first
+/// index's) is never held whole.
+pub(crate) struct PartSink {
+    buf: Vec<u8>,
+    parts: std::sync::mpsc::Sender<Vec<u8>>,
+    len: usize,
 }
 
-/// Parts one transaction of [`put_ahead`] writes (64 MiB).
-const PARTS_PER_TRANSACTION: usize = 64;
+impl PartSink {
+    pub(crate) fn new(parts: std::sync::mpsc::Sender<Vec<u8>>) -> PartSink {
+        PartSink {
+            buf: Vec::new(),
+            parts,
+            len: 0,
+        }
+    }
+
+    /// Sends what is left and gives the record's length.
+    pub(crate) fn close(self) -> std::io::Result<usize> {
+        if !self.buf.is_empty() {
+            self.parts.send(self.buf).map_err(stopped)?;
+        }
+        Ok(self.len)
+    }
+}
+
+fn stopped<T>(_: std::sync::mpsc::SendError<T>) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::BrokenPipe,
+        "the record's writer stopped",
+    )
+}
+
+impl std::io::Write for PartSink {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let take = (PART - self.buf.len()).min(rest.len());
+            self.buf.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if self.buf.len() == PART {
+                let full = std::mem::replace(&mut self.buf, Vec::with_capacity(PART));
+                self.parts.send(full).map_err(stopped)?;
+            }
+        }
+        self.len += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes the parts a [`PartSink`] sends as event `seq`'s, ahead of the
+/// transaction that makes them an event: the last part is held back, so a
+/// record that fits a row of its own is written as one
+/// ([`PartsAhead::finish`]). Parts with no event row are no record: a
+/// crash before it leaves them to [`drop_from`].
+pub(crate) struct PartsAhead {
+    seq: u64,
+    written: u32,
+    last: Option<Vec<u8>>,
+}
+
+/// How a record comes to its event row.
+pub(crate) enum RecordRows<'a> {
+    /// Its bytes, written now.
+    Whole(&'a [u8]),
+    /// All parts but the last written already: the last, and the stub.
+    Tail {
+        len: usize,
+        parts: u32,
+        last: &'a [u8],
+    },
+}
+
+impl PartsAhead {
+    pub(crate) fn new(seq: u64) -> PartsAhead {
+        PartsAhead {
+            seq,
+            written: 0,
+            last: None,
+        }
+    }
+
+    fn take(
+        &mut self,
+        parts: &mut redb::Table<(u64, u32), &[u8]>,
+        part: Vec<u8>,
+    ) -> Result<(), JournalError> {
+        if let Some(before) = self.last.replace(part) {
+            parts.insert((self.seq, self.written), before.as_slice())?;
+            self.written += 1;
+        }
+        Ok(())
+    }
+
+    /// Writes the parts that came so far.
+    pub(crate) fn drain(
+        &mut self,
+        parts: &mut redb::Table<(u64, u32), &[u8]>,
+        from: &std::sync::mpsc::Receiver<Vec<u8>>,
+    ) -> Result<(), JournalError> {
+        while let Ok(part) = from.try_recv() {
+            self.take(parts, part)?;
+        }
+        Ok(())
+    }
+
+    /// Waits for up to `n` parts and writes them; `true` when no more come.
+    pub(crate) fn wait(
+        &mut self,
+        parts: &mut redb::Table<(u64, u32), &[u8]>,
+        from: &std::sync::mpsc::Receiver<Vec<u8>>,
+        n: usize,
+    ) -> Result<bool, JournalError> {
+        for _ in 0..n {
+            match from.recv() {
+                Ok(part) => self.take(parts, part)?,
+                Err(_) => return Ok(true),
+            }
+        }
+        Ok(false)
+    }
+
+    /// The rows still to write for a record of `len` bytes.
+    pub(crate) fn finish(&self, len: usize) -> RecordRows<'_> {
+        let last = self.last.as_deref().unwrap_or_default();
+        match self.written {
+            0 => RecordRows::Whole(last),
+            n => RecordRows::Tail {
+                len,
+                parts: n + 1,
+                last,
+            },
+        }
+    }
+}
+
+/// Parts a transaction of a first index writes once its views are done
+/// (64 MiB).
+pub(crate) const PARTS_PER_TRANSACTION: usize = 64;
+
+/// Stores the rows `rows` stand for as event `seq`'s.
+pub(crate) fn put_rows(
+    events: &mut redb::Table<u64, &[u8]>,
+    parts: &mut redb::Table<(u64, u32), &[u8]>,
+    seq: u64,
+    rows: RecordRows<'_>,
+) -> Result<(), JournalError> {
+    match rows {
+        RecordRows::Whole(record) => put(events, parts, seq, record),
+        RecordRows::Tail {
+            len,
+            parts: n,
+            last,
+        } => {
+            parts.insert((seq, n - 1), last)?;
+            put_stub(events, seq, len, n)
+        }
+    }
+}
 
 /// The `events` row standing for a record of `len` bytes in `n` parts.
-pub(crate) fn put_stub(
+fn put_stub(
     events: &mut redb::Table<u64, &[u8]>,
     seq: u64,
     len: usize,
@@ -374,53 +506,76 @@ mod journal_tests {
             len: deltas.len(),
             deltas: std::cell::RefCell::new(deltas.into_iter()),
         };
-        let bytes = crate::event::framed_record(0, |f| {
-            bincode::serde::encode_into_std_write(&streamed, f, crate::stored::config()).map(|_| ())
+        // Through the sink that cuts a record into parts, as it is written.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let len = crate::event::framed_record_into(super::PartSink::new(tx), |f| {
+            bincode::serde::encode_into_std_write(&streamed, f, crate::stored::config())
+                .map(|_| ())
+                .map_err(|e| e.to_string())
         })
+        .unwrap()
+        .close()
         .unwrap();
+        let parts: Vec<Vec<u8>> = rx.into_iter().collect();
+        assert!(parts[..parts.len() - 1]
+            .iter()
+            .all(|p| p.len() == super::PART));
+        let bytes = parts.concat();
+        assert_eq!(len, bytes.len());
         assert_eq!(bytes, env.encode());
         assert!(crate::event::Envelope::decode(&bytes).unwrap() == env);
     }
 
-    /// A first index streamed through its views equals the same commit
-    /// appended whole: views, derived rows, the event, replay, verify.
+    /// A first index streamed through its views holds what its deltas
+    /// say, by itself and by the views' own rules: the views are the
+    /// records, the derived rows those the records imply, the event holds
+    /// every delta, its record (past a part, with one file of 60,000 names
+    /// nothing compresses) is in parts, and it replays and verifies.
     #[test]
-    fn a_streamed_first_index_equals_the_commit_appended_whole() {
-        let recs = records(4500);
-        let deltas = || recs.iter().map(|r| diff(&r.path, None, Some(r)).unwrap());
+    fn a_streamed_first_index_holds_what_its_deltas_say() {
+        let mut recs = records(4500);
+        let names: Vec<String> = (0..60_000u64)
+            .map(|i| format!("g{:016x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+            .collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let mut big = record("lib/big.py", 9, &names);
+        big.canonicalize();
+        recs.push(big);
+        recs.sort_by(|a, b| a.path.cmp(&b.path));
+        let deltas: Vec<_> = recs
+            .iter()
+            .map(|r| diff(&r.path, None, Some(r)).unwrap())
+            .collect();
         let dir = tempfile::tempdir().unwrap();
-        let whole = Journal::open_or_create(&dir.path().join("a.redb")).unwrap();
-        whole.append_commit(commit(1, deltas().collect())).unwrap();
-        let streamed = Journal::open_or_create(&dir.path().join("b.redb")).unwrap();
-        let header = crate::event::CommitIndexed {
-            deltas: Vec::new(),
-            ..commit(1, Vec::new())
-        };
-        let seq = streamed
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        let header = commit(1, Vec::new());
+        let seq = j
             .append_first_index_streamed(
                 header,
-                recs.len(),
-                deltas(),
+                deltas.len(),
+                deltas.clone().into_iter(),
                 Vec::new(),
                 crate::Flush::Durable,
             )
             .unwrap();
-        assert_eq!(Some(seq), whole.head().unwrap().map(|h| h.seq));
-        assert!(streamed.load_state().unwrap() == whole.load_state().unwrap());
+        assert_eq!(Some(seq), j.head().unwrap().map(|h| h.seq));
+        let expected: crate::delta::State =
+            recs.iter().map(|r| (r.path.clone(), r.clone())).collect();
+        assert!(j.load_state().unwrap() == expected);
         assert_eq!(
-            streamed.derived_rows().unwrap(),
-            whole.derived_rows().unwrap()
+            j.derived_rows().unwrap(),
+            crate::store::expected_derived_rows(&expected)
         );
-        let event = |j: &Journal| {
-            j.events(crate::model::Seq(0), None).unwrap()[0]
-                .1
-                .event
-                .clone()
-        };
-        assert!(event(&streamed) == event(&whole));
-        let (replayed, _) = crate::replay::replay_all(&streamed).unwrap();
-        assert!(replayed == streamed.load_state().unwrap());
-        let report = crate::verify::verify(&streamed);
+        let events = j.events(crate::model::Seq(0), None).unwrap();
+        assert!(events[0].1.event.deltas() == deltas.as_slice());
+        {
+            use redb::{ReadableDatabase, ReadableTableMetadata};
+            let r = j.db.begin_read().unwrap();
+            assert!(r.open_table(super::EVENT_PARTS).unwrap().len().unwrap() > 1);
+        }
+        let (replayed, _) = crate::replay::replay_all(&j).unwrap();
+        assert!(replayed == expected);
+        let report = crate::verify::verify(&j);
         assert!(report.problems.is_empty(), "{:?}", report.problems);
     }
 
@@ -470,11 +625,20 @@ mod journal_tests {
         };
         {
             let j = Journal::open_or_create(&path).unwrap();
-            assert_eq!(
-                super::put_ahead(&j.db, 0, &big).unwrap(),
-                Some((big.len(), 3))
-            );
-            assert_eq!(parts_held(&j), 3);
+            // What a first index writes of its record before its event row.
+            let (tx, rx) = std::sync::mpsc::channel();
+            let mut sink = super::PartSink::new(tx);
+            std::io::Write::write_all(&mut sink, &big).unwrap();
+            assert_eq!(sink.close().unwrap(), big.len());
+            let mut ahead = super::PartsAhead::new(0);
+            let w = j.db.begin_write().unwrap();
+            let done = ahead
+                .wait(&mut w.open_table(super::EVENT_PARTS).unwrap(), &rx, 10)
+                .unwrap();
+            w.commit().unwrap();
+            assert!(done);
+            // The last part is held back for the event's own transaction.
+            assert_eq!(parts_held(&j), 2);
         }
         let j = Journal::open_or_create(&path).unwrap();
         assert_eq!(parts_held(&j), 0);

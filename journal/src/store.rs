@@ -20,7 +20,7 @@ use crate::event::{
 use crate::lock::holder_pid;
 use crate::memory::Memory;
 use crate::model::{CommitId, FileRecord, Seq};
-use crate::record_parts::{self, EVENT_PARTS};
+use crate::record_parts::{self, RecordRows, EVENT_PARTS};
 use crate::session::SessionRecord;
 use crate::stored;
 
@@ -553,7 +553,12 @@ impl Journal {
         };
         // Deltas the encoder has not taken yet: enough to keep it busy.
         let (tx_deltas, rx_deltas) = std::sync::mpsc::sync_channel(256);
-        let (record, written) = std::thread::scope(|scope| {
+        // The record's parts as it makes them. Not bounded: it never
+        // waits on the views, which take them after each delta, so
+        // neither side can wait on the other.
+        let (tx_parts, rx_parts) = std::sync::mpsc::channel();
+        let mut ahead = record_parts::PartsAhead::new(next);
+        let (len_or_error, written) = std::thread::scope(|scope| {
             let encoder = scope.spawn(|| {
                 let streamed = stored::current::StreamedCommitRecord {
                     version: FORMAT_VERSION,
@@ -563,11 +568,14 @@ impl Journal {
                     len,
                     deltas: std::cell::RefCell::new(rx_deltas.into_iter()),
                 };
-                // About 15 KB a file on 9.3M lines of Rust and C.
-                crate::event::framed_record(len.saturating_mul(16 << 10).min(1 << 30), |frame| {
+                let sink = record_parts::PartSink::new(tx_parts);
+                crate::event::framed_record_into(sink, |frame| {
                     bincode::serde::encode_into_std_write(&streamed, frame, stored::config())
                         .map(|_| ())
-                })
+                        .map_err(|e| e.to_string())
+                })?
+                .close()
+                .map_err(|e| e.to_string())
             });
             let written = (|| {
                 let mut deltas = deltas.peekable();
@@ -578,35 +586,44 @@ impl Journal {
                         let mut files = tx.open_table(FILES)?;
                         let mut names = tx.open_table(NAMES)?;
                         let mut referrers = tx.open_table(REFERRERS)?;
+                        let mut parts = tx.open_table(EVENT_PARTS)?;
                         for d in deltas.by_ref().take(VIEW_BATCH) {
                             put_view(&mut files, &mut names, &mut referrers, None, &d)?;
                             if tx_deltas.send(d).is_err() {
                                 // The encoder stopped: its error says why.
                                 return Ok(());
                             }
+                            ahead.drain(&mut parts, &rx_parts)?;
                         }
                     }
                     tx.commit()?;
                 }
-                Ok::<(), JournalError>(())
+                // The encoder's sequence ends here; the rest of the record
+                // comes as it finishes.
+                drop(tx_deltas);
+                loop {
+                    let mut tx = self.db.begin_write()?;
+                    let _ = tx.set_durability(redb::Durability::None);
+                    let done = ahead.wait(
+                        &mut tx.open_table(EVENT_PARTS)?,
+                        &rx_parts,
+                        record_parts::PARTS_PER_TRANSACTION,
+                    )?;
+                    tx.commit()?;
+                    if done {
+                        return Ok::<(), JournalError>(());
+                    }
+                }
             })();
-            // The encoder's sequence ends here, whether or not all came.
-            drop(tx_deltas);
+            // Whether or not all came, nothing more is taken.
+            drop(rx_parts);
             (encoder.join().expect("encoding does not panic"), written)
         });
         written?;
-        let record = record.map_err(|e| {
+        let len = len_or_error.map_err(|e| {
             JournalError::Storage(format!("a first index's record could not be made: {e}"))
         })?;
-        // The record's parts go ahead in transactions of their own, and
-        // its bytes are let go before the last one.
-        let rows = match record_parts::put_ahead(&self.db, next, &record)? {
-            Some((len, parts)) => {
-                drop(record);
-                RecordRows::PartsWritten { len, parts }
-            }
-            None => RecordRows::Whole(&record),
-        };
+        let rows = ahead.finish(len);
         let mut tx = self.db.begin_write()?;
         if flush == Flush::Deferred {
             let _ = tx.set_durability(redb::Durability::None);
@@ -1007,14 +1024,6 @@ pub enum Flush {
     Deferred,
 }
 
-/// How a sealed event's record is written.
-enum RecordRows<'a> {
-    /// Its bytes, written now.
-    Whole(&'a [u8]),
-    /// Written in parts already ([`record_parts::put_ahead`]): its stub.
-    PartsWritten { len: usize, parts: u32 },
-}
-
 /// The sequence number of the next record and the hash it chains to.
 /// Ends the transaction of an event that moves the views: its record as
 /// event `head.seq`, the commit's position, the head (and where a rollback
@@ -1026,17 +1035,12 @@ fn seal(
     rolled_back_at: Option<Option<CommitId>>,
     memory: Vec<Event>,
 ) -> Result<(), JournalError> {
-    match record {
-        RecordRows::Whole(record) => record_parts::put(
-            &mut tx.open_table(EVENTS)?,
-            &mut tx.open_table(EVENT_PARTS)?,
-            head.seq.0,
-            record,
-        )?,
-        RecordRows::PartsWritten { len, parts } => {
-            record_parts::put_stub(&mut tx.open_table(EVENTS)?, head.seq.0, len, parts)?
-        }
-    }
+    record_parts::put_rows(
+        &mut tx.open_table(EVENTS)?,
+        &mut tx.open_table(EVENT_PARTS)?,
+        head.seq.0,
+        record,
+    )?;
     tx.open_table(COMMITS)?
         .insert(head.commit.0.as_slice(), head.seq.0)?;
     let mut meta = tx.open_table(META)?;
