@@ -724,18 +724,30 @@ fn a_head_searched_from_its_stored_parts_answers_as_its_loaded_state_does() {
         "read_text",
         "car",
     ];
-    let answer = |q: &str, scope: Option<&str>| -> (String, String) {
+    // The first search of a head with nothing to start from streams its
+    // parts from the views; with the test hook, it makes them from its
+    // loaded state, which is what the streamed parts are compared with.
+    let answer_with = |q: &str, scope: Option<&str>, from_state: bool| -> (String, String) {
         let mut args = vec!["search", q, "--json", "--model", m, "--max-tokens", "3000"];
         if let Some(s) = scope {
             args.extend(["--scope", s]);
         }
-        let o = sno_in(repo.path(), &args, &[("SNO_LOG", "sno_engine=debug")]);
+        let hook = if from_state { "1" } else { "0" };
+        let o = sno_in(
+            repo.path(),
+            &args,
+            &[
+                ("SNO_LOG", "sno_engine=debug"),
+                ("SNO_TEST_PARTS_FROM_STATE", hook),
+            ],
+        );
         assert!(o.status.success(), "{}", stderr(&o));
         let mut v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
         // The header counts its own tokens; all else must be equal.
         v["header"]["completeness"]["tokens"] = serde_json::Value::Null;
         (v.to_string(), plain_log(&o))
     };
+    let answer = |q: &str, scope: Option<&str>| answer_with(q, scope, false);
     let cache = repo.path().join(".sno/cache");
     // The items in order, with their semantic signal. A lexical index
     // carried to a new head holds its replaced documents as deleted until
@@ -776,13 +788,22 @@ fn a_head_searched_from_its_stored_parts_answers_as_its_loaded_state_does() {
             }
         }
         // The same head from its state, every part made from nothing.
-        let mut whole = Vec::new();
+        let (mut whole, mut streamed) = (Vec::new(), Vec::new());
         for q in queries {
             for scope in [None, Some("app/")] {
                 let _ = std::fs::remove_dir_all(&cache);
-                let (a, log) = answer(q, scope);
+                let (a, log) = answer_with(q, scope, true);
                 assert!(log.contains("state loaded"), "{round}: {q}: {log}");
                 whole.push(a);
+                // And streamed from the views, with nothing to start from.
+                let _ = std::fs::remove_dir_all(&cache);
+                let (a, log) = answer(q, scope);
+                assert!(
+                    log.contains("head's parts streamed from its views")
+                        && !log.contains("state loaded"),
+                    "{round}: {q}: {log}"
+                );
+                streamed.push(a);
             }
         }
         for (s, w) in stored.iter().zip(&whole) {
@@ -792,11 +813,16 @@ fn a_head_searched_from_its_stored_parts_answers_as_its_loaded_state_does() {
                 assert_eq!(ranked(s), ranked(w), "{round}");
             }
         }
+        // Made from nothing either way: the same answers.
+        assert_eq!(streamed, whole, "{round}");
         stored
     };
-    // The first search stores the head's parts.
+    // The first search streams the head's parts and stores them.
     let (first, log) = answer("load config file", None);
-    assert!(log.contains("state loaded"), "{log}");
+    assert!(
+        log.contains("head's parts streamed from its views") && !log.contains("state loaded"),
+        "{log}"
+    );
     let one = compare("first head", true);
     assert_eq!(one[0], first);
     assert!(one[0].contains("Config.load"), "{}", one[0]);

@@ -379,6 +379,35 @@ impl Journal {
         Ok(Some(state))
     }
 
+    /// Every record of the views in path order, `batch` files at a time,
+    /// from one read transaction (commits written meanwhile are not seen),
+    /// if the head is still `seq`: `false` when it moved. Only a batch is
+    /// held at a time; `each` returning `false` stops the reading.
+    pub fn files_in_batches(
+        &self,
+        seq: Seq,
+        batch: usize,
+        mut each: impl FnMut(State) -> bool,
+    ) -> Result<bool, JournalError> {
+        let r = self.db.begin_read()?;
+        if read_head(&r)?.map(|h| h.seq) != Some(seq) {
+            return Ok(false);
+        }
+        let files = r.open_table(FILES)?;
+        let mut state = State::new();
+        for row in files.iter()? {
+            let (k, v) = row?;
+            state.insert(k.value().to_string(), decode_file(v.value())?);
+            if state.len() >= batch.max(1) && !each(std::mem::take(&mut state)) {
+                return Ok(true);
+            }
+        }
+        if !state.is_empty() {
+            each(state);
+        }
+        Ok(true)
+    }
+
     /// How many files the current views hold (no record is read).
     pub fn files_len(&self) -> Result<u64, JournalError> {
         let r = self.db.begin_read()?;

@@ -83,13 +83,15 @@ impl Engine {
         let work_tree = paths.work_tree_with(&config)?;
         let model = crate::model::ModelCell::new(model_spec(model, &config));
         sno_query::cl100k::cache_table_in(paths.cache_dir());
+        let hooks = TestHooks::from_env();
         let read = ReadModel::new(
             paths.clone(),
             journal.clone(),
             model.clone(),
             config.mask_secrets,
             config.serve.memory_bytes(),
-        );
+        )
+        .streaming_first_parts(!hooks.parts_from_state);
         Ok(Engine {
             paths,
             config,
@@ -97,7 +99,7 @@ impl Engine {
             read,
             work_tree,
             model,
-            hooks: TestHooks::from_env(),
+            hooks,
             actors: tokio::sync::OnceCell::new(),
             writes: tokio::sync::Mutex::new(()),
         })

@@ -242,6 +242,9 @@ pub struct ReadModel {
     /// The names table's distinct names at a head (by its journal
     /// position): what a missed name lookup chooses from, read once a head.
     name_keys: Mutex<Option<(Seq, Arc<Vec<String>>)>>,
+    /// A head with no parts to start from gets them streamed from its
+    /// views (`false` only for tests comparing with a loaded state's).
+    stream_first_parts: bool,
 }
 
 fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -272,7 +275,15 @@ impl ReadModel {
             budget,
             advancing: Mutex::new(()),
             name_keys: Mutex::new(None),
+            stream_first_parts: true,
         }
+    }
+
+    /// Whether a head with no parts to start from gets them streamed from
+    /// its views (the default) or made from its loaded state.
+    pub fn streaming_first_parts(mut self, on: bool) -> ReadModel {
+        self.stream_first_parts = on;
+        self
     }
 
     /// The head and the names table's distinct names, remembered for the
@@ -528,7 +539,10 @@ impl ReadModel {
         let t = std::time::Instant::now();
         let cache = HeadCache::for_head(&self.paths.sno_dir, head);
         let Some((prev, prev_seq)) = cache.previous_head() else {
-            return Ok(None);
+            if !self.stream_first_parts {
+                return Ok(None);
+            }
+            return self.first_head_parts(head, &cache);
         };
         if prev_seq >= head.seq {
             return Ok(None);
@@ -652,6 +666,108 @@ impl ReadModel {
             map_history_ms = (t_history - t_vectors).as_millis() as u64,
             lexical_ms = (t.elapsed() - t_history).as_millis() as u64,
             "head's parts advanced from the previous head's"
+        );
+        let searcher = self.stored_searcher(head)?;
+        if searcher.is_some() {
+            cache.remove_others();
+        }
+        Ok(searcher)
+    }
+
+    /// The parts of `head`, which has none to start from, made from its
+    /// views a batch of files at a time: the state is never held whole,
+    /// each file's text is read once, and the texts are embedded on a
+    /// thread of their own beside the lexical index's. `None` when the head
+    /// moved meanwhile (the caller then loads a state).
+    fn first_head_parts(
+        &self,
+        head: &IndexedHead,
+        cache: &HeadCache,
+    ) -> Result<Option<Arc<Searcher>>> {
+        use sno_query::head_build::{PartsBuild, TextRun, VectorsBuild};
+        let t = std::time::Instant::now();
+        let embedder = self.embedder();
+        let source = |rec: &sno_journal::model::FileRecord| self.blob(rec.blob);
+        let mut build = PartsBuild::new(&cache.lexical_dir(), embedder.is_some())
+            .map_err(Error::internal)?;
+        let mut failed = None;
+        let (read, parts, vectors) = std::thread::scope(|scope| {
+            // Two runs in flight at most: the reader stays a little ahead.
+            let (tx, rx) = std::sync::mpsc::sync_channel::<TextRun>(2);
+            let worker = embedder.as_ref().map(|e| {
+                scope.spawn(move || {
+                    let mut made = VectorsBuild::default();
+                    for run in rx {
+                        let (v, _) = self.gather_vectors(e, &run.texts);
+                        made.add(run.first, &v);
+                    }
+                    made
+                })
+            });
+            let read = self.journal.files_in_batches(head.seq, 256, |batch| {
+                for (path, rec) in &batch {
+                    match build.add(path, rec, &source) {
+                        Ok(Some(run)) if worker.is_some() => {
+                            if tx.send(run).is_err() {
+                                return false;
+                            }
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            failed = Some(e);
+                            return false;
+                        }
+                    }
+                }
+                true
+            });
+            if let (Some(run), true) = (build.pending(), worker.is_some()) {
+                let _ = tx.send(run);
+            }
+            let documents = build.documents();
+            let parts = build.finish();
+            if let Ok(p) = &parts {
+                if worker.is_some() && !p.section_texts.texts.is_empty() {
+                    let _ = tx.send(TextRun {
+                        first: p.section_texts.first,
+                        texts: p.section_texts.texts.clone(),
+                    });
+                }
+            }
+            drop(tx);
+            let vectors = worker.map(|w| {
+                w.join()
+                    .ok()
+                    .and_then(|made| made.finish(documents))
+                    .ok_or_else(|| Error::internal("the vectors could not be made"))
+            });
+            (read, parts, vectors)
+        });
+        if let Some(e) = failed {
+            return Err(Error::internal(e));
+        }
+        if !read? {
+            return Ok(None);
+        }
+        let parts = parts.map_err(Error::internal)?;
+        let t_parts = t.elapsed();
+        if let (Some(e), Some(vectors)) = (&embedder, vectors) {
+            let vectors = vectors?;
+            if let Err(err) = cache.write_vectors(&e.source, &vectors, &parts.layout) {
+                tracing::warn!(error = %err, "could not store the vectors cache");
+                return Ok(None);
+            }
+        }
+        if let Err(err) = cache.write_doc_map(&parts.map) {
+            tracing::warn!(error = %err, "could not store the document map");
+            return Ok(None);
+        }
+        drop(parts);
+        self.history(Some(cache), head.seq)?;
+        tracing::debug!(
+            ms = t.elapsed().as_millis() as u64,
+            parts_ms = t_parts.as_millis() as u64,
+            "head's parts streamed from its views"
         );
         let searcher = self.stored_searcher(head)?;
         if searcher.is_some() {

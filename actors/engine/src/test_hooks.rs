@@ -14,6 +14,10 @@ pub struct TestHooks {
     pub commit_delay_ms: u64,
     /// `SNO_TEST_AGENT_PANIC=1`: the agent actor panics on a draft.
     pub agent_panic: bool,
+    /// `SNO_TEST_PARTS_FROM_STATE=1`: a head's first search parts are made
+    /// from its loaded state, not streamed from its views (what tests
+    /// compare the streamed parts with).
+    pub parts_from_state: bool,
 }
 
 impl TestHooks {
@@ -35,6 +39,7 @@ impl TestHooks {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0),
             agent_panic: std::env::var("SNO_TEST_AGENT_PANIC").is_ok_and(|v| v == "1"),
+            parts_from_state: std::env::var("SNO_TEST_PARTS_FROM_STATE").is_ok_and(|v| v == "1"),
         }
     }
 }

@@ -95,21 +95,30 @@ pub fn kind_of(path: &str) -> Option<ChunkKind> {
 /// The sections of every doc and config file of `state`, in path order;
 /// `source` reads a file's (masked) text.
 pub fn of_state(state: &State, source: &dyn Fn(&FileRecord) -> Option<Served>) -> Vec<Chunk> {
-    let mut out = Vec::new();
-    for (path, rec) in state {
-        let Some(kind) = kind_of(path) else {
-            continue;
-        };
-        if rec.state != FileState::Skipped(SkipReason::UnsupportedLanguage)
-            || rec.size > MAX_FILE_BYTES
-        {
-            continue;
-        }
-        if let Some(text) = source(rec) {
-            out.extend(sections(path, &text.text(), kind));
-        }
+    state
+        .iter()
+        .flat_map(|(path, rec)| of_file(path, rec, source))
+        .collect()
+}
+
+/// The sections of one file of a state: none unless it is a doc or config
+/// file.
+pub fn of_file(
+    path: &str,
+    rec: &FileRecord,
+    source: &dyn Fn(&FileRecord) -> Option<Served>,
+) -> Vec<Chunk> {
+    let Some(kind) = kind_of(path) else {
+        return Vec::new();
+    };
+    if rec.state != FileState::Skipped(SkipReason::UnsupportedLanguage) || rec.size > MAX_FILE_BYTES
+    {
+        return Vec::new();
     }
-    out
+    match source(rec) {
+        Some(text) => sections(path, &text.text(), kind),
+        None => Vec::new(),
+    }
 }
 
 /// A heading line's title, if `line` (with `next`) opens a section.

@@ -57,24 +57,11 @@ pub fn name_hash(name: &str) -> u32 {
 impl DocMap {
     /// The map of `state`, with the sections cut from it.
     pub fn of(state: &State, chunks: &[Chunk]) -> DocMap {
-        let mut map = DocMap::default();
-        let mut records = Vec::new();
+        let mut b = DocMapBuilder::default();
         for (path, rec) in state {
-            if rec.symbols.is_empty() {
-                continue;
-            }
-            map.push_file(path, rec);
-            records.push(rec);
+            b.add(path, rec);
         }
-        map.first.push(map.kinds.len() as u32);
-        map.sections = chunks.iter().map(without_text).collect();
-        let by_id = map.by_id();
-        let mut lists = Vec::with_capacity(map.kinds.len());
-        for (i, rec) in records.into_iter().enumerate() {
-            lists.extend(out_of(rec, map.first[i] as usize, &by_id));
-        }
-        map.set_out(lists);
-        map
+        b.finish(chunks)
     }
 
     /// The map of the state this one's becomes when the files `touched`
@@ -178,18 +165,22 @@ impl DocMap {
     }
 
     fn set_out(&mut self, lists: Vec<Vec<u32>>) {
-        self.out = Csr::from_lists(&lists);
+        self.set_out_csr(Csr::from_lists(&lists));
+    }
+
+    fn set_out_csr(&mut self, out: Csr) {
         // Both directions, in document order: a document's own edges, then
         // those of the documents before and after it that name it, as
         // each source comes.
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
-        for (a, list) in lists.iter().enumerate() {
-            for &b in list {
-                pairs.push((a as u32, b));
-                pairs.push((b, a as u32));
+        let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(out.targets.len() * 2);
+        for a in 0..self.kinds.len() {
+            for b in out.of_doc(a) {
+                pairs.push((a as u32, b as u32));
+                pairs.push((b as u32, a as u32));
             }
         }
         self.neighbours = Csr::from_pairs(self.kinds.len(), pairs);
+        self.out = out;
     }
 
     /// Symbol documents.
@@ -432,6 +423,70 @@ fn without_text(c: &Chunk) -> Chunk {
     Chunk {
         text: String::new(),
         ..c.clone()
+    }
+}
+
+/// A [`DocMap`] made a file at a time, in path order, without the state:
+/// each file's edges are kept as (source document, target id) until every
+/// id is numbered.
+#[derive(Default)]
+pub struct DocMapBuilder {
+    map: DocMap,
+    /// The first document of each id, as files come: the same as the whole
+    /// map's for every id seen so far.
+    by_id: rustc_hash::FxHashMap<SymbolId, u32>,
+    /// Edges out, in file and edge order, by source document.
+    edges: Vec<(u32, SymbolId)>,
+}
+
+impl DocMapBuilder {
+    /// Adds the next file (in path order).
+    pub fn add(&mut self, path: &str, rec: &sno_journal::model::FileRecord) {
+        if rec.symbols.is_empty() {
+            return;
+        }
+        let first = self.map.kinds.len();
+        self.map.push_file(path, rec);
+        for (i, id) in self.map.ids[first..].iter().enumerate() {
+            self.by_id
+                .entry(SymbolId(*id))
+                .or_insert((first + i) as u32);
+        }
+        let end = self.map.kinds.len();
+        for e in &rec.edges {
+            let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
+                continue;
+            };
+            if !matches!(
+                e.kind,
+                EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
+            ) {
+                continue;
+            }
+            // An edge's source is its own file's symbol; the first document
+            // of its id elsewhere would be another's.
+            if let Some(&a) = self.by_id.get(&from) {
+                if (first..end).contains(&(a as usize)) {
+                    self.edges.push((a, *to));
+                }
+            }
+        }
+    }
+
+    /// The map, with the sections (numbered after the symbols).
+    pub fn finish(mut self, chunks: &[Chunk]) -> DocMap {
+        let mut map = std::mem::take(&mut self.map);
+        map.first.push(map.kinds.len() as u32);
+        map.sections = chunks.iter().map(without_text).collect();
+        let pairs: Vec<(u32, u32)> = self
+            .edges
+            .iter()
+            .filter_map(|(a, to)| Some((*a, *self.by_id.get(to)?)))
+            .collect();
+        drop(self);
+        let out = Csr::from_pairs(map.kinds.len(), pairs);
+        map.set_out_csr(out);
+        map
     }
 }
 

@@ -138,6 +138,42 @@ pub struct LexicalIndex {
     local: Field,
 }
 
+/// A stored index being made from nothing, file by file, in the bounded
+/// memory of tantivy's writer: what [`LexicalIndex::build`] makes from a
+/// whole state, without the state. It is written under a temporary name
+/// and put in place by [`LexicalBuild::finish`]; dropped unfinished, it
+/// leaves nothing under the index's name.
+pub struct LexicalBuild {
+    tmp: std::path::PathBuf,
+    dir: std::path::PathBuf,
+    writer: tantivy::IndexWriter,
+    fields: Fields,
+}
+
+impl LexicalBuild {
+    /// Adds a file's documents: its symbols (with their own `bodies`), its
+    /// `sections` and its marker.
+    pub fn add_file(
+        &self,
+        path: &str,
+        rec: &FileRecord,
+        sections: &[Chunk],
+        bodies: &FxHashMap<SymbolId, String>,
+    ) -> Result<(), LexicalError> {
+        LexicalIndex::add_file_with(&self.writer, &self.fields, path, rec, sections, bodies)
+    }
+
+    /// Commits the documents, puts the index in place and opens it.
+    pub fn finish(mut self) -> Result<LexicalIndex, LexicalError> {
+        self.writer.commit().map_err(err)?;
+        self.writer.wait_merging_threads().map_err(err)?;
+        LexicalIndex::put_in_place(&self.tmp, &self.dir);
+        Index::open_in_dir(&self.dir)
+            .map_err(err)
+            .and_then(LexicalIndex::reader_for)
+    }
+}
+
 /// Where a hit is: its file, and its place there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
@@ -426,6 +462,26 @@ impl LexicalIndex {
         Ok(out)
     }
 
+    /// Starts an index stored in `dir` made from nothing, a file at a time
+    /// ([`LexicalBuild`]).
+    pub fn build_in(dir: &std::path::Path) -> Result<LexicalBuild, LexicalError> {
+        let tmp = dir.with_extension(format!("tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).map_err(err)?;
+        let (schema, _) = schema();
+        let index = Index::create_in_dir(&tmp, schema).map_err(err)?;
+        index.tokenizers().register(ANALYZER, analyzer());
+        let fields = fields(&index)?;
+        // One indexing thread: the caller's is preparing the documents.
+        let writer = index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
+        Ok(LexicalBuild {
+            tmp,
+            dir: dir.to_path_buf(),
+            writer,
+            fields,
+        })
+    }
+
     /// Opens an index stored by [`LexicalIndex::open_or_build`], if `dir`
     /// holds a readable one.
     pub fn open(dir: &std::path::Path) -> Option<LexicalIndex> {
@@ -472,6 +528,18 @@ impl LexicalIndex {
             Some(text) if !rec.symbols.is_empty() => own_bodies(rec, &text),
             _ => FxHashMap::default(),
         };
+        Self::add_file_with(writer, f, path, rec, sections, &bodies)
+    }
+
+    /// [`LexicalIndex::add_file`] with the symbols' own bodies at hand.
+    fn add_file_with(
+        writer: &tantivy::IndexWriter,
+        f: &Fields,
+        path: &str,
+        rec: &FileRecord,
+        sections: &[Chunk],
+        bodies: &FxHashMap<SymbolId, String>,
+    ) -> Result<(), LexicalError> {
         for (k, s) in rec.symbols.iter().enumerate() {
             let mut d = TantivyDocument::default();
             d.add_text(

@@ -11,6 +11,7 @@ pub mod cl100k;
 pub mod context;
 pub mod doc_map;
 pub mod graph;
+pub mod head_build;
 pub mod head_cache;
 pub mod lexical;
 pub mod lookup;

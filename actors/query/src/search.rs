@@ -343,6 +343,15 @@ pub fn file_texts(path: &str, rec: &FileRecord, text: Option<&Served>) -> Vec<St
     let bodies = text
         .map(|t| crate::lexical::own_bodies(rec, t))
         .unwrap_or_default();
+    file_texts_with(path, rec, &bodies)
+}
+
+/// [`file_texts`] with the symbols' own bodies at hand.
+pub fn file_texts_with(
+    path: &str,
+    rec: &FileRecord,
+    bodies: &rustc_hash::FxHashMap<sno_journal::model::SymbolId, String>,
+) -> Vec<String> {
     rec.symbols
         .iter()
         .map(|symbol| {
