@@ -323,6 +323,30 @@ impl Envelope {
     }
 }
 
+impl Envelope {
+    /// Decodes a stored record as [`Envelope::decode`] does, with the
+    /// deltas of commits and rollbacks cut to their outlines (path and
+    /// change; what they added and removed left empty). A commit of a whole
+    /// repository is read a delta at a time, never held whole or inflated:
+    /// what lineage and history facts need.
+    pub fn decode_outline(bytes: &[u8]) -> Result<Envelope, DecodeError> {
+        if bytes.len() < 6 || bytes[..4] != MAGIC {
+            return Err(DecodeError::BadMagic);
+        }
+        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+        match (version, bytes.get(6)) {
+            (5.., Some(&c)) if c == Codec::Lz4Frame as u8 => {
+                let mut frame = lz4_flex::frame::FrameDecoder::new(&bytes[7..]);
+                crate::stored::decode_envelope_outline(version, &mut frame)
+            }
+            (4.., Some(&c)) if c == Codec::Raw as u8 => {
+                crate::stored::decode_envelope_outline(version, &mut &bytes[7..])
+            }
+            _ => Envelope::decode(bytes).map(crate::stored::outlined),
+        }
+    }
+}
+
 /// Decompresses an lz4 block with its size in front, refusing a size the
 /// block could not hold (lz4 expands at most about 255 times), so a damaged
 /// record is an error and not a huge allocation.
@@ -438,6 +462,65 @@ mod tests {
             Envelope::decode(&older),
             Err(DecodeError::Payload(_))
         ));
+    }
+
+    #[test]
+    fn an_outline_holds_every_field_but_what_deltas_added_and_removed() {
+        let outline_of = |env: &Envelope| {
+            let mut o = env.clone();
+            if let Event::CommitIndexed(c) = &mut o.event {
+                for d in &mut c.deltas {
+                    d.symbols_removed.clear();
+                    d.symbols_added.clear();
+                    d.edges_removed.clear();
+                    d.edges_added.clear();
+                }
+            }
+            o
+        };
+        let deltas = |n: usize| -> Vec<FileDelta> {
+            (0..n)
+                .map(|i| {
+                    let old = crate::test_support::record(
+                        &format!("src/m_{i}.py"),
+                        (i % 251) as u8,
+                        &["load"],
+                    );
+                    let new = crate::test_support::record(
+                        &format!("src/m_{i}.py"),
+                        (i % 251) as u8 + 1,
+                        &["load", "save"],
+                    );
+                    crate::delta::diff(&old.path.clone(), Some(&old), Some(&new)).unwrap()
+                })
+                .collect()
+        };
+        // Raw (small), an lz4 block (large), an lz4 frame (many files).
+        for n in [1, 900, STREAM_FROM_DELTAS + 3] {
+            let mut env = commit("edit".into());
+            let Event::CommitIndexed(c) = &mut env.event else {
+                unreachable!()
+            };
+            c.deltas = deltas(n);
+            assert!(c.deltas.iter().all(|d| !d.symbols_added.is_empty()));
+            let bytes = env.encode();
+            let outline = Envelope::decode_outline(&bytes).unwrap();
+            assert_eq!(outline, outline_of(&env), "{n} deltas");
+            assert_ne!(outline, env);
+            assert!(Envelope::decode_outline(&bytes[..bytes.len() - 9]).is_err());
+        }
+        // Events without deltas come whole.
+        let moved = Envelope {
+            version: FORMAT_VERSION,
+            prev_hash: 1,
+            written_ms: 2,
+            event: Event::BranchMoved(crate::event::BranchMoved {
+                branch: Some("dev".into()),
+                from: Some(CommitId([1; 20])),
+                to: CommitId([2; 20]),
+            }),
+        };
+        assert_eq!(Envelope::decode_outline(&moved.encode()).unwrap(), moved);
     }
 
     #[test]

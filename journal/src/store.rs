@@ -825,6 +825,24 @@ impl Journal {
         Ok(out)
     }
 
+    /// [`Journal::events`] with the deltas of commits and rollbacks cut to
+    /// their outlines (path and change, see [`Envelope::decode_outline`]):
+    /// a first index of millions of symbols is read a delta at a time.
+    pub fn event_outlines(
+        &self,
+        from: Seq,
+        to: Option<Seq>,
+    ) -> Result<Vec<(Seq, Envelope)>, JournalError> {
+        let mut out = Vec::new();
+        self.for_each_raw(from, to, |seq, bytes| {
+            let env = Envelope::decode_outline(bytes)
+                .map_err(|source| JournalError::Decode { seq: seq.0, source })?;
+            out.push((seq, env));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
     /// Visits raw stored records with `from <= seq < to`, in order.
     pub fn for_each_raw(
         &self,

@@ -366,7 +366,7 @@ impl ReadModel {
                 Err(e) => {
                     let lower = at.to_ascii_lowercase();
                     let mut found = None;
-                    for (_, env) in self.journal.events(Seq(0), None)? {
+                    for (_, env) in self.journal.event_outlines(Seq(0), None)? {
                         if let sno_journal::event::Event::CommitIndexed(c) = &env.event {
                             if c.commit.to_hex().starts_with(&lower) {
                                 found = Some(c.commit);
@@ -550,7 +550,7 @@ impl ReadModel {
         let mut touched = std::collections::BTreeSet::new();
         for (_, env) in self
             .journal
-            .events(Seq(prev_seq.0 + 1), Some(Seq(head.seq.0 + 1)))?
+            .event_outlines(Seq(prev_seq.0 + 1), Some(Seq(head.seq.0 + 1)))?
         {
             use sno_journal::event::Event;
             match env.event {
@@ -688,8 +688,8 @@ impl ReadModel {
         let t = std::time::Instant::now();
         let embedder = self.embedder();
         let source = |rec: &sno_journal::model::FileRecord| self.blob(rec.blob);
-        let mut build = PartsBuild::new(&cache.lexical_dir(), embedder.is_some())
-            .map_err(Error::internal)?;
+        let mut build =
+            PartsBuild::new(&cache.lexical_dir(), embedder.is_some()).map_err(Error::internal)?;
         let mut failed = None;
         let (read, parts, vectors) = std::thread::scope(|scope| {
             // Two runs in flight at most: the reader stays a little ahead.

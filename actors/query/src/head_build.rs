@@ -235,7 +235,12 @@ mod tests {
         let mut doc = record("docs/guide.md", 4, &[]);
         doc.state = FileState::Skipped(SkipReason::UnsupportedLanguage);
         let mut s = State::new();
-        for (p, r) in [("a.py", a), ("b.py", b), ("c.py", c), ("docs/guide.md", doc)] {
+        for (p, r) in [
+            ("a.py", a),
+            ("b.py", b),
+            ("c.py", c),
+            ("docs/guide.md", doc),
+        ] {
             s.insert(p.to_string(), r);
         }
         s

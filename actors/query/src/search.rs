@@ -211,7 +211,7 @@ impl HistoryFacts {
     ) -> Result<HistoryFacts, sno_journal::JournalError> {
         use sno_journal::event::Event;
         let mut h = HistoryFacts::default();
-        let events = journal.events(
+        let events = journal.event_outlines(
             sno_journal::model::Seq(0),
             Some(sno_journal::model::Seq(upto.0 + 1)),
         )?;
@@ -259,7 +259,7 @@ impl HistoryFacts {
     ) -> Result<Option<HistoryFacts>, sno_journal::JournalError> {
         use sno_journal::event::Event;
         let mut head = commit;
-        for (_, env) in journal.events(
+        for (_, env) in journal.event_outlines(
             sno_journal::model::Seq(seq.0 + 1),
             Some(sno_journal::model::Seq(upto.0 + 1)),
         )? {

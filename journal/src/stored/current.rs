@@ -369,6 +369,144 @@ pub(crate) struct EnvelopeDef {
 }
 wrap!(EnvelopeRef, EnvelopeOwned, Envelope, EnvelopeDef);
 
+/// A sequence read past: each element decoded and dropped at once, so a
+/// delta's symbols and edges are never held (bincode's layout is not
+/// self-describing: an element must be decoded to be skipped).
+fn read_past<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<(), D::Error> {
+    struct Past<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Past<T> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a sequence")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while seq.next_element::<T>()?.is_some() {}
+            Ok(())
+        }
+    }
+    d.deserialize_seq(Past::<T>(std::marker::PhantomData))
+}
+
+fn past_ids<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
+    read_past::<D, crate::model::SymbolId>(d)
+}
+fn past_symbols<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
+    read_past::<D, SymbolOwned>(d)
+}
+fn past_edges<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
+    read_past::<D, EdgeOwned>(d)
+}
+
+/// A delta's outline: its path and change, what it added and removed read
+/// past.
+#[derive(Deserialize)]
+struct FileDeltaOutline {
+    path: String,
+    #[serde(with = "FileChangeDef")]
+    change: FileChange,
+    #[serde(deserialize_with = "past_ids")]
+    _symbols_removed: (),
+    #[serde(deserialize_with = "past_symbols")]
+    _symbols_added: (),
+    #[serde(deserialize_with = "past_edges")]
+    _edges_removed: (),
+    #[serde(deserialize_with = "past_edges")]
+    _edges_added: (),
+}
+
+impl From<FileDeltaOutline> for FileDelta {
+    fn from(d: FileDeltaOutline) -> FileDelta {
+        FileDelta {
+            path: d.path,
+            change: d.change,
+            symbols_removed: Vec::new(),
+            symbols_added: Vec::new(),
+            edges_removed: Vec::new(),
+            edges_added: Vec::new(),
+        }
+    }
+}
+
+fn delta_outlines<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<FileDelta>, D::Error> {
+    struct Outlines;
+    impl<'de> serde::de::Visitor<'de> for Outlines {
+        type Value = Vec<FileDelta>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a sequence of deltas")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Vec<FileDelta>, A::Error> {
+            let mut out = Vec::new();
+            while let Some(d) = seq.next_element::<FileDeltaOutline>()? {
+                out.push(d.into());
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_seq(Outlines)
+}
+
+#[derive(Deserialize)]
+#[serde(remote = "CommitIndexed")]
+struct CommitIndexedOutlineDef {
+    commit: crate::model::CommitId,
+    parents: Vec<crate::model::CommitId>,
+    branch: Option<String>,
+    summary: String,
+    time: i64,
+    base: Option<crate::model::CommitId>,
+    #[serde(deserialize_with = "delta_outlines")]
+    deltas: Vec<FileDelta>,
+}
+
+#[derive(Deserialize)]
+#[serde(remote = "RolledBack")]
+struct RolledBackOutlineDef {
+    from: Option<crate::model::CommitId>,
+    to: crate::model::CommitId,
+    branch: Option<String>,
+    git_head: Option<crate::model::CommitId>,
+    #[serde(deserialize_with = "delta_outlines")]
+    deltas: Vec<FileDelta>,
+}
+
+/// [`EventDef`] with the deltas of commits and rollbacks as outlines. The
+/// variants are [`EventDef`]'s, in its order.
+#[derive(Deserialize)]
+#[serde(remote = "Event")]
+enum EventOutlineDef {
+    CommitIndexed(#[serde(with = "CommitIndexedOutlineDef")] CommitIndexed),
+    BranchMoved(#[serde(with = "BranchMovedDef")] BranchMoved),
+    CheckpointCreated(#[serde(with = "CheckpointCreatedDef")] CheckpointCreated),
+    DecisionLogged(#[serde(with = "DecisionLoggedDef")] DecisionLogged),
+    LessonProposed(#[serde(with = "LessonProposedDef")] LessonProposed),
+    LessonAnalysisSubmitted(#[serde(with = "LessonAnalysisSubmittedDef")] LessonAnalysisSubmitted),
+    LessonReviewed(#[serde(with = "LessonReviewedDef")] LessonReviewed),
+    RolledBack(#[serde(with = "RolledBackOutlineDef")] RolledBack),
+    CommitSkipped(#[serde(with = "CommitSkippedDef")] CommitSkipped),
+}
+
+#[derive(Deserialize)]
+#[serde(remote = "Envelope")]
+struct EnvelopeOutlineDef {
+    version: u16,
+    prev_hash: u64,
+    written_ms: u64,
+    #[serde(with = "EventOutlineDef")]
+    event: Event,
+}
+
+/// An envelope read with its deltas as outlines (path and change): what
+/// lineage and history need, in the memory of one delta at a time.
+pub(crate) struct EnvelopeOutline(pub Envelope);
+impl<'de> Deserialize<'de> for EnvelopeOutline {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        EnvelopeOutlineDef::deserialize(d).map(EnvelopeOutline)
+    }
+}
+
 /// A file's row in the `files` view.
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "FileRecord")]

@@ -55,6 +55,41 @@ pub(crate) fn decode_envelope(version: u16, payload: &[u8]) -> Result<Envelope, 
     Ok(env.0)
 }
 
+/// Decodes an envelope's payload with the deltas of commits and rollbacks
+/// as outlines (path and change), reading it from `payload` as it goes.
+pub(crate) fn decode_envelope_outline(
+    version: u16,
+    payload: &mut impl std::io::Read,
+) -> Result<Envelope, DecodeError> {
+    let err = |e: bincode::error::DecodeError| DecodeError::Payload(e.to_string());
+    if version <= 3 {
+        let mut bytes = Vec::new();
+        payload
+            .read_to_end(&mut bytes)
+            .map_err(|e| DecodeError::Payload(e.to_string()))?;
+        return decode_envelope(version, &bytes).map(outlined);
+    }
+    let env: current::EnvelopeOutline =
+        bincode::serde::decode_from_std_read(payload, config()).map_err(err)?;
+    Ok(env.0)
+}
+
+/// An envelope's deltas cut to their outlines.
+pub(crate) fn outlined(mut env: Envelope) -> Envelope {
+    let deltas = match &mut env.event {
+        crate::event::Event::CommitIndexed(c) => &mut c.deltas,
+        crate::event::Event::RolledBack(r) => &mut r.deltas,
+        _ => return env,
+    };
+    for d in deltas {
+        d.symbols_removed = Vec::new();
+        d.symbols_added = Vec::new();
+        d.edges_removed = Vec::new();
+        d.edges_added = Vec::new();
+    }
+    env
+}
+
 /// Encodes a file's view row (the `files` table) in the current layout.
 pub(crate) fn encode_view(rec: &FileRecord) -> Vec<u8> {
     bincode::serde::encode_to_vec(current::FileViewRef::of(rec), config())
