@@ -558,3 +558,44 @@ fn a_real_mcp_client_calls_every_tool() {
     let o = repo.sno(&["doctor"]);
     assert!(o.status.success(), "{}", stdout(&o));
 }
+
+/// `history` and `co_changed` on a server that has not loaded its head
+/// read only the file's record, or those of the files defining the name,
+/// and answer as a server whose head is loaded (by `search_text`) does.
+#[test]
+fn history_answers_from_the_files_it_names_as_from_the_whole_state() {
+    if !python_has_mcp() {
+        return;
+    }
+    let repo = Repo::new();
+    seed_polyglot(&repo);
+    repo.commit("seed");
+    let config = std::fs::read_to_string(repo.path().join("app/config.py")).unwrap();
+    repo.write(
+        "app/config.py",
+        format!("{config}\n    def cache(self):\n        return dict(self.values)\n"),
+    );
+    repo.write(
+        "app/main.py",
+        "from app.config import Config\n\n\ndef main():\n    return Config.load(\"s.json\").cache()\n",
+    );
+    repo.commit("Add a cache");
+    repo.sno_json(&["init", "--json"]);
+    let asked = [
+        ("file", "history", json!({"file": "app/config.py"})),
+        ("symbol", "history", json!({"symbol": "Config.cache"})),
+        ("gone", "history", json!({"file": "app/nowhere.py"})),
+        ("co", "co_changed", json!({"file": "app/main.py"})),
+        ("co_gone", "co_changed", json!({"file": "app/nowhere.py"})),
+    ];
+    let (_, point) = session(&repo, &asked);
+    let mut loaded_first = vec![("loaded", "search_text", json!({"pattern": "def "}))];
+    loaded_first.extend(asked.iter().cloned());
+    let (_, whole) = session(&repo, &loaded_first);
+    for (label, _, _) in &asked {
+        assert_eq!(point[*label], whole[*label], "{label}");
+    }
+    assert_eq!(ok(&point, "symbol")["commits"][0]["change"], "symbol added");
+    assert_eq!(ok(&point, "co")["co_changed"][0]["path"], "app/config.py");
+    err(&point, "gone", "SNO-UNKNOWN-FILE");
+}

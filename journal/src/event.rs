@@ -347,6 +347,46 @@ impl Envelope {
     }
 }
 
+impl Envelope {
+    /// Decodes a stored record as [`Envelope::decode_outline`] does, except
+    /// that a commit's deltas of `path` come whole and its other deltas not
+    /// at all: one file's history in the memory of one delta.
+    pub fn decode_keeping(bytes: &[u8], path: &str) -> Result<Envelope, DecodeError> {
+        if bytes.len() < 6 || bytes[..4] != MAGIC {
+            return Err(DecodeError::BadMagic);
+        }
+        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+        let kept =
+            match (version, bytes.get(6)) {
+                (5.., Some(&c)) if c == Codec::Lz4Frame as u8 => {
+                    let mut frame = lz4_flex::frame::FrameDecoder::new(&bytes[7..]);
+                    Some(crate::stored::decode_commit_keeping(
+                        version, &mut frame, path,
+                    ))
+                }
+                (4.., Some(&c)) if c == Codec::Raw as u8 => Some(
+                    crate::stored::decode_commit_keeping(version, &mut &bytes[7..], path),
+                ),
+                _ => None,
+            };
+        match kept {
+            Some(Ok(env)) => Ok(env),
+            // Not a commit (or damaged: the outline says which).
+            Some(Err(_)) => Envelope::decode_outline(bytes),
+            // An older layout or an lz4 block: a record of at most a few
+            // MB, read whole and cut.
+            None => {
+                let mut env = Envelope::decode(bytes)?;
+                if let Event::CommitIndexed(c) = &mut env.event {
+                    c.deltas.retain(|d| d.path == path);
+                    return Ok(env);
+                }
+                Ok(crate::stored::outlined(env))
+            }
+        }
+    }
+}
+
 /// Decompresses an lz4 block with its size in front, refusing a size the
 /// block could not hold (lz4 expands at most about 255 times), so a damaged
 /// record is an error and not a huge allocation.
@@ -521,6 +561,42 @@ mod tests {
             }),
         };
         assert_eq!(Envelope::decode_outline(&moved.encode()).unwrap(), moved);
+    }
+
+    #[test]
+    fn a_record_kept_for_one_path_holds_that_path_s_deltas_whole_and_no_other() {
+        for n in [1, 900, STREAM_FROM_DELTAS + 3] {
+            let mut env = commit("edit".into());
+            let Event::CommitIndexed(c) = &mut env.event else {
+                unreachable!()
+            };
+            c.deltas = (0..n)
+                .map(|i| {
+                    let rec = crate::test_support::record(
+                        &format!("src/k_{i}.py"),
+                        (i % 251) as u8,
+                        &["load", "save"],
+                    );
+                    crate::delta::diff(&rec.path.clone(), None, Some(&rec)).unwrap()
+                })
+                .collect();
+            let bytes = env.encode();
+            let path = format!("src/k_{}.py", n / 2);
+            let kept = Envelope::decode_keeping(&bytes, &path).unwrap();
+            let mut expected = env.clone();
+            if let Event::CommitIndexed(c) = &mut expected.event {
+                c.deltas.retain(|d| d.path == path);
+                assert_eq!(c.deltas.len(), 1);
+                assert_eq!(c.deltas[0].symbols_added.len(), 2);
+            }
+            assert_eq!(kept, expected, "{n} deltas");
+            let none = Envelope::decode_keeping(&bytes, "elsewhere.py").unwrap();
+            let Event::CommitIndexed(c) = &none.event else {
+                panic!("{none:?}")
+            };
+            assert!(c.deltas.is_empty());
+            assert!(Envelope::decode_keeping(&bytes[..bytes.len() - 9], &path).is_err());
+        }
     }
 
     #[test]

@@ -843,6 +843,26 @@ impl Journal {
         Ok(out)
     }
 
+    /// [`Journal::events`] with each commit's deltas of `path` whole and
+    /// its others left out, other events' deltas as outlines (see
+    /// [`Envelope::decode_keeping`]): one file's history, never a whole
+    /// first index decoded.
+    pub fn events_keeping(
+        &self,
+        from: Seq,
+        to: Option<Seq>,
+        path: &str,
+    ) -> Result<Vec<(Seq, Envelope)>, JournalError> {
+        let mut out = Vec::new();
+        self.for_each_raw(from, to, |seq, bytes| {
+            let env = Envelope::decode_keeping(bytes, path)
+                .map_err(|source| JournalError::Decode { seq: seq.0, source })?;
+            out.push((seq, env));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
     /// Visits raw stored records with `from <= seq < to`, in order.
     pub fn for_each_raw(
         &self,

@@ -312,6 +312,20 @@ fn symbols_of_commit(journal: &Journal, commit: CommitId) -> Result<Vec<String>>
     let Some(seq) = journal.seq_of_commit(&commit)? else {
         return Ok(Vec::new());
     };
+    // Its outline first: a first index (every file) is not read whole to
+    // be left out.
+    let diff = journal
+        .event_outlines(seq, Some(Seq(seq.0 + 1)))?
+        .iter()
+        .any(|(_, env)| match &env.event {
+            Event::CommitIndexed(c) => {
+                c.commit == commit && c.base.is_some() && c.base == c.parents.first().copied()
+            }
+            _ => false,
+        });
+    if !diff {
+        return Ok(Vec::new());
+    }
     let event = journal.events(seq, Some(Seq(seq.0 + 1)))?;
     Ok(event
         .iter()

@@ -22,6 +22,42 @@ pub enum HistoryOf<'a> {
 impl Engine {
     /// Each journaled commit that touched a file or symbol, oldest first.
     pub fn history(&self, of: HistoryOf) -> Result<HistoryAnswer> {
+        // The head's records of the file, or of the files defining the
+        // name, when they answer: the whole state only for what they
+        // cannot (a file no longer there, a name they do not resolve).
+        match &of {
+            HistoryOf::File(f) => {
+                let rel = self.confine(f)?;
+                if let Some(p) = self.point(None, |j| j.head_and_file(&rel))? {
+                    if p.state.contains_key(&rel) {
+                        let commits = self.history_of(&rel, None)?;
+                        return Ok(HistoryAnswer {
+                            as_of: p.as_of,
+                            file: rel,
+                            symbol: None,
+                            commits,
+                        });
+                    }
+                }
+            }
+            HistoryOf::Symbol(name) => {
+                if let Some(p) = self.point_for_name(name, None)? {
+                    match sno_query::resolve_one(&p.state, name) {
+                        Ok(found) => {
+                            let (path, symbol) = (found.path.to_string(), found.symbol.clone());
+                            let commits = self.history_of(&path, Some(&symbol))?;
+                            return Ok(HistoryAnswer {
+                                as_of: p.as_of.clone(),
+                                file: path,
+                                symbol: Some(symbol.qualified_name),
+                                commits,
+                            });
+                        }
+                        Err(e) => self.point_error(&p, name, e)?,
+                    }
+                }
+            }
+        }
         let (snap, _) = self.snapshot(None)?;
         let (path, symbol) = match of {
             HistoryOf::File(f) => (self.confine(f)?, None),
@@ -46,7 +82,11 @@ impl Engine {
     /// `path` (or, with `symbol`, that symbol).
     fn history_of(&self, path: &str, symbol: Option<&Symbol>) -> Result<Vec<HistoryEntry>> {
         let mut out = Vec::new();
-        let events = self.journal.events(sno_journal::model::Seq(0), None)?;
+        // Each commit's deltas of this file only: a first index of the
+        // whole repository is never decoded whole for one file.
+        let events = self
+            .journal
+            .events_keeping(sno_journal::model::Seq(0), None, path)?;
         // The history of the indexed state: commits a rollback or a reset
         // left behind are not in it.
         for i in sno_journal::replay::lineage(&events) {
@@ -85,12 +125,20 @@ impl Engine {
 
     /// Files that changed in the same commits as `file`.
     pub fn co_changed(&self, file: &str, limit: usize) -> Result<CoChangedAnswer> {
-        let (snap, _) = self.snapshot(None)?;
         let rel = self.confine(file)?;
-        if !snap.state.contains_key(&rel) {
-            return Err(Self::unknown_file(&snap, &rel));
-        }
-        let h = sno_query::search::HistoryFacts::from_journal(&self.journal, snap.seq)?;
+        // The file's own record says it is there; the whole state only
+        // names the nearest files when it is not.
+        let snap = match self.point(None, |j| j.head_and_file(&rel))? {
+            Some(p) if p.state.contains_key(&rel) => std::sync::Arc::new(p),
+            _ => {
+                let (snap, _) = self.snapshot(None)?;
+                if !snap.state.contains_key(&rel) {
+                    return Err(Self::unknown_file(&snap, &rel));
+                }
+                snap
+            }
+        };
+        let h = self.read.history_facts(snap.seq)?;
         let own = h.touches.get(&rel).map(Vec::len).unwrap_or(0);
         let mut pairs: Vec<CoChange> = h
             .touches

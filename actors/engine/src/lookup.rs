@@ -156,7 +156,7 @@ impl Engine {
     /// is not in memory already and no past state is asked for; `None`
     /// sends the query to the whole state. Answers from it equal the whole
     /// state's (`tests/point_queries.rs`).
-    fn point(
+    pub(crate) fn point(
         &self,
         at: Option<&str>,
         read: impl FnOnce(
@@ -210,7 +210,7 @@ impl Engine {
     /// name matches exactly), unless the error is to carry retrieval
     /// context, which searches the whole state. `Ok` sends the query on to
     /// the whole state.
-    fn point_error(&self, p: &Snapshot, name: &str, e: LookupError) -> Result<()> {
+    pub(crate) fn point_error(&self, p: &Snapshot, name: &str, e: LookupError) -> Result<()> {
         match e {
             LookupError::Ambiguous { .. } if !self.config.serve.retrieval_context => {
                 Err(self.lookup_error(p, name, e))
@@ -221,7 +221,7 @@ impl Engine {
 
     /// The files a lookup of `name` needs: those defining its last segment,
     /// and the file of a `path:line`.
-    fn point_for_name(&self, name: &str, at: Option<&str>) -> Result<Option<Snapshot>> {
+    pub(crate) fn point_for_name(&self, name: &str, at: Option<&str>) -> Result<Option<Snapshot>> {
         let file = name
             .rsplit_once(':')
             .filter(|(_, line)| line.parse::<u32>().is_ok())

@@ -1051,6 +1051,17 @@ impl ReadModel {
         })
     }
 
+    /// The history facts of the state at `seq`: the head's cache holds
+    /// them once made.
+    pub fn history_facts(&self, seq: Seq) -> Result<HistoryFacts> {
+        let cache = self
+            .journal
+            .head()?
+            .filter(|h| h.seq == seq)
+            .map(|h| HeadCache::for_head(&self.paths.sno_dir, &h));
+        Ok(self.history(cache.as_ref(), seq)?)
+    }
+
     /// The history facts of the state at `seq`, from the head's cache when
     /// it has them. Reading them from the journal decodes every commit's
     /// deltas (a first index's hold the whole repository), so they are

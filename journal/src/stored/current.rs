@@ -507,6 +507,202 @@ impl<'de> Deserialize<'de> for EnvelopeOutline {
     }
 }
 
+/// [`FileChange`] read in its stored layout.
+struct FileChangeOwned(FileChange);
+impl<'de> Deserialize<'de> for FileChangeOwned {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        FileChangeDef::deserialize(d).map(FileChangeOwned)
+    }
+}
+
+/// Reads a commit's envelope keeping only the deltas of one path, whole;
+/// the others are decoded past a delta at a time. Any other event is an
+/// error (the caller reads it as an outline).
+pub(crate) struct CommitKeeping<'k> {
+    pub path: &'k str,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for CommitKeeping<'_> {
+    type Value = Envelope;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Envelope, D::Error> {
+        const FIELDS: &[&str] = &["version", "prev_hash", "written_ms", "event"];
+        d.deserialize_struct("EnvelopeDef", FIELDS, self)
+    }
+}
+
+/// What each step of [`CommitKeeping`] reads: the envelope, its event, the
+/// commit, its deltas, one delta.
+macro_rules! expecting {
+    ($what:literal) => {
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str($what)
+        }
+    };
+}
+
+fn next<'de, A: serde::de::SeqAccess<'de>, T: Deserialize<'de>>(
+    seq: &mut A,
+    what: &'static str,
+) -> Result<T, A::Error> {
+    seq.next_element::<T>()?
+        .ok_or_else(|| serde::de::Error::custom(format!("missing {what}")))
+}
+
+impl<'de> serde::de::Visitor<'de> for CommitKeeping<'_> {
+    type Value = Envelope;
+    expecting!("an envelope");
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Envelope, A::Error> {
+        let version = next::<A, u16>(&mut seq, "version")?;
+        let prev_hash = next::<A, u64>(&mut seq, "prev_hash")?;
+        let written_ms = next::<A, u64>(&mut seq, "written_ms")?;
+        let commit = seq
+            .next_element_seed(KeptEvent(self.path))?
+            .ok_or_else(|| serde::de::Error::custom("missing event"))?;
+        Ok(Envelope {
+            version,
+            prev_hash,
+            written_ms,
+            event: Event::CommitIndexed(commit),
+        })
+    }
+}
+
+struct KeptEvent<'k>(&'k str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeptEvent<'_> {
+    type Value = CommitIndexed;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<CommitIndexed, D::Error> {
+        d.deserialize_enum("EventDef", &["CommitIndexed"], self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeptEvent<'_> {
+    type Value = CommitIndexed;
+    expecting!("an event");
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<CommitIndexed, A::Error> {
+        use serde::de::VariantAccess;
+        let (tag, variant) = data.variant::<u32>()?;
+        // `EventDef::CommitIndexed` is the first variant.
+        if tag != 0 {
+            return Err(serde::de::Error::custom("not a commit"));
+        }
+        variant.newtype_variant_seed(KeptCommit(self.0))
+    }
+}
+
+struct KeptCommit<'k>(&'k str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeptCommit<'_> {
+    type Value = CommitIndexed;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<CommitIndexed, D::Error> {
+        const FIELDS: &[&str] = &[
+            "commit", "parents", "branch", "summary", "time", "base", "deltas",
+        ];
+        d.deserialize_struct("CommitIndexedDef", FIELDS, self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeptCommit<'_> {
+    type Value = CommitIndexed;
+    expecting!("a commit");
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> Result<CommitIndexed, A::Error> {
+        Ok(CommitIndexed {
+            commit: next(&mut seq, "commit")?,
+            parents: next(&mut seq, "parents")?,
+            branch: next(&mut seq, "branch")?,
+            summary: next(&mut seq, "summary")?,
+            time: next(&mut seq, "time")?,
+            base: next(&mut seq, "base")?,
+            deltas: seq
+                .next_element_seed(KeptDeltas(self.0))?
+                .ok_or_else(|| serde::de::Error::custom("missing deltas"))?,
+        })
+    }
+}
+
+struct KeptDeltas<'k>(&'k str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeptDeltas<'_> {
+    type Value = Vec<FileDelta>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<FileDelta>, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeptDeltas<'_> {
+    type Value = Vec<FileDelta>;
+    expecting!("deltas");
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> Result<Vec<FileDelta>, A::Error> {
+        let mut out = Vec::new();
+        while let Some(kept) = seq.next_element_seed(KeptDelta(self.0))? {
+            out.extend(kept);
+        }
+        Ok(out)
+    }
+}
+
+struct KeptDelta<'k>(&'k str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeptDelta<'_> {
+    type Value = Option<FileDelta>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<FileDelta>, D::Error> {
+        const FIELDS: &[&str] = &[
+            "path",
+            "change",
+            "symbols_removed",
+            "symbols_added",
+            "edges_removed",
+            "edges_added",
+        ];
+        d.deserialize_struct("FileDeltaDef", FIELDS, self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeptDelta<'_> {
+    type Value = Option<FileDelta>;
+    expecting!("a delta");
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> Result<Option<FileDelta>, A::Error> {
+        let path: String = next(&mut seq, "path")?;
+        let change = next::<A, FileChangeOwned>(&mut seq, "change")?.0;
+        if path != self.0 {
+            next::<A, Past<crate::model::SymbolId>>(&mut seq, "symbols_removed")?;
+            next::<A, Past<SymbolOwned>>(&mut seq, "symbols_added")?;
+            next::<A, Past<EdgeOwned>>(&mut seq, "edges_removed")?;
+            next::<A, Past<EdgeOwned>>(&mut seq, "edges_added")?;
+            return Ok(None);
+        }
+        let symbols_removed = next(&mut seq, "symbols_removed")?;
+        let symbols_added = next::<A, Vec<SymbolOwned>>(&mut seq, "symbols_added")?;
+        let edges_removed = next::<A, Vec<EdgeOwned>>(&mut seq, "edges_removed")?;
+        let edges_added = next::<A, Vec<EdgeOwned>>(&mut seq, "edges_added")?;
+        Ok(Some(FileDelta {
+            path,
+            change,
+            symbols_removed,
+            symbols_added: symbols_added.into_iter().map(|s| s.0).collect(),
+            edges_removed: edges_removed.into_iter().map(|e| e.0).collect(),
+            edges_added: edges_added.into_iter().map(|e| e.0).collect(),
+        }))
+    }
+}
+
+/// A sequence of `T` decoded past (see [`read_past`]).
+struct Past<T>(std::marker::PhantomData<T>);
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Past<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        read_past::<D, T>(d).map(|()| Past(std::marker::PhantomData))
+    }
+}
+
 /// A file's row in the `files` view.
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "FileRecord")]

@@ -74,6 +74,35 @@ pub(crate) fn decode_envelope_outline(
     Ok(env.0)
 }
 
+/// Decodes a commit's payload keeping only the deltas of `path` (see
+/// [`current::CommitKeeping`]); an error for any other event.
+pub(crate) fn decode_commit_keeping(
+    version: u16,
+    payload: &mut impl std::io::Read,
+    path: &str,
+) -> Result<Envelope, DecodeError> {
+    use serde::de::DeserializeSeed;
+    if version <= 3 {
+        return Err(DecodeError::Payload("an older layout is read whole".into()));
+    }
+    /// bincode's own adapter for `std::io::Read` is private.
+    struct Io<R>(R);
+    impl<R: std::io::Read> bincode::de::read::Reader for Io<R> {
+        fn read(&mut self, bytes: &mut [u8]) -> Result<(), bincode::error::DecodeError> {
+            self.0
+                .read_exact(bytes)
+                .map_err(|inner| bincode::error::DecodeError::Io {
+                    inner,
+                    additional: bytes.len(),
+                })
+        }
+    }
+    let mut decoder = bincode::serde::OwnedSerdeDecoder::from_reader(Io(payload), config());
+    current::CommitKeeping { path }
+        .deserialize(decoder.as_deserializer())
+        .map_err(|e| DecodeError::Payload(e.to_string()))
+}
+
 /// An envelope's deltas cut to their outlines.
 pub(crate) fn outlined(mut env: Envelope) -> Envelope {
     let deltas = match &mut env.event {
