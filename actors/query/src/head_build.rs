@@ -324,6 +324,20 @@ mod tests {
     }
 
     #[test]
+    fn a_build_left_unfinished_leaves_nothing_behind() {
+        let state = state();
+        let dir = tempfile::tempdir().unwrap();
+        let mut build = PartsBuild::new(&dir.path().join("lexical"), false).unwrap();
+        for (path, rec) in state.iter().take(2) {
+            assert!(build.add(path, rec, &text_of).unwrap().is_none());
+        }
+        assert!(std::fs::read_dir(dir.path()).unwrap().count() > 0);
+        drop(build);
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[test]
     fn runs_of_vectors_land_on_their_documents() {
         let mut v = VectorsBuild::default();
         let mut one = Vectors::with_count(3);

@@ -146,8 +146,19 @@ pub struct LexicalIndex {
 pub struct LexicalBuild {
     tmp: std::path::PathBuf,
     dir: std::path::PathBuf,
-    writer: tantivy::IndexWriter,
+    /// `None` once finished.
+    writer: Option<tantivy::IndexWriter>,
     fields: Fields,
+}
+
+impl Drop for LexicalBuild {
+    fn drop(&mut self) {
+        // Unfinished (an error, or the head moved): nothing is left behind.
+        if let Some(writer) = self.writer.take() {
+            drop(writer);
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+    }
 }
 
 impl LexicalBuild {
@@ -160,13 +171,23 @@ impl LexicalBuild {
         sections: &[Chunk],
         bodies: &FxHashMap<SymbolId, String>,
     ) -> Result<(), LexicalError> {
-        LexicalIndex::add_file_with(&self.writer, &self.fields, path, rec, sections, bodies)
+        let writer = self.writer.as_ref().ok_or_else(|| err("finished"))?;
+        LexicalIndex::add_file_with(writer, &self.fields, path, rec, sections, bodies)
     }
 
     /// Commits the documents, puts the index in place and opens it.
     pub fn finish(mut self) -> Result<LexicalIndex, LexicalError> {
-        self.writer.commit().map_err(err)?;
-        self.writer.wait_merging_threads().map_err(err)?;
+        let Some(mut writer) = self.writer.take() else {
+            return Err(err("finished"));
+        };
+        let committed = writer
+            .commit()
+            .map_err(err)
+            .and_then(|_| writer.wait_merging_threads().map_err(err));
+        if let Err(e) = committed {
+            let _ = std::fs::remove_dir_all(&self.tmp);
+            return Err(e);
+        }
         LexicalIndex::put_in_place(&self.tmp, &self.dir);
         Index::open_in_dir(&self.dir)
             .map_err(err)
@@ -477,7 +498,7 @@ impl LexicalIndex {
         Ok(LexicalBuild {
             tmp,
             dir: dir.to_path_buf(),
-            writer,
+            writer: Some(writer),
             fields,
         })
     }
