@@ -815,14 +815,7 @@ impl Journal {
 
     /// Reads events with `from <= seq < to`, in order, as stored.
     pub fn events(&self, from: Seq, to: Option<Seq>) -> Result<Vec<(Seq, Envelope)>, JournalError> {
-        let mut out = Vec::new();
-        self.for_each_raw(from, to, |seq, bytes| {
-            let env = Envelope::decode(bytes)
-                .map_err(|source| JournalError::Decode { seq: seq.0, source })?;
-            out.push((seq, env));
-            Ok(())
-        })?;
-        Ok(out)
+        self.decoded(from, to, Envelope::decode)
     }
 
     /// [`Journal::events`] with the deltas of commits and rollbacks cut to
@@ -833,10 +826,20 @@ impl Journal {
         from: Seq,
         to: Option<Seq>,
     ) -> Result<Vec<(Seq, Envelope)>, JournalError> {
+        self.decoded(from, to, Envelope::decode_outline)
+    }
+
+    /// The records with `from <= seq < to`, each decoded by `decode`.
+    fn decoded(
+        &self,
+        from: Seq,
+        to: Option<Seq>,
+        decode: impl Fn(&[u8]) -> Result<Envelope, crate::event::DecodeError>,
+    ) -> Result<Vec<(Seq, Envelope)>, JournalError> {
         let mut out = Vec::new();
         self.for_each_raw(from, to, |seq, bytes| {
-            let env = Envelope::decode_outline(bytes)
-                .map_err(|source| JournalError::Decode { seq: seq.0, source })?;
+            let env =
+                decode(bytes).map_err(|source| JournalError::Decode { seq: seq.0, source })?;
             out.push((seq, env));
             Ok(())
         })?;
@@ -853,14 +856,7 @@ impl Journal {
         to: Option<Seq>,
         path: &str,
     ) -> Result<Vec<(Seq, Envelope)>, JournalError> {
-        let mut out = Vec::new();
-        self.for_each_raw(from, to, |seq, bytes| {
-            let env = Envelope::decode_keeping(bytes, path)
-                .map_err(|source| JournalError::Decode { seq: seq.0, source })?;
-            out.push((seq, env));
-            Ok(())
-        })?;
-        Ok(out)
+        self.decoded(from, to, |bytes| Envelope::decode_keeping(bytes, path))
     }
 
     /// Visits raw stored records with `from <= seq < to`, in order.

@@ -453,21 +453,12 @@ impl DocMapBuilder {
                 .or_insert((first + i) as u32);
         }
         let end = self.map.kinds.len();
-        for e in &rec.edges {
-            let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
-                continue;
-            };
-            if !matches!(
-                e.kind,
-                EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
-            ) {
-                continue;
-            }
+        for (from, to) in graph_edges(rec) {
             // An edge's source is its own file's symbol; the first document
             // of its id elsewhere would be another's.
             if let Some(&a) = self.by_id.get(&from) {
                 if (first..end).contains(&(a as usize)) {
-                    self.edges.push((a, *to));
+                    self.edges.push((a, to));
                 }
             }
         }
@@ -490,6 +481,24 @@ impl DocMapBuilder {
     }
 }
 
+/// The edges of `rec` the map walks: calls, bases and containment between
+/// symbols, as (source, target) ids in the record's edge order.
+fn graph_edges(
+    rec: &sno_journal::model::FileRecord,
+) -> impl Iterator<Item = (SymbolId, SymbolId)> + '_ {
+    rec.edges.iter().filter_map(|e| match (e.from, &e.to) {
+        (Some(from), EdgeTarget::Symbol(to))
+            if matches!(
+                e.kind,
+                EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
+            ) =>
+        {
+            Some((from, *to))
+        }
+        _ => None,
+    })
+}
+
 /// The resolved edges out of each symbol of `rec` (whose first document is
 /// `first`): calls, bases and containment, in the record's edge order.
 fn out_of(
@@ -498,17 +507,8 @@ fn out_of(
     by_id: &rustc_hash::FxHashMap<SymbolId, u32>,
 ) -> Vec<Vec<u32>> {
     let mut lists = vec![Vec::new(); rec.symbols.len()];
-    for e in &rec.edges {
-        let (Some(from), EdgeTarget::Symbol(to)) = (e.from, &e.to) else {
-            continue;
-        };
-        if !matches!(
-            e.kind,
-            EdgeKind::Calls | EdgeKind::Inherits | EdgeKind::Contains
-        ) {
-            continue;
-        }
-        if let (Some(&a), Some(&b)) = (by_id.get(&from), by_id.get(to)) {
+    for (from, to) in graph_edges(rec) {
+        if let (Some(&a), Some(&b)) = (by_id.get(&from), by_id.get(&to)) {
             if let Some(list) = (a as usize)
                 .checked_sub(first)
                 .and_then(|k| lists.get_mut(k))
