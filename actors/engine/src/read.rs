@@ -691,7 +691,7 @@ impl ReadModel {
         let mut build =
             PartsBuild::new(&cache.lexical_dir(), embedder.is_some()).map_err(Error::internal)?;
         let mut failed = None;
-        let (read, parts, vectors) = std::thread::scope(|scope| {
+        let (read, parts, made, stopped) = std::thread::scope(|scope| {
             // Two runs in flight at most: the reader stays a little ahead.
             let (tx, rx) = std::sync::mpsc::sync_channel::<TextRun>(2);
             let worker = embedder.as_ref().map(|e| {
@@ -704,11 +704,13 @@ impl ReadModel {
                     made
                 })
             });
+            let mut stopped = false;
             let read = self.journal.files_in_batches(head.seq, 256, |batch| {
                 for (path, rec) in &batch {
                     match build.add(path, rec, &source) {
                         Ok(Some(run)) if worker.is_some() => {
                             if tx.send(run).is_err() {
+                                stopped = true;
                                 return false;
                             }
                         }
@@ -721,34 +723,43 @@ impl ReadModel {
                 }
                 true
             });
-            if let (Some(run), true) = (build.pending(), worker.is_some()) {
-                let _ = tx.send(run);
-            }
-            let documents = build.documents();
-            let parts = build.finish();
-            if let Ok(p) = &parts {
-                if worker.is_some() && !p.section_texts.texts.is_empty() {
-                    let _ = tx.send(TextRun {
-                        first: p.section_texts.first,
-                        texts: p.section_texts.texts.clone(),
-                    });
+            // Only a build that read every file is finished: one left
+            // unfinished leaves nothing under the index's name.
+            let complete = matches!(read, Ok(true)) && failed.is_none() && !stopped;
+            let parts = complete.then(|| {
+                if let (Some(run), true) = (build.pending(), worker.is_some()) {
+                    let _ = tx.send(run);
                 }
-            }
-            drop(tx);
-            let vectors = worker.map(|w| {
-                w.join()
-                    .ok()
-                    .and_then(|made| made.finish(documents))
-                    .ok_or_else(|| Error::internal("the vectors could not be made"))
+                let documents = build.documents();
+                let parts = build.finish();
+                if let Ok(p) = &parts {
+                    if worker.is_some() && !p.section_texts.texts.is_empty() {
+                        let _ = tx.send(TextRun {
+                            first: p.section_texts.first,
+                            texts: p.section_texts.texts.clone(),
+                        });
+                    }
+                }
+                (documents, parts)
             });
-            (read, parts, vectors)
+            drop(tx);
+            let made = worker.map(|w| w.join().ok());
+            (read, parts, made, stopped)
         });
         if let Some(e) = failed {
             return Err(Error::internal(e));
         }
-        if !read? {
-            return Ok(None);
+        if stopped {
+            return Err(Error::internal("the embedding thread stopped"));
         }
+        let (Some((documents, parts)), true) = (parts, read?) else {
+            // The head moved while its files were read.
+            return Ok(None);
+        };
+        let vectors = made.map(|m| {
+            m.and_then(|made| made.finish(documents))
+                .ok_or_else(|| Error::internal("the vectors could not be made"))
+        });
         let parts = parts.map_err(Error::internal)?;
         let t_parts = t.elapsed();
         if let (Some(e), Some(vectors)) = (&embedder, vectors) {
