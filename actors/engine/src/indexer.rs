@@ -24,7 +24,7 @@ use crate::parser::{KeptVersions, ParseJob, ParseOutcome, PoolMsg, Versions};
 use crate::supervisor::SupervisorMsg;
 use crate::writer::WriterMsg;
 use sno_index::admission::{self, ContentVerdict, IgnoreRules, PathVerdict, SecretFilter};
-use sno_index::advance::{advance, FirstIndex, RepoIndex, StateAfter};
+use sno_index::advance::{advance, advance_with, FirstIndex, RepoIndex, StateAfter};
 use sno_index::git::{GitError, GitRepo, PathChange};
 use sno_index::record::{count_lines, parsed_record, skip_state, skipped_record};
 
@@ -65,6 +65,8 @@ pub enum IndexError {
     Config(String),
     #[error("actor system: {0}")]
     Actor(String),
+    #[error("the index moved while a commit was indexed over it")]
+    HeadMoved,
 }
 
 impl From<IndexError> for crate::error::Error {
@@ -77,6 +79,10 @@ impl From<IndexError> for crate::error::Error {
             IndexError::Config(m) => ErrorCode::Config
                 .with(format!("configuration: {m}"))
                 .hinted("Fix the pattern or value in .sno/config.toml.")
+                .into(),
+            IndexError::HeadMoved => ErrorCode::Internal
+                .with("the index moved while a commit was indexed over it")
+                .hinted("Run the command again; nothing partial was stored.")
                 .into(),
             IndexError::Actor(m) => ErrorCode::Internal
                 .with(format!("actor system failure: {m}"))
@@ -118,6 +124,9 @@ pub struct IndexerArgs {
     pub config: IndexConfig,
     /// Test hook: a pause after each journaled commit.
     pub commit_delay_ms: u64,
+    /// Test hook: commits indexed over records read on demand whatever
+    /// the repository's size.
+    pub lazy_commits: bool,
     pub supervisor: ActorRef<SupervisorMsg>,
 }
 
@@ -152,6 +161,51 @@ const KEEP_SYMBOLS: usize = 300_000;
 pub(crate) const KEEP_FILES: u64 = 12_000;
 
 /// Whether `state` holds at most [`KEEP_SYMBOLS`] symbols.
+/// Views of this many files or more are not loaded to index one commit:
+/// its records are read on demand over an index made from the views a
+/// batch at a time (on 9.3M lines the whole state cost a daemon 3 GB).
+const LAZY_FROM_FILES: u64 = 5_000;
+
+/// The resolution indexes of the views at `seq`, read a batch of records
+/// at a time, none kept; and each file's blob, as records that hold
+/// nothing else: what a full listing is reconciled with.
+fn streamed_index(journal: &Journal, seq: Seq) -> Result<(RepoIndex, State), IndexError> {
+    let mut index = RepoIndex::streamed();
+    let mut blobs = State::new();
+    if !journal.files_in_batches(seq, 512, |batch| {
+        index.add(&batch);
+        for (path, rec) in &batch {
+            blobs.insert(path.clone(), blob_only(rec));
+        }
+        true
+    })? {
+        return Err(moved_head());
+    }
+    Ok((index.finish(), blobs))
+}
+
+/// A record with only its path and blob.
+fn blob_only(rec: &FileRecord) -> FileRecord {
+    FileRecord {
+        path: rec.path.clone(),
+        blob: rec.blob,
+        language: rec.language,
+        size: rec.size,
+        lines: rec.lines,
+        state: rec.state.clone(),
+        diagnostics: Vec::new(),
+        symbols: Vec::new(),
+        edges: Vec::new(),
+        refs: Default::default(),
+        masked_secrets: 0,
+    }
+}
+
+/// The journal's head moved under a run (only this run writes commits).
+fn moved_head() -> IndexError {
+    IndexError::HeadMoved
+}
+
 fn small_enough_to_keep(state: &State) -> bool {
     state.values().map(|r| r.symbols.len()).sum::<usize>() <= KEEP_SYMBOLS
 }
@@ -378,12 +432,15 @@ impl Run<'_> {
         run.target = Some(tip);
         let chain = repo.first_parent_chain(tip, req.history)?;
         let head = journal.head()?;
-        let (mut state, kept_index) = match kept.take() {
-            Some(k) if head.as_ref().map(|h| h.seq) == Some(k.seq) => {
+        // The state is read once the run's commits are known: one commit
+        // on top of a head too large to keep is indexed over records read
+        // on demand instead.
+        let (mut state, kept_index, mut loaded) = match kept.take() {
+            Some(k) if head.as_ref().map(|h| h.seq) == Some(k.seq) && !self.st.lazy_commits => {
                 tracing::debug!(files = k.state.len(), "the last run's state, kept");
-                (k.state, Some(k.index))
+                (k.state, Some(k.index), true)
             }
-            _ => (journal.load_state()?, None),
+            _ => (State::new(), None, false),
         };
         let todo: Vec<CommitId> = match &head {
             Some(h) => match chain.iter().position(|c| *c == h.commit) {
@@ -434,10 +491,30 @@ impl Run<'_> {
             None => None,
         };
         let mut base = head.as_ref().map(|h| h.commit);
-        let mut index = kept_index.unwrap_or_else(|| RepoIndex::new(&state));
+        // Records read on demand: one commit on a head of many files.
+        let mut lazy = match (&head, loaded) {
+            (Some(h), false) if todo.len() == 1 => {
+                (self.st.lazy_commits || journal.files_len()? >= LAZY_FROM_FILES).then_some(h.seq)
+            }
+            _ => None,
+        };
+        if lazy.is_none() && !loaded {
+            state = journal.load_state()?;
+            loaded = true;
+        }
+        let mut blobs = State::new();
+        let mut index = match (kept_index, lazy) {
+            (Some(index), _) => index,
+            (None, Some(seq)) => {
+                let (index, b) = off_the_runtime(|| streamed_index(journal, seq))?;
+                blobs = b;
+                index
+            }
+            (None, None) => RepoIndex::new(&state),
+        };
         // A first index is not kept: it is the largest run, and the next
-        // is usually in another process.
-        let keep = head.is_some() && small_enough_to_keep(&state);
+        // is usually in another process; nor is a state read on demand.
+        let keep = head.is_some() && loaded && small_enough_to_keep(&state);
         let mut last_seq = None;
         let mut files_held = state.len();
         // Deferred commits are synced if the run stops early, however it stops.
@@ -466,7 +543,10 @@ impl Run<'_> {
         // The tree of the last commit journaled: what the next is diffed from.
         let mut last_tree = prev_tree;
         let mut next = off_the_runtime(|| {
-            self.prepare_skipping(&mut repo, &mut ctx, 0, last_tree, Some(&state), run)
+            // Records read on demand: a full listing is reconciled with
+            // the views' blobs.
+            let listed = if loaded { &state } else { &blobs };
+            self.prepare_skipping(&mut repo, &mut ctx, 0, last_tree, Some(listed), run)
         })?;
         while let Some((i, prepared)) = next.take() {
             let commit = todo[i];
@@ -476,6 +556,13 @@ impl Run<'_> {
                 // Its .gitignore changed: judge it against the state it follows.
                 Prepared::NeedsFull(info) => {
                     debug_assert_eq!(info.id, commit);
+                    if !loaded {
+                        // Its index is the views' already: only the
+                        // records are read.
+                        state = journal.load_state()?;
+                        loaded = true;
+                        lazy = None;
+                    }
                     match off_the_runtime(|| {
                         self.prepare(&mut repo, &mut ctx, i, None, Some(&state), run)
                     }) {
@@ -514,6 +601,14 @@ impl Run<'_> {
                 })?;
             }
             let info = cur.info.clone();
+            if let Some(seq) = lazy {
+                let leaving: Vec<&str> = cur.leaving.iter().map(String::as_str).collect();
+                state.extend(
+                    journal
+                        .files_at_head(seq, &leaving)?
+                        .ok_or_else(moved_head)?,
+                );
+            }
             let (updates, parsed, reparsed) = cur.finish(&state, run).await;
             self.reparsed.fetch_add(reparsed as u64, Ordering::Relaxed);
             let t_parsed = t0.elapsed();
@@ -522,7 +617,36 @@ impl Run<'_> {
             } else {
                 StateAfter::Dropped
             };
-            let deltas = off_the_runtime(|| advance(&mut state, &mut index, updates, after));
+            let deltas = match lazy {
+                None => off_the_runtime(|| advance(&mut state, &mut index, updates, after)),
+                Some(seq) => {
+                    let mut failed = None;
+                    let mut read = |paths: &[&str]| match journal.files_at_head(seq, paths) {
+                        Ok(Some(s)) => s,
+                        Ok(None) => {
+                            failed.get_or_insert(moved_head());
+                            State::new()
+                        }
+                        Err(e) => {
+                            failed.get_or_insert(IndexError::from(e));
+                            State::new()
+                        }
+                    };
+                    let deltas = off_the_runtime(|| {
+                        advance_with(&mut state, &mut index, updates, after, Some(&mut read))
+                    });
+                    // A record that could not be read makes every delta
+                    // doubtful: nothing is written.
+                    if let Some(e) = failed {
+                        return Err(e);
+                    }
+                    tracing::debug!(
+                        records_held = state.len(),
+                        "commit indexed over records read on demand"
+                    );
+                    deltas
+                }
+            };
             let t_advanced = t0.elapsed();
             let n_deltas = deltas.len();
             files_held = state.len() + n_deltas;

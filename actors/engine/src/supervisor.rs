@@ -121,6 +121,7 @@ impl Supervisor {
             journal: a.journal.clone(),
             config: a.config.clone(),
             commit_delay_ms: a.hooks.commit_delay_ms,
+            lazy_commits: a.hooks.lazy_commits,
             supervisor: me.clone(),
         };
         Ok(Actor::spawn_linked(None, Indexer, args, me.get_cell())

@@ -18,6 +18,9 @@ pub struct TestHooks {
     /// from its loaded state, not streamed from its views (what tests
     /// compare the streamed parts with).
     pub parts_from_state: bool,
+    /// `SNO_TEST_LAZY_COMMITS=1`: a commit is indexed over records read on
+    /// demand, as on a repository too large to hold, whatever its size.
+    pub lazy_commits: bool,
 }
 
 impl TestHooks {
@@ -40,6 +43,7 @@ impl TestHooks {
                 .unwrap_or(0),
             agent_panic: std::env::var("SNO_TEST_AGENT_PANIC").is_ok_and(|v| v == "1"),
             parts_from_state: std::env::var("SNO_TEST_PARTS_FROM_STATE").is_ok_and(|v| v == "1"),
+            lazy_commits: std::env::var("SNO_TEST_LAZY_COMMITS").is_ok_and(|v| v == "1"),
         }
     }
 }

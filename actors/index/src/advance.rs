@@ -44,6 +44,17 @@ impl RepoIndex {
         }
     }
 
+    /// An index made a batch of records at a time (in path order), with
+    /// its reference index, for [`advance_with`] over a state read on
+    /// demand: equal to [`RepoIndex::new`] of the whole state, prepared.
+    pub fn streamed() -> StreamedIndex {
+        StreamedIndex {
+            paths: Vec::new(),
+            symbols: SymbolIndex::default(),
+            refs: RefIndex::default(),
+        }
+    }
+
     /// Builds what a later commit's [`advance`] needs of `state` now
     /// rather than in it.
     pub fn prepare(&mut self, state: &State) {
@@ -59,6 +70,71 @@ impl RepoIndex {
             }
             refs
         })
+    }
+}
+
+/// A [`RepoIndex`] being made from records that are not kept.
+pub struct StreamedIndex {
+    paths: Vec<String>,
+    symbols: SymbolIndex,
+    refs: RefIndex,
+}
+
+impl StreamedIndex {
+    /// Adds the next records (in path order).
+    pub fn add(&mut self, batch: &State) {
+        for (path, rec) in batch {
+            self.paths.push(path.clone());
+            self.symbols.add(rec);
+            self.refs.add(rec);
+        }
+    }
+
+    /// The index.
+    pub fn finish(self) -> RepoIndex {
+        RepoIndex {
+            paths: PathIndex::new(self.paths.iter()),
+            symbols: self.symbols,
+            refs: Some(self.refs),
+        }
+    }
+}
+
+/// Reads the current records of paths a state read on demand lacks (those
+/// the views have).
+pub type Loader<'l> = &'l mut dyn FnMut(&[&str]) -> State;
+
+/// Loads into `state` the records of `paths` it lacks; returns the paths
+/// loaded.
+fn ensure<'p>(
+    state: &mut State,
+    load: &mut Option<Loader<'_>>,
+    paths: impl IntoIterator<Item = &'p String>,
+) -> Vec<String> {
+    let Some(load) = load else {
+        return Vec::new();
+    };
+    let missing: Vec<&str> = paths
+        .into_iter()
+        .filter(|p| !state.contains_key(*p))
+        .map(String::as_str)
+        .collect();
+    if missing.is_empty() {
+        return Vec::new();
+    }
+    let got = load(&missing);
+    let loaded: Vec<String> = got.keys().cloned().collect();
+    state.extend(got);
+    loaded
+}
+
+/// Drops from a state read on demand the records `loaded` for a check that
+/// left them as they are.
+fn evict(state: &mut State, loaded: Vec<String>, keep: impl Fn(&str) -> bool) {
+    for p in loaded {
+        if !keep(&p) {
+            state.remove(&p);
+        }
     }
 }
 
@@ -198,6 +274,23 @@ pub fn advance(
     updates: BTreeMap<String, Option<FileRecord>>,
     after: StateAfter,
 ) -> Vec<FileDelta> {
+    advance_with(state, index, updates, after, None)
+}
+
+/// [`advance`] over a state that holds only some of the records, `load`
+/// reading the others when a step needs them (the index is the whole
+/// state's, from [`RepoIndex::streamed`]): what a commit costs a
+/// repository too large to hold. Records read only to be checked are
+/// dropped again; the deltas are those of the whole state.
+pub fn advance_with(
+    state: &mut State,
+    index: &mut RepoIndex,
+    updates: BTreeMap<String, Option<FileRecord>>,
+    after: StateAfter,
+    mut load: Option<Loader<'_>>,
+) -> Vec<FileDelta> {
+    debug_assert!(load.is_none() || index.refs.is_some());
+    ensure(state, &mut load, updates.keys());
     let mut before: BTreeMap<String, Option<FileRecord>> = BTreeMap::new();
     // Names whose definitions appeared or vanished, and the files where.
     let mut affected_names: FxHashMap<String, BTreeSet<String>> = FxHashMap::default();
@@ -206,7 +299,7 @@ pub fn advance(
     // Names of members (methods) that appeared or vanished: `x.name()` and
     // `self.name()` anywhere may now find another one.
     let mut members_moved: FxHashSet<String> = FxHashSet::default();
-    let initial = state.is_empty();
+    let initial = state.is_empty() && load.is_none();
     // A first index resolves every file, so it needs no reference index;
     // every later commit does, and keeps it in step below.
     if !initial {
@@ -326,29 +419,49 @@ pub fn advance(
         // Otherwise only files that can see the changed files: those that
         // import them, and those of the same package (Go, Java).
         let dirs: BTreeSet<&str> = defined_in.iter().map(|p| dir_of(p)).collect();
+        let loaded = ensure(
+            state,
+            &mut load,
+            users
+                .iter()
+                .filter(|u| !to_resolve.contains(*u) && !dirs.contains(dir_of(u))),
+        );
         for user in users {
             if !to_resolve.contains(user)
-                && (imports_any(&state[user], defined_in) || dirs.contains(dir_of(user)))
+                && (dirs.contains(dir_of(user)) || imports_any(&state[user], defined_in))
             {
                 to_resolve.insert(user.clone());
             }
         }
+        evict(state, loaded, |p| {
+            to_resolve.contains(p) || before.contains_key(p)
+        });
     }
     let resolver = Resolver::new(&index.paths, &index.symbols);
     if let (true, Some(refs)) = (paths_changed, refs) {
         // A new or vanished path can only change import targets; files whose
-        // imports still resolve the same keep their edges.
-        for path in &refs.importers {
-            if to_resolve.contains(path) {
-                continue;
+        // imports still resolve the same keep their edges. Read on demand,
+        // a block of importers at a time.
+        let importers: Vec<&String> = refs
+            .importers
+            .iter()
+            .filter(|p| !to_resolve.contains(*p))
+            .collect();
+        for block in importers.chunks(512) {
+            let loaded = ensure(state, &mut load, block.iter().copied());
+            for path in block {
+                let rec = &state[*path];
+                let current = rec.edges.iter().filter(|e| e.kind == EdgeKind::Imports);
+                if !current.eq(resolver.import_edges(rec).iter()) {
+                    to_resolve.insert((*path).clone());
+                }
             }
-            let rec = &state[path];
-            let current = rec.edges.iter().filter(|e| e.kind == EdgeKind::Imports);
-            if !current.eq(resolver.import_edges(rec).iter()) {
-                to_resolve.insert(path.clone());
-            }
+            evict(state, loaded, |p| {
+                to_resolve.contains(p) || before.contains_key(p)
+            });
         }
     }
+    ensure(state, &mut load, to_resolve.iter());
 
     // Resolution is pure, so files resolve on all cores.
     let to_resolve: Vec<&String> = to_resolve.iter().collect();
