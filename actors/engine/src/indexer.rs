@@ -164,7 +164,7 @@ pub(crate) const KEEP_FILES: u64 = 12_000;
 /// Views of this many files or more are not loaded to index one commit:
 /// its records are read on demand over an index made from the views a
 /// batch at a time (on 9.3M lines the whole state cost a daemon 3 GB).
-const LAZY_FROM_FILES: u64 = 5_000;
+pub(crate) const LAZY_FROM_FILES: u64 = 5_000;
 
 /// The resolution indexes of the views at `seq`, read a batch of records
 /// at a time, none kept; and each file's blob, as records that hold

@@ -536,13 +536,36 @@ impl ReadModel {
         if let Some(s) = self.stored_searcher(head)? {
             return Ok(Some(s));
         }
-        let t = std::time::Instant::now();
         let cache = HeadCache::for_head(&self.paths.sno_dir, head);
-        let Some((prev, prev_seq)) = cache.previous_head() else {
-            if !self.stream_first_parts {
-                return Ok(None);
-            }
+        let previous = cache.previous_head();
+        let had_previous = previous.is_some();
+        if let Some(s) = self.advanced_head(head, &cache, previous)? {
+            return Ok(Some(s));
+        }
+        // Nothing to start from; or, on a repository too large to load,
+        // nothing the previous head's parts could be advanced by (a
+        // rollback, a branch move, another model): streamed from the views.
+        // A smaller one is made from its state, which reuses what the
+        // previous parts hold of it.
+        let large =
+            || -> Result<bool> { Ok(self.journal.files_len()? >= crate::indexer::LAZY_FROM_FILES) };
+        if self.stream_first_parts && (!had_previous || large()?) {
             return self.first_head_parts(head, &cache);
+        }
+        Ok(None)
+    }
+
+    /// `head`'s parts advanced from the previous head's (`previous`) by the
+    /// files the commits since touched; `None` when they cannot be.
+    fn advanced_head(
+        &self,
+        head: &IndexedHead,
+        cache: &HeadCache,
+        previous: Option<(HeadCache, Seq)>,
+    ) -> Result<Option<Arc<Searcher>>> {
+        let t = std::time::Instant::now();
+        let Some((prev, prev_seq)) = previous else {
+            return Ok(None);
         };
         if prev_seq >= head.seq {
             return Ok(None);
