@@ -665,7 +665,7 @@ impl ReadModel {
             tracing::warn!(error = %err, "could not store the document map");
             return Ok(None);
         }
-        self.history(Some(&cache), head.seq)?;
+        self.history(Some(cache), head.seq)?;
         let t_history = t.elapsed();
         // Last, since it moves the previous head's index.
         if sno_query::lexical::LexicalIndex::advanced(
