@@ -161,10 +161,12 @@ const KEEP_SYMBOLS: usize = 300_000;
 pub(crate) const KEEP_FILES: u64 = 12_000;
 
 /// Whether `state` holds at most [`KEEP_SYMBOLS`] symbols.
-/// Views of this many files or more are not loaded to index one commit:
-/// its records are read on demand over an index made from the views a
-/// batch at a time (on 9.3M lines the whole state cost a daemon 3 GB).
-pub(crate) const LAZY_FROM_FILES: u64 = 5_000;
+/// Views of more files than a state kept between runs may have are not
+/// loaded to index one commit: its records are read on demand over an
+/// index made from the views a batch at a time (on 9.3M lines the whole
+/// state cost a daemon 3 GB). A state that may be kept is loaded, so that
+/// the next commit finds it.
+pub(crate) const LAZY_FROM_FILES: u64 = KEEP_FILES + 1;
 
 /// The resolution indexes of the views at `seq`, read a batch of records
 /// at a time, none kept; and each file's blob, as records that hold

@@ -542,7 +542,7 @@ impl ReadModel {
         if let Some(s) = self.advanced_head(head, &cache, previous)? {
             return Ok(Some(s));
         }
-        // Nothing to start from; or, on a repository too large to load,
+        // Nothing to start from; or, on a repository too large to keep,
         // nothing the previous head's parts could be advanced by (a
         // rollback, a branch move, another model): streamed from the views.
         // A smaller one is made from its state, which reuses what the
