@@ -336,7 +336,8 @@ pub(crate) struct LessonReviewedDef {
     note: String,
 }
 
-/// The position of each variant is its tag: new events go last.
+/// The position of each variant is its tag: new events go last, here and
+/// in `EventOutlineDef`, which mirrors this layout for outlines.
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Event")]
 pub(crate) enum EventDef {
