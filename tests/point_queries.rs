@@ -174,6 +174,21 @@ fn point_answers_equal_whole_state_answers() {
             stderr(&w)
         );
     }
+    // `status` counts the views a batch at a time, and says what a replay
+    // of the whole state says.
+    let o = sno_in(
+        repo.path(),
+        &["status", "--json"],
+        &[("SNO_LOG", "sno_engine=debug")],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("state loaded"), "{}", stderr(&o));
+    let counted: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let replayed = repo.sno_json(&["replay", "--json", "--to", &head]);
+    assert_eq!(counted["views_digest"], replayed["views_digest"]);
+    assert_eq!(counted["symbols_total"], replayed["symbols"]);
+    assert_eq!(counted["edges_total"], replayed["edges"]);
+
     // An ambiguous name is refused from the tables alone, as from the whole
     // state.
     repo.write("app/other.py", "def build():\n    return 1\n");

@@ -244,11 +244,28 @@ pub fn apply_all(state: &mut State, deltas: &[FileDelta]) -> Result<(), ApplyErr
 /// A digest of a whole state: equal states give equal digests. Used by
 /// `sno status` and `sno doctor` to compare views with a replay cheaply.
 pub fn digest(state: &State) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut d = Digest::default();
     for rec in state.values() {
-        h.update(&crate::stored::encode_view(rec));
+        d.add(rec);
     }
-    h.digest()
+    d.finish()
+}
+
+/// [`digest`] of records given one at a time, in path order: a state's
+/// digest without the state held.
+#[derive(Default)]
+pub struct Digest(xxhash_rust::xxh3::Xxh3);
+
+impl Digest {
+    /// Adds the next record (in path order).
+    pub fn add(&mut self, rec: &FileRecord) {
+        self.0.update(&crate::stored::encode_view(rec));
+    }
+
+    /// The digest of the records added.
+    pub fn finish(&self) -> u64 {
+        self.0.digest()
+    }
 }
 
 #[cfg(test)]

@@ -472,14 +472,24 @@ impl ReadModel {
         journal_len: u64,
         make: impl FnOnce() -> Result<sno_protocol::status::StatusReport>,
     ) -> Result<sno_protocol::status::StatusReport> {
+        self.status_cached_by(&snap.key, journal_len, make)
+    }
+
+    /// [`ReadModel::status_cached`] by the key of the state it counts.
+    pub fn status_cached_by(
+        &self,
+        state_key: &str,
+        journal_len: u64,
+        make: impl FnOnce() -> Result<sno_protocol::status::StatusReport>,
+    ) -> Result<sno_protocol::status::StatusReport> {
         let mut cache = locked(&self.status);
         if let Some((key, len, r)) = cache.as_ref() {
-            if *key == snap.key && *len == journal_len {
+            if key == state_key && *len == journal_len {
                 return Ok(r.clone());
             }
         }
         let r = make()?;
-        *cache = Some((snap.key.clone(), journal_len, r.clone()));
+        *cache = Some((state_key.to_string(), journal_len, r.clone()));
         Ok(r)
     }
 

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 
 use sno_journal::audit::{AuditEntry, AuditRecord};
-use sno_journal::delta::{digest, State};
+use sno_journal::delta::{Digest, State};
 use sno_journal::event::Event;
-use sno_journal::model::{EdgeTarget, FileState, Seq};
+use sno_journal::model::{EdgeTarget, FileRecord, FileState, Seq};
 use sno_journal::IndexedHead;
 use sno_protocol::status::{
     AsOf, DoctorAnswer, EdgeCounts, Failure, FileCounts, JournalEntry, JournalLog, LanguageCounts,
@@ -27,42 +27,87 @@ pub(crate) fn status_report(
     last_audit: Option<&AuditRecord>,
     masking: bool,
 ) -> StatusReport {
-    let mut files = FileCounts::default();
-    let mut languages: BTreeMap<String, LanguageCounts> = BTreeMap::new();
-    let mut symbols_by_kind: BTreeMap<String, u64> = BTreeMap::new();
-    let mut edges_by_kind: BTreeMap<String, EdgeCounts> = BTreeMap::new();
-    let mut failures = Vec::new();
-    let (mut symbols_total, mut edges_total, mut diagnostics_total) = (0u64, 0u64, 0u64);
-    let mut secrets = SecretCounts {
-        masking,
-        ..Default::default()
-    };
+    let mut t = StatusTally::new(masking);
     for rec in state.values() {
-        files.total += 1;
-        secrets.masked += u64::from(rec.masked_secrets);
-        secrets.files += u64::from(rec.masked_secrets > 0);
+        t.add(rec);
+    }
+    t.report(
+        repository,
+        head,
+        journal_events,
+        commits_indexed,
+        last_audit,
+    )
+}
+
+/// What a status report counts, record by record in path order: a report
+/// of the views read a batch at a time, never held whole.
+pub(crate) struct StatusTally {
+    files: FileCounts,
+    languages: BTreeMap<String, LanguageCounts>,
+    symbols_by_kind: BTreeMap<String, u64>,
+    edges_by_kind: BTreeMap<String, EdgeCounts>,
+    failures: Vec<Failure>,
+    symbols_total: u64,
+    edges_total: u64,
+    diagnostics_total: u64,
+    secrets: SecretCounts,
+    digest: Digest,
+}
+
+impl StatusTally {
+    pub(crate) fn new(masking: bool) -> StatusTally {
+        StatusTally {
+            files: FileCounts::default(),
+            languages: BTreeMap::new(),
+            symbols_by_kind: BTreeMap::new(),
+            edges_by_kind: BTreeMap::new(),
+            failures: Vec::new(),
+            symbols_total: 0,
+            edges_total: 0,
+            diagnostics_total: 0,
+            secrets: SecretCounts {
+                masking,
+                ..Default::default()
+            },
+            digest: Digest::default(),
+        }
+    }
+
+    /// Counts the next record (in path order).
+    pub(crate) fn add(&mut self, rec: &FileRecord) {
+        self.digest.add(rec);
+        self.files.total += 1;
+        self.secrets.masked += u64::from(rec.masked_secrets);
+        self.secrets.files += u64::from(rec.masked_secrets > 0);
         match &rec.state {
-            FileState::Parsed => files.parsed += 1,
-            FileState::ParsedWithErrors => files.parsed_with_errors += 1,
-            FileState::Skipped(r) => *files.skipped.entry(r.name().to_string()).or_default() += 1,
+            FileState::Parsed => self.files.parsed += 1,
+            FileState::ParsedWithErrors => self.files.parsed_with_errors += 1,
+            FileState::Skipped(r) => {
+                *self.files.skipped.entry(r.name().to_string()).or_default() += 1
+            }
             FileState::Failed(reason) => {
-                files.failed += 1;
-                failures.push(Failure {
+                self.files.failed += 1;
+                self.failures.push(Failure {
                     path: rec.path.clone(),
                     reason: reason.clone(),
                 });
             }
         }
-        diagnostics_total += rec.diagnostics.len() as u64;
-        symbols_total += rec.symbols.len() as u64;
-        edges_total += rec.edges.len() as u64;
+        self.diagnostics_total += rec.diagnostics.len() as u64;
+        self.symbols_total += rec.symbols.len() as u64;
+        self.edges_total += rec.edges.len() as u64;
         for s in &rec.symbols {
-            *symbols_by_kind
+            *self
+                .symbols_by_kind
                 .entry(s.kind.name().to_string())
                 .or_default() += 1;
         }
         for e in &rec.edges {
-            let c = edges_by_kind.entry(e.kind.name().to_string()).or_default();
+            let c = self
+                .edges_by_kind
+                .entry(e.kind.name().to_string())
+                .or_default();
             if matches!(e.to, EdgeTarget::Unresolved(_)) {
                 c.unresolved += 1;
             } else {
@@ -75,7 +120,7 @@ pub(crate) fn status_report(
             FileState::Parsed | FileState::ParsedWithErrors | FileState::Failed(_)
         );
         if let (Some(lang), true) = (rec.language, parsed) {
-            let l = languages.entry(lang.name().to_string()).or_default();
+            let l = self.languages.entry(lang.name().to_string()).or_default();
             l.files += 1;
             l.lines += u64::from(rec.lines);
             l.symbols += rec.symbols.len() as u64;
@@ -83,38 +128,49 @@ pub(crate) fn status_report(
             l.files_with_errors += u64::from(rec.state == FileState::ParsedWithErrors);
         }
     }
-    let last_run = last_audit.and_then(|a| match &a.entry {
-        AuditEntry::IndexRun(r) => Some(LastRun {
-            outcome: r.outcome.clone(),
-            commits_indexed: r.commits_indexed,
-            files_parsed: r.files_parsed,
-            seconds: r.finished_ms.saturating_sub(r.started_ms) as f64 / 1000.0,
-            excluded_secrets: r.excluded_secrets,
-            skipped_ignored: r.skipped_ignored,
-        }),
-        _ => None,
-    });
-    StatusReport {
-        repository,
-        as_of: head.map(|h| AsOf {
-            commit: h.commit.to_hex(),
-            branch: h.branch.clone(),
-            seq: h.seq.0,
-        }),
-        journal_events,
-        commits_indexed,
-        files,
-        languages,
-        symbols_total,
-        symbols_by_kind,
-        edges_total,
-        edges_by_kind,
-        diagnostics_total,
-        secrets,
-        failures,
-        skipped_commits: Vec::new(),
-        last_run,
-        views_digest: format!("{:016x}", digest(state)),
+
+    /// The report of the records counted.
+    pub(crate) fn report(
+        self,
+        repository: String,
+        head: Option<&IndexedHead>,
+        journal_events: u64,
+        commits_indexed: u64,
+        last_audit: Option<&AuditRecord>,
+    ) -> StatusReport {
+        let last_run = last_audit.and_then(|a| match &a.entry {
+            AuditEntry::IndexRun(r) => Some(LastRun {
+                outcome: r.outcome.clone(),
+                commits_indexed: r.commits_indexed,
+                files_parsed: r.files_parsed,
+                seconds: r.finished_ms.saturating_sub(r.started_ms) as f64 / 1000.0,
+                excluded_secrets: r.excluded_secrets,
+                skipped_ignored: r.skipped_ignored,
+            }),
+            _ => None,
+        });
+        StatusReport {
+            repository,
+            as_of: head.map(|h| AsOf {
+                commit: h.commit.to_hex(),
+                branch: h.branch.clone(),
+                seq: h.seq.0,
+            }),
+            journal_events,
+            commits_indexed,
+            files: self.files,
+            languages: self.languages,
+            symbols_total: self.symbols_total,
+            symbols_by_kind: self.symbols_by_kind,
+            edges_total: self.edges_total,
+            edges_by_kind: self.edges_by_kind,
+            diagnostics_total: self.diagnostics_total,
+            secrets: self.secrets,
+            failures: self.failures,
+            skipped_commits: Vec::new(),
+            last_run,
+            views_digest: format!("{:016x}", self.digest.finish()),
+        }
     }
 }
 
@@ -122,8 +178,41 @@ impl Engine {
     /// What is indexed: commit, files, symbols and edges per language and
     /// kind, journal, secrets, failures, skipped commits.
     pub fn status(&self) -> Result<StatusReport> {
-        let (snap, _) = self.snapshot(None)?;
         let j = &self.journal;
+        // The head's views counted a batch at a time, unless its state is
+        // in memory already.
+        if !self.read.head_is_loaded() {
+            if let Some(head) = j.head()? {
+                let len = j.len()?;
+                let key = format!("head@{}", head.seq.0);
+                let streamed = self.read.status_cached_by(&key, len, || {
+                    let mut t = StatusTally::new(self.config.mask_secrets);
+                    let read = j.files_in_batches(head.seq, 512, |batch| {
+                        for rec in batch.values() {
+                            t.add(rec);
+                        }
+                        true
+                    })?;
+                    // The head moved while it was read: its state instead.
+                    if !read {
+                        return Err(crate::error::Error::internal("the head moved"));
+                    }
+                    let mut r = t.report(
+                        self.paths.root.display().to_string(),
+                        Some(&head),
+                        len,
+                        j.commits_indexed()?,
+                        j.last_index_run()?.as_ref(),
+                    );
+                    r.skipped_commits = self.skipped_commits()?;
+                    Ok(r)
+                });
+                if let Ok(r) = streamed {
+                    return Ok(r);
+                }
+            }
+        }
+        let (snap, _) = self.snapshot(None)?;
         let len = j.len()?;
         self.read.status_cached(&snap, len, || {
             let mut r = status_report(
