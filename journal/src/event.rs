@@ -330,6 +330,20 @@ impl Envelope {
     /// repository is read a delta at a time, never held whole or inflated:
     /// what lineage and history facts need.
     pub fn decode_outline(bytes: &[u8]) -> Result<Envelope, DecodeError> {
+        Self::decode_partial(bytes, crate::stored::DeltasRead::Outlines)
+    }
+
+    /// Decodes a stored record as [`Envelope::decode`] does, except that
+    /// the deltas of commits and rollbacks are those of `path` alone, whole:
+    /// one file's history in the memory of one delta.
+    pub fn decode_keeping(bytes: &[u8], path: &str) -> Result<Envelope, DecodeError> {
+        Self::decode_partial(bytes, crate::stored::DeltasRead::Of(path))
+    }
+
+    fn decode_partial(
+        bytes: &[u8],
+        deltas: crate::stored::DeltasRead<'_>,
+    ) -> Result<Envelope, DecodeError> {
         if bytes.len() < 6 || bytes[..4] != MAGIC {
             return Err(DecodeError::BadMagic);
         }
@@ -337,52 +351,14 @@ impl Envelope {
         match (version, bytes.get(6)) {
             (5.., Some(&c)) if c == Codec::Lz4Frame as u8 => {
                 let mut frame = lz4_flex::frame::FrameDecoder::new(&bytes[7..]);
-                crate::stored::decode_envelope_outline(version, &mut frame)
+                crate::stored::decode_envelope_partial(version, &mut frame, deltas)
             }
             (4.., Some(&c)) if c == Codec::Raw as u8 => {
-                crate::stored::decode_envelope_outline(version, &mut &bytes[7..])
+                crate::stored::decode_envelope_partial(version, &mut &bytes[7..], deltas)
             }
-            _ => Envelope::decode(bytes).map(crate::stored::outlined),
-        }
-    }
-}
-
-impl Envelope {
-    /// Decodes a stored record as [`Envelope::decode_outline`] does, except
-    /// that a commit's deltas of `path` come whole and its other deltas not
-    /// at all: one file's history in the memory of one delta.
-    pub fn decode_keeping(bytes: &[u8], path: &str) -> Result<Envelope, DecodeError> {
-        if bytes.len() < 6 || bytes[..4] != MAGIC {
-            return Err(DecodeError::BadMagic);
-        }
-        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-        let kept =
-            match (version, bytes.get(6)) {
-                (5.., Some(&c)) if c == Codec::Lz4Frame as u8 => {
-                    let mut frame = lz4_flex::frame::FrameDecoder::new(&bytes[7..]);
-                    Some(crate::stored::decode_commit_keeping(
-                        version, &mut frame, path,
-                    ))
-                }
-                (4.., Some(&c)) if c == Codec::Raw as u8 => Some(
-                    crate::stored::decode_commit_keeping(version, &mut &bytes[7..], path),
-                ),
-                _ => None,
-            };
-        match kept {
-            Some(Ok(env)) => Ok(env),
-            // Not a commit (or damaged: the outline says which).
-            Some(Err(_)) => Envelope::decode_outline(bytes),
             // An older layout or an lz4 block: a record of at most a few
             // MB, read whole and cut.
-            None => {
-                let mut env = Envelope::decode(bytes)?;
-                if let Event::CommitIndexed(c) = &mut env.event {
-                    c.deltas.retain(|d| d.path == path);
-                    return Ok(env);
-                }
-                Ok(crate::stored::outlined(env))
-            }
+            _ => Envelope::decode(bytes).map(|env| crate::stored::cut(env, deltas)),
         }
     }
 }
@@ -561,6 +537,91 @@ mod tests {
             }),
         };
         assert_eq!(Envelope::decode_outline(&moved.encode()).unwrap(), moved);
+    }
+
+    /// Every event reads partially as it reads whole, its deltas cut: a
+    /// partial read matches tags with the layout's variants by position,
+    /// so an event added to one and not the other fails here.
+    #[test]
+    fn every_event_reads_partially_as_it_reads_whole() {
+        use crate::memory::*;
+        let bound = Binding {
+            branch: Some("main".into()),
+            commit: Some(CommitId([4; 20])),
+            session: "s1".into(),
+        };
+        let id = || MemoryId("dec_1".into());
+        let rec = crate::test_support::record("src/a.py", 3, &["load"]);
+        let delta = crate::delta::diff("src/a.py", None, Some(&rec)).unwrap();
+        let mut events = vec![
+            commit("c".into()).event,
+            Event::BranchMoved(BranchMoved {
+                branch: None,
+                from: None,
+                to: CommitId([2; 20]),
+            }),
+            Event::CheckpointCreated(CheckpointCreated {
+                id: id(),
+                bound: bound.clone(),
+                name: "n".into(),
+                summary: "s".into(),
+                files: vec!["a.py".into()],
+                tokens_used: Some(3),
+            }),
+            Event::DecisionLogged(DecisionLogged {
+                id: id(),
+                bound: bound.clone(),
+                title: "t".into(),
+                rationale: "r".into(),
+                files: vec![],
+            }),
+            Event::LessonProposed(LessonProposed {
+                id: id(),
+                bound: bound.clone(),
+                reverted: Some(CommitId([5; 20])),
+                summary: "s".into(),
+                files: vec![],
+            }),
+            Event::LessonAnalysisSubmitted(LessonAnalysisSubmitted {
+                lesson: id(),
+                bound,
+                analysis: "a".into(),
+                rule: "r".into(),
+            }),
+            Event::LessonReviewed(LessonReviewed {
+                lesson: id(),
+                approved: true,
+                reviewer: "me".into(),
+                note: "ok".into(),
+            }),
+            Event::RolledBack(RolledBack {
+                from: Some(CommitId([3; 20])),
+                to: CommitId([2; 20]),
+                branch: None,
+                git_head: None,
+                deltas: vec![delta.clone()],
+            }),
+            Event::CommitSkipped(CommitSkipped {
+                commit: CommitId([6; 20]),
+                reason: "gone".into(),
+            }),
+        ];
+        if let Event::CommitIndexed(c) = &mut events[0] {
+            c.deltas = vec![delta];
+        }
+        for event in events {
+            let env = Envelope {
+                version: FORMAT_VERSION,
+                prev_hash: 9,
+                written_ms: 8,
+                event,
+            };
+            let bytes = env.encode();
+            let outline = crate::stored::cut(env.clone(), crate::stored::DeltasRead::Outlines);
+            assert_eq!(Envelope::decode_outline(&bytes).unwrap(), outline);
+            let kept = Envelope::decode_keeping(&bytes, "src/a.py").unwrap();
+            assert_eq!(kept, env, "{}", env.event.kind_name());
+        }
     }
 
     #[test]

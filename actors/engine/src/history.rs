@@ -9,8 +9,11 @@ use sno_protocol::query::{
 };
 use sno_protocol::ErrorCode;
 
+use std::sync::Arc;
+
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::read::Snapshot;
 
 /// What `history` is asked about.
 pub enum HistoryOf<'a> {
@@ -22,50 +25,7 @@ pub enum HistoryOf<'a> {
 impl Engine {
     /// Each journaled commit that touched a file or symbol, oldest first.
     pub fn history(&self, of: HistoryOf) -> Result<HistoryAnswer> {
-        // The head's records of the file, or of the files defining the
-        // name, when they answer: the whole state only for what they
-        // cannot (a file no longer there, a name they do not resolve).
-        match &of {
-            HistoryOf::File(f) => {
-                let rel = self.confine(f)?;
-                if let Some(p) = self.point(None, |j| j.head_and_file(&rel))? {
-                    if p.state.contains_key(&rel) {
-                        let commits = self.history_of(&rel, None)?;
-                        return Ok(HistoryAnswer {
-                            as_of: p.as_of,
-                            file: rel,
-                            symbol: None,
-                            commits,
-                        });
-                    }
-                }
-            }
-            HistoryOf::Symbol(name) => {
-                if let Some(p) = self.point_for_name(name, None)? {
-                    match sno_query::resolve_one(&p.state, name) {
-                        Ok(found) => {
-                            let (path, symbol) = (found.path.to_string(), found.symbol.clone());
-                            let commits = self.history_of(&path, Some(&symbol))?;
-                            return Ok(HistoryAnswer {
-                                as_of: p.as_of.clone(),
-                                file: path,
-                                symbol: Some(symbol.qualified_name),
-                                commits,
-                            });
-                        }
-                        Err(e) => self.point_error(&p, name, e)?,
-                    }
-                }
-            }
-        }
-        let (snap, _) = self.snapshot(None)?;
-        let (path, symbol) = match of {
-            HistoryOf::File(f) => (self.confine(f)?, None),
-            HistoryOf::Symbol(name) => {
-                let found = sno_query::resolve_one(&snap.state, name)?;
-                (found.path.to_string(), Some(found.symbol.clone()))
-            }
-        };
+        let (snap, path, symbol) = self.history_subject(&of)?;
         let commits = self.history_of(&path, symbol.as_ref())?;
         if commits.is_empty() && symbol.is_none() && !snap.state.contains_key(&path) {
             return Err(Self::unknown_file(&snap, &path));
@@ -76,6 +36,42 @@ impl Engine {
             symbol: symbol.map(|s| s.qualified_name),
             commits,
         })
+    }
+
+    /// What `of` names, with the state that says so: the head's records of
+    /// the file, or of the files defining the name, when they answer; the
+    /// whole state only for what they cannot (a file no longer there, a
+    /// name they do not resolve).
+    fn history_subject(&self, of: &HistoryOf) -> Result<(Arc<Snapshot>, String, Option<Symbol>)> {
+        let name = match of {
+            HistoryOf::File(f) => {
+                let rel = self.confine(f)?;
+                return Ok((self.state_with_file(&rel)?, rel, None));
+            }
+            HistoryOf::Symbol(name) => *name,
+        };
+        if let Some(p) = self.point_for_name(name, None)? {
+            match sno_query::resolve_one(&p.state, name) {
+                Ok(found) => {
+                    let (path, symbol) = (found.path.to_string(), found.symbol.clone());
+                    return Ok((Arc::new(p), path, Some(symbol)));
+                }
+                Err(e) => self.point_error(&p, name, e)?,
+            }
+        }
+        let (snap, _) = self.snapshot(None)?;
+        let found = sno_query::resolve_one(&snap.state, name)?;
+        let (path, symbol) = (found.path.to_string(), found.symbol.clone());
+        Ok((snap, path, Some(symbol)))
+    }
+
+    /// The head's record of `rel` when the views have it, else the whole
+    /// state (which names the nearest files when `rel` is not there).
+    fn state_with_file(&self, rel: &str) -> Result<Arc<Snapshot>> {
+        match self.point(None, |j| j.head_and_file(rel))? {
+            Some(p) if p.state.contains_key(rel) => Ok(Arc::new(p)),
+            _ => Ok(self.snapshot(None)?.0),
+        }
     }
 
     /// Each journaled commit of the current lineage whose deltas touched
@@ -128,16 +124,10 @@ impl Engine {
         let rel = self.confine(file)?;
         // The file's own record says it is there; the whole state only
         // names the nearest files when it is not.
-        let snap = match self.point(None, |j| j.head_and_file(&rel))? {
-            Some(p) if p.state.contains_key(&rel) => std::sync::Arc::new(p),
-            _ => {
-                let (snap, _) = self.snapshot(None)?;
-                if !snap.state.contains_key(&rel) {
-                    return Err(Self::unknown_file(&snap, &rel));
-                }
-                snap
-            }
-        };
+        let snap = self.state_with_file(&rel)?;
+        if !snap.state.contains_key(&rel) {
+            return Err(Self::unknown_file(&snap, &rel));
+        }
         let h = self.read.history_facts(snap.seq)?;
         let own = h.touches.get(&rel).map(Vec::len).unwrap_or(0);
         let mut pairs: Vec<CoChange> = h

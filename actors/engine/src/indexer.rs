@@ -181,7 +181,7 @@ fn streamed_index(journal: &Journal, seq: Seq) -> Result<(RepoIndex, State), Ind
         }
         true
     })? {
-        return Err(moved_head());
+        return Err(IndexError::HeadMoved);
     }
     Ok((index.finish(), blobs))
 }
@@ -201,11 +201,6 @@ fn blob_only(rec: &FileRecord) -> FileRecord {
         refs: Default::default(),
         masked_secrets: 0,
     }
-}
-
-/// The journal's head moved under a run (only this run writes commits).
-fn moved_head() -> IndexError {
-    IndexError::HeadMoved
 }
 
 fn small_enough_to_keep(state: &State) -> bool {
@@ -608,7 +603,7 @@ impl Run<'_> {
                 state.extend(
                     journal
                         .files_at_head(seq, &leaving)?
-                        .ok_or_else(moved_head)?,
+                        .ok_or(IndexError::HeadMoved)?,
                 );
             }
             let (updates, parsed, reparsed) = cur.finish(&state, run).await;
@@ -626,7 +621,7 @@ impl Run<'_> {
                     let mut read = |paths: &[&str]| match journal.files_at_head(seq, paths) {
                         Ok(Some(s)) => s,
                         Ok(None) => {
-                            failed.get_or_insert(moved_head());
+                            failed.get_or_insert(IndexError::HeadMoved);
                             State::new()
                         }
                         Err(e) => {

@@ -764,13 +764,12 @@ impl ReadModel {
                     let _ = tx.send(run);
                 }
                 let documents = build.documents();
-                let parts = build.finish();
-                if let Ok(p) = &parts {
-                    if worker.is_some() && !p.section_texts.texts.is_empty() {
-                        let _ = tx.send(TextRun {
-                            first: p.section_texts.first,
-                            texts: p.section_texts.texts.clone(),
-                        });
+                let mut parts = build.finish();
+                if let Ok(p) = &mut parts {
+                    let texts = std::mem::take(&mut p.section_texts.texts);
+                    if worker.is_some() && !texts.is_empty() {
+                        let first = p.section_texts.first;
+                        let _ = tx.send(TextRun { first, texts });
                     }
                 }
                 (documents, parts)

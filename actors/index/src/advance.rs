@@ -574,7 +574,7 @@ impl FirstIndex {
 #[cfg(test)]
 mod tests {
     use super::par_map;
-    use super::{advance, FirstIndex, RepoIndex, StateAfter};
+    use super::{advance, advance_with, FirstIndex, RepoIndex, StateAfter};
     use sno_journal::delta::State;
     use sno_journal::model::{FileRecord, RawCall, RawImport};
     use sno_journal::test_support::record;
@@ -662,5 +662,94 @@ mod tests {
         assert_eq!(parallel, sequential);
         // Below the split threshold it is a plain map.
         assert_eq!(par_map(&items[..3], |i| i + 1), vec![1, 2, 3]);
+    }
+
+    /// A commit advanced over records read on demand, with the index made
+    /// a batch at a time, gives the deltas of the same advance over the
+    /// whole state; one that adds or removes no file reads only some of the
+    /// records (one that does checks every importer, a block at a time).
+    #[test]
+    fn an_advance_over_records_read_on_demand_equals_one_over_the_whole_state() {
+        let recs = repository();
+        let mut views = State::default();
+        let mut index = RepoIndex::new(&views);
+        let all = recs
+            .iter()
+            .map(|r| (r.path.clone(), Some(r.clone())))
+            .collect();
+        advance(&mut views, &mut index, all, StateAfter::Kept);
+        let edit = |path: &str, names: &[&str]| {
+            let mut r = record(path, 251, names);
+            r.canonicalize();
+            (path.to_string(), Some(r))
+        };
+        // Two files edited, one losing the only definition of a name
+        // others call.
+        let edits: std::collections::BTreeMap<_, _> = [
+            edit("pkg0/m0.py", &["g0", "shared0", "helper"]),
+            edit("pkg1/m8.py", &["f8", "shared2", "helper", "added"]),
+        ]
+        .into();
+        // And one added that defines a name used elsewhere, one deleted.
+        let mut paths_move = edits.clone();
+        paths_move.extend([edit("pkg9/new.py", &["shared1"])]);
+        paths_move.insert("pkg3/m3.py".to_string(), None);
+
+        for (updates, reads_some) in [(edits, true), (paths_move, false)] {
+            let mut whole = views.clone();
+            let mut whole_index = RepoIndex::new(&whole);
+            whole_index.prepare(&whole);
+            let expected = advance(
+                &mut whole,
+                &mut whole_index,
+                updates.clone(),
+                StateAfter::Dropped,
+            );
+            assert!(
+                expected.len() > updates.len(),
+                "other files are re-resolved"
+            );
+
+            let mut streamed = RepoIndex::streamed();
+            let records: Vec<(&String, &FileRecord)> = views.iter().collect();
+            for block in records.chunks(100) {
+                let batch: State = block
+                    .iter()
+                    .map(|(p, r)| ((*p).clone(), (*r).clone()))
+                    .collect();
+                streamed.add(&batch);
+            }
+            let mut index = streamed.finish();
+            let mut read = std::collections::BTreeSet::new();
+            let mut load = |paths: &[&str]| -> State {
+                read.extend(paths.iter().map(|p| p.to_string()));
+                paths
+                    .iter()
+                    .filter_map(|p| views.get(*p).map(|r| (p.to_string(), r.clone())))
+                    .collect()
+            };
+            let mut partial = State::default();
+            let got = advance_with(
+                &mut partial,
+                &mut index,
+                updates,
+                StateAfter::Dropped,
+                Some(&mut load),
+            );
+            assert!(
+                got == expected,
+                "{} deltas against {}",
+                got.len(),
+                expected.len()
+            );
+            if reads_some {
+                assert!(
+                    read.len() < views.len() / 2,
+                    "read {} of {}",
+                    read.len(),
+                    views.len()
+                );
+            }
+        }
     }
 }

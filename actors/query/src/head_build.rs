@@ -195,42 +195,27 @@ mod tests {
         a.symbols[0].kind = SymbolKind::Class;
         a.symbols[1].kind = SymbolKind::Method;
         a.symbols[1].qualified_name = "Config.load".into();
-        a.edges = vec![Edge {
-            kind: EdgeKind::Contains,
-            from: Some(a.symbols[0].id),
-            to: EdgeTarget::Symbol(a.symbols[1].id),
-            name: "load".into(),
-            line: 1,
+        let edge = |kind, from: SymbolId, to: SymbolId, line| Edge {
+            kind,
+            from: Some(from),
+            to: EdgeTarget::Symbol(to),
+            name: String::new(),
+            line,
             certainty: sno_journal::model::Certainty::Exact,
-        }];
+        };
+        a.edges = vec![edge(
+            EdgeKind::Contains,
+            a.symbols[0].id,
+            a.symbols[1].id,
+            1,
+        )];
         let mut b = record("b.py", 2, &["main", "helper"]);
         // A call to a later file's symbol, and one to nothing numbered.
         let c = record("c.py", 3, &["later"]);
         b.edges = vec![
-            Edge {
-                kind: EdgeKind::Calls,
-                from: Some(b.symbols[0].id),
-                to: EdgeTarget::Symbol(c.symbols[0].id),
-                name: "later".into(),
-                line: 2,
-                certainty: sno_journal::model::Certainty::Exact,
-            },
-            Edge {
-                kind: EdgeKind::Calls,
-                from: Some(b.symbols[1].id),
-                to: EdgeTarget::Symbol(a.symbols[1].id),
-                name: "load".into(),
-                line: 3,
-                certainty: sno_journal::model::Certainty::Exact,
-            },
-            Edge {
-                kind: EdgeKind::Calls,
-                from: Some(b.symbols[0].id),
-                to: EdgeTarget::Symbol(SymbolId(99)),
-                name: "gone".into(),
-                line: 4,
-                certainty: sno_journal::model::Certainty::Exact,
-            },
+            edge(EdgeKind::Calls, b.symbols[0].id, c.symbols[0].id, 2),
+            edge(EdgeKind::Calls, b.symbols[1].id, a.symbols[1].id, 3),
+            edge(EdgeKind::Calls, b.symbols[0].id, SymbolId(99), 4),
         ];
         let mut doc = record("docs/guide.md", 4, &[]);
         doc.state = FileState::Skipped(SkipReason::UnsupportedLanguage);

@@ -337,7 +337,7 @@ pub(crate) struct LessonReviewedDef {
 }
 
 /// The position of each variant is its tag: new events go last, here and
-/// in `EventOutlineDef`, which mirrors this layout for outlines.
+/// in `EVENT_VARIANTS`, which partial reads match tags with.
 #[derive(Serialize, Deserialize)]
 #[serde(remote = "Event")]
 pub(crate) enum EventDef {
@@ -370,143 +370,61 @@ pub(crate) struct EnvelopeDef {
 }
 wrap!(EnvelopeRef, EnvelopeOwned, Envelope, EnvelopeDef);
 
-/// A sequence read past: each element decoded and dropped at once, so a
-/// delta's symbols and edges are never held (bincode's layout is not
-/// self-describing: an element must be decoded to be skipped).
-fn read_past<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<(), D::Error> {
-    struct Past<T>(std::marker::PhantomData<T>);
-    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Past<T> {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a sequence")
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-            while seq.next_element::<T>()?.is_some() {}
-            Ok(())
-        }
-    }
-    d.deserialize_seq(Past::<T>(std::marker::PhantomData))
+/// How a partial read takes the deltas of commits and rollbacks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DeltasRead<'k> {
+    /// Each delta's path and change; what it added and removed is read
+    /// past.
+    Outlines,
+    /// The deltas of one path whole; the others not at all.
+    Of(&'k str),
 }
 
-fn past_ids<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
-    read_past::<D, crate::model::SymbolId>(d)
-}
-fn past_symbols<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
-    read_past::<D, SymbolOwned>(d)
-}
-fn past_edges<'de, D: Deserializer<'de>>(d: D) -> Result<(), D::Error> {
-    read_past::<D, EdgeOwned>(d)
-}
+/// An envelope read as its [`DeltasRead`] says, a delta at a time: what a
+/// delta added and removed is never held unless it is kept (bincode's
+/// layout is not self-describing: an element is decoded to be skipped,
+/// and dropped at once). Every other field is read as stored.
+pub(crate) struct PartialEnvelope<'k>(pub DeltasRead<'k>);
 
-/// A delta's outline: its path and change, what it added and removed read
-/// past.
-#[derive(Deserialize)]
-struct FileDeltaOutline {
-    path: String,
-    #[serde(with = "FileChangeDef")]
-    change: FileChange,
-    #[serde(deserialize_with = "past_ids")]
-    _symbols_removed: (),
-    #[serde(deserialize_with = "past_symbols")]
-    _symbols_added: (),
-    #[serde(deserialize_with = "past_edges")]
-    _edges_removed: (),
-    #[serde(deserialize_with = "past_edges")]
-    _edges_added: (),
-}
-
-impl From<FileDeltaOutline> for FileDelta {
-    fn from(d: FileDeltaOutline) -> FileDelta {
-        FileDelta {
-            path: d.path,
-            change: d.change,
-            symbols_removed: Vec::new(),
-            symbols_added: Vec::new(),
-            edges_removed: Vec::new(),
-            edges_added: Vec::new(),
-        }
-    }
-}
-
-fn delta_outlines<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<FileDelta>, D::Error> {
-    struct Outlines;
-    impl<'de> serde::de::Visitor<'de> for Outlines {
-        type Value = Vec<FileDelta>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a sequence of deltas")
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(
-            self,
-            mut seq: A,
-        ) -> Result<Vec<FileDelta>, A::Error> {
-            let mut out = Vec::new();
-            while let Some(d) = seq.next_element::<FileDeltaOutline>()? {
-                out.push(d.into());
-            }
-            Ok(out)
-        }
-    }
-    d.deserialize_seq(Outlines)
-}
-
-#[derive(Deserialize)]
-#[serde(remote = "CommitIndexed")]
-struct CommitIndexedOutlineDef {
-    commit: crate::model::CommitId,
-    parents: Vec<crate::model::CommitId>,
-    branch: Option<String>,
-    summary: String,
-    time: i64,
-    base: Option<crate::model::CommitId>,
-    #[serde(deserialize_with = "delta_outlines")]
-    deltas: Vec<FileDelta>,
-}
-
-#[derive(Deserialize)]
-#[serde(remote = "RolledBack")]
-struct RolledBackOutlineDef {
-    from: Option<crate::model::CommitId>,
-    to: crate::model::CommitId,
-    branch: Option<String>,
-    git_head: Option<crate::model::CommitId>,
-    #[serde(deserialize_with = "delta_outlines")]
-    deltas: Vec<FileDelta>,
-}
-
-/// [`EventDef`] with the deltas of commits and rollbacks as outlines. The
-/// variants are [`EventDef`]'s, in its order.
-#[derive(Deserialize)]
-#[serde(remote = "Event")]
-enum EventOutlineDef {
-    CommitIndexed(#[serde(with = "CommitIndexedOutlineDef")] CommitIndexed),
-    BranchMoved(#[serde(with = "BranchMovedDef")] BranchMoved),
-    CheckpointCreated(#[serde(with = "CheckpointCreatedDef")] CheckpointCreated),
-    DecisionLogged(#[serde(with = "DecisionLoggedDef")] DecisionLogged),
-    LessonProposed(#[serde(with = "LessonProposedDef")] LessonProposed),
-    LessonAnalysisSubmitted(#[serde(with = "LessonAnalysisSubmittedDef")] LessonAnalysisSubmitted),
-    LessonReviewed(#[serde(with = "LessonReviewedDef")] LessonReviewed),
-    RolledBack(#[serde(with = "RolledBackOutlineDef")] RolledBack),
-    CommitSkipped(#[serde(with = "CommitSkippedDef")] CommitSkipped),
-}
-
-#[derive(Deserialize)]
-#[serde(remote = "Envelope")]
-struct EnvelopeOutlineDef {
-    version: u16,
-    prev_hash: u64,
-    written_ms: u64,
-    #[serde(with = "EventOutlineDef")]
-    event: Event,
-}
-
-/// An envelope read with its deltas as outlines (path and change): what
-/// lineage and history need, in the memory of one delta at a time.
-pub(crate) struct EnvelopeOutline(pub Envelope);
-impl<'de> Deserialize<'de> for EnvelopeOutline {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        EnvelopeOutlineDef::deserialize(d).map(EnvelopeOutline)
-    }
-}
+/// The [`EventDef`] variants in order: a variant's position is its tag.
+const EVENT_VARIANTS: &[&str] = &[
+    "CommitIndexed",
+    "BranchMoved",
+    "CheckpointCreated",
+    "DecisionLogged",
+    "LessonProposed",
+    "LessonAnalysisSubmitted",
+    "LessonReviewed",
+    "RolledBack",
+    "CommitSkipped",
+];
+wrap!(
+    BranchMovedRef,
+    BranchMovedOwned,
+    BranchMoved,
+    BranchMovedDef
+);
+wrap!(
+    CheckpointRef,
+    CheckpointOwned,
+    CheckpointCreated,
+    CheckpointCreatedDef
+);
+wrap!(
+    DecisionRef,
+    DecisionOwned,
+    DecisionLogged,
+    DecisionLoggedDef
+);
+wrap!(LessonRef, LessonOwned, LessonProposed, LessonProposedDef);
+wrap!(
+    AnalysisRef,
+    AnalysisOwned,
+    LessonAnalysisSubmitted,
+    LessonAnalysisSubmittedDef
+);
+wrap!(ReviewRef, ReviewOwned, LessonReviewed, LessonReviewedDef);
+wrap!(SkippedRef, SkippedOwned, CommitSkipped, CommitSkippedDef);
 
 /// [`FileChange`] read in its stored layout.
 struct FileChangeOwned(FileChange);
@@ -516,31 +434,25 @@ impl<'de> Deserialize<'de> for FileChangeOwned {
     }
 }
 
-/// Reads a commit's envelope keeping only the deltas of one path, whole;
-/// the others are decoded past a delta at a time. Any other event is an
-/// error (the caller reads it as an outline).
-pub(crate) struct CommitKeeping<'k> {
-    pub path: &'k str,
+/// A sequence of `T` decoded past, each element dropped at once.
+struct Past<T>(std::marker::PhantomData<T>);
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Past<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_seq(Past::<T>(std::marker::PhantomData))
+    }
 }
-
-impl<'de> serde::de::DeserializeSeed<'de> for CommitKeeping<'_> {
-    type Value = Envelope;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Envelope, D::Error> {
-        const FIELDS: &[&str] = &["version", "prev_hash", "written_ms", "event"];
-        d.deserialize_struct("EnvelopeDef", FIELDS, self)
+impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Past<T> {
+    type Value = Past<T>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a sequence")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Past<T>, A::Error> {
+        while seq.next_element::<T>()?.is_some() {}
+        Ok(self)
     }
 }
 
-/// What each step of [`CommitKeeping`] reads: the envelope, its event, the
-/// commit, its deltas, one delta.
-macro_rules! expecting {
-    ($what:literal) => {
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str($what)
-        }
-    };
-}
-
+/// The next field of a struct read as a sequence (bincode's layout).
 fn next<'de, A: serde::de::SeqAccess<'de>, T: Deserialize<'de>>(
     seq: &mut A,
     what: &'static str,
@@ -549,63 +461,109 @@ fn next<'de, A: serde::de::SeqAccess<'de>, T: Deserialize<'de>>(
         .ok_or_else(|| serde::de::Error::custom(format!("missing {what}")))
 }
 
-impl<'de> serde::de::Visitor<'de> for CommitKeeping<'_> {
+/// The next field, read by `seed`.
+fn next_seeded<'de, A: serde::de::SeqAccess<'de>, S: serde::de::DeserializeSeed<'de>>(
+    seq: &mut A,
+    seed: S,
+    what: &'static str,
+) -> Result<S::Value, A::Error> {
+    seq.next_element_seed(seed)?
+        .ok_or_else(|| serde::de::Error::custom(format!("missing {what}")))
+}
+
+/// The seed of one step of a [`PartialEnvelope`] read: how its part of
+/// the layout is asked of the deserializer (its visitor reads it).
+macro_rules! partial_step {
+    ($seed:ident, $value:ty, |$d:ident, $me:ident| $start:expr) => {
+        impl<'de> serde::de::DeserializeSeed<'de> for $seed<'_> {
+            type Value = $value;
+            fn deserialize<D: Deserializer<'de>>(self, $d: D) -> Result<$value, D::Error> {
+                let $me = self;
+                $start
+            }
+        }
+    };
+}
+
+partial_step!(PartialEnvelope, Envelope, |d, me| {
+    d.deserialize_struct(
+        "EnvelopeDef",
+        &["version", "prev_hash", "written_ms", "event"],
+        me,
+    )
+});
+
+impl<'de> serde::de::Visitor<'de> for PartialEnvelope<'_> {
     type Value = Envelope;
-    expecting!("an envelope");
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a record in the current layout")
+    }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Envelope, A::Error> {
-        let version = next::<A, u16>(&mut seq, "version")?;
-        let prev_hash = next::<A, u64>(&mut seq, "prev_hash")?;
-        let written_ms = next::<A, u64>(&mut seq, "written_ms")?;
-        let commit = seq
-            .next_element_seed(KeptEvent(self.path))?
-            .ok_or_else(|| serde::de::Error::custom("missing event"))?;
         Ok(Envelope {
-            version,
-            prev_hash,
-            written_ms,
-            event: Event::CommitIndexed(commit),
+            version: next(&mut seq, "version")?,
+            prev_hash: next(&mut seq, "prev_hash")?,
+            written_ms: next(&mut seq, "written_ms")?,
+            event: next_seeded(&mut seq, PartialEvent(self.0), "event")?,
         })
     }
 }
 
-struct KeptEvent<'k>(&'k str);
+struct PartialEvent<'k>(DeltasRead<'k>);
 
-impl<'de> serde::de::DeserializeSeed<'de> for KeptEvent<'_> {
-    type Value = CommitIndexed;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<CommitIndexed, D::Error> {
-        d.deserialize_enum("EventDef", &["CommitIndexed"], self)
+partial_step!(PartialEvent, Event, |d, me| {
+    d.deserialize_enum("EventDef", EVENT_VARIANTS, me)
+});
+
+impl<'de> serde::de::Visitor<'de> for PartialEvent<'_> {
+    type Value = Event;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a record in the current layout")
     }
-}
-
-impl<'de> serde::de::Visitor<'de> for KeptEvent<'_> {
-    type Value = CommitIndexed;
-    expecting!("an event");
-    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<CommitIndexed, A::Error> {
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<Event, A::Error> {
         use serde::de::VariantAccess;
-        let (tag, variant) = data.variant::<u32>()?;
-        // `EventDef::CommitIndexed` is the first variant.
-        if tag != 0 {
-            return Err(serde::de::Error::custom("not a commit"));
-        }
-        variant.newtype_variant_seed(KeptCommit(self.0))
+        let (tag, v) = data.variant::<u32>()?;
+        Ok(match EVENT_VARIANTS.get(tag as usize).copied() {
+            Some("CommitIndexed") => {
+                Event::CommitIndexed(v.newtype_variant_seed(PartialCommit(self.0))?)
+            }
+            Some("BranchMoved") => Event::BranchMoved(v.newtype_variant::<BranchMovedOwned>()?.0),
+            Some("CheckpointCreated") => {
+                Event::CheckpointCreated(v.newtype_variant::<CheckpointOwned>()?.0)
+            }
+            Some("DecisionLogged") => {
+                Event::DecisionLogged(v.newtype_variant::<DecisionOwned>()?.0)
+            }
+            Some("LessonProposed") => Event::LessonProposed(v.newtype_variant::<LessonOwned>()?.0),
+            Some("LessonAnalysisSubmitted") => {
+                Event::LessonAnalysisSubmitted(v.newtype_variant::<AnalysisOwned>()?.0)
+            }
+            Some("LessonReviewed") => Event::LessonReviewed(v.newtype_variant::<ReviewOwned>()?.0),
+            Some("RolledBack") => {
+                Event::RolledBack(v.newtype_variant_seed(PartialRollback(self.0))?)
+            }
+            Some("CommitSkipped") => Event::CommitSkipped(v.newtype_variant::<SkippedOwned>()?.0),
+            _ => return Err(serde::de::Error::custom(format!("unknown event tag {tag}"))),
+        })
     }
 }
 
-struct KeptCommit<'k>(&'k str);
+struct PartialCommit<'k>(DeltasRead<'k>);
 
-impl<'de> serde::de::DeserializeSeed<'de> for KeptCommit<'_> {
-    type Value = CommitIndexed;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<CommitIndexed, D::Error> {
-        const FIELDS: &[&str] = &[
+partial_step!(PartialCommit, CommitIndexed, |d, me| {
+    d.deserialize_struct(
+        "CommitIndexedDef",
+        &[
             "commit", "parents", "branch", "summary", "time", "base", "deltas",
-        ];
-        d.deserialize_struct("CommitIndexedDef", FIELDS, self)
-    }
-}
+        ],
+        me,
+    )
+});
 
-impl<'de> serde::de::Visitor<'de> for KeptCommit<'_> {
+impl<'de> serde::de::Visitor<'de> for PartialCommit<'_> {
     type Value = CommitIndexed;
-    expecting!("a commit");
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a record in the current layout")
+    }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(
         self,
         mut seq: A,
@@ -617,90 +575,116 @@ impl<'de> serde::de::Visitor<'de> for KeptCommit<'_> {
             summary: next(&mut seq, "summary")?,
             time: next(&mut seq, "time")?,
             base: next(&mut seq, "base")?,
-            deltas: seq
-                .next_element_seed(KeptDeltas(self.0))?
-                .ok_or_else(|| serde::de::Error::custom("missing deltas"))?,
+            deltas: next_seeded(&mut seq, PartialDeltas(self.0), "deltas")?,
         })
     }
 }
 
-struct KeptDeltas<'k>(&'k str);
+struct PartialRollback<'k>(DeltasRead<'k>);
 
-impl<'de> serde::de::DeserializeSeed<'de> for KeptDeltas<'_> {
-    type Value = Vec<FileDelta>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<FileDelta>, D::Error> {
-        d.deserialize_seq(self)
+partial_step!(PartialRollback, RolledBack, |d, me| {
+    d.deserialize_struct(
+        "RolledBackDef",
+        &["from", "to", "branch", "git_head", "deltas"],
+        me,
+    )
+});
+
+impl<'de> serde::de::Visitor<'de> for PartialRollback<'_> {
+    type Value = RolledBack;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a record in the current layout")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<RolledBack, A::Error> {
+        Ok(RolledBack {
+            from: next(&mut seq, "from")?,
+            to: next(&mut seq, "to")?,
+            branch: next(&mut seq, "branch")?,
+            git_head: next(&mut seq, "git_head")?,
+            deltas: next_seeded(&mut seq, PartialDeltas(self.0), "deltas")?,
+        })
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for KeptDeltas<'_> {
+struct PartialDeltas<'k>(DeltasRead<'k>);
+
+partial_step!(PartialDeltas, Vec<FileDelta>, |d, me| d.deserialize_seq(me));
+
+impl<'de> serde::de::Visitor<'de> for PartialDeltas<'_> {
     type Value = Vec<FileDelta>;
-    expecting!("deltas");
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a record in the current layout")
+    }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(
         self,
         mut seq: A,
     ) -> Result<Vec<FileDelta>, A::Error> {
         let mut out = Vec::new();
-        while let Some(kept) = seq.next_element_seed(KeptDelta(self.0))? {
+        while let Some(kept) = seq.next_element_seed(PartialDelta(self.0))? {
             out.extend(kept);
         }
         Ok(out)
     }
 }
 
-struct KeptDelta<'k>(&'k str);
+struct PartialDelta<'k>(DeltasRead<'k>);
 
-impl<'de> serde::de::DeserializeSeed<'de> for KeptDelta<'_> {
-    type Value = Option<FileDelta>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<FileDelta>, D::Error> {
-        const FIELDS: &[&str] = &[
+partial_step!(PartialDelta, Option<FileDelta>, |d, me| {
+    d.deserialize_struct(
+        "FileDeltaDef",
+        &[
             "path",
             "change",
             "symbols_removed",
             "symbols_added",
             "edges_removed",
             "edges_added",
-        ];
-        d.deserialize_struct("FileDeltaDef", FIELDS, self)
-    }
-}
+        ],
+        me,
+    )
+});
 
-impl<'de> serde::de::Visitor<'de> for KeptDelta<'_> {
+impl<'de> serde::de::Visitor<'de> for PartialDelta<'_> {
     type Value = Option<FileDelta>;
-    expecting!("a delta");
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a record in the current layout")
+    }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(
         self,
         mut seq: A,
     ) -> Result<Option<FileDelta>, A::Error> {
         let path: String = next(&mut seq, "path")?;
         let change = next::<A, FileChangeOwned>(&mut seq, "change")?.0;
-        if path != self.0 {
-            next::<A, Past<crate::model::SymbolId>>(&mut seq, "symbols_removed")?;
-            next::<A, Past<SymbolOwned>>(&mut seq, "symbols_added")?;
-            next::<A, Past<EdgeOwned>>(&mut seq, "edges_removed")?;
-            next::<A, Past<EdgeOwned>>(&mut seq, "edges_added")?;
-            return Ok(None);
+        if matches!(self.0, DeltasRead::Of(p) if p == path) {
+            // In the layout's order.
+            let symbols_removed = next(&mut seq, "symbols_removed")?;
+            let symbols_added: Vec<SymbolOwned> = next(&mut seq, "symbols_added")?;
+            let edges_removed: Vec<EdgeOwned> = next(&mut seq, "edges_removed")?;
+            let edges_added: Vec<EdgeOwned> = next(&mut seq, "edges_added")?;
+            return Ok(Some(FileDelta {
+                path,
+                change,
+                symbols_removed,
+                symbols_added: symbols_added.into_iter().map(|s| s.0).collect(),
+                edges_removed: edges_removed.into_iter().map(|e| e.0).collect(),
+                edges_added: edges_added.into_iter().map(|e| e.0).collect(),
+            }));
         }
-        let symbols_removed = next(&mut seq, "symbols_removed")?;
-        let symbols_added = next::<A, Vec<SymbolOwned>>(&mut seq, "symbols_added")?;
-        let edges_removed = next::<A, Vec<EdgeOwned>>(&mut seq, "edges_removed")?;
-        let edges_added = next::<A, Vec<EdgeOwned>>(&mut seq, "edges_added")?;
-        Ok(Some(FileDelta {
-            path,
-            change,
-            symbols_removed,
-            symbols_added: symbols_added.into_iter().map(|s| s.0).collect(),
-            edges_removed: edges_removed.into_iter().map(|e| e.0).collect(),
-            edges_added: edges_added.into_iter().map(|e| e.0).collect(),
-        }))
-    }
-}
-
-/// A sequence of `T` decoded past (see [`read_past`]).
-struct Past<T>(std::marker::PhantomData<T>);
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Past<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        read_past::<D, T>(d).map(|()| Past(std::marker::PhantomData))
+        next::<A, Past<crate::model::SymbolId>>(&mut seq, "symbols_removed")?;
+        next::<A, Past<SymbolOwned>>(&mut seq, "symbols_added")?;
+        next::<A, Past<EdgeOwned>>(&mut seq, "edges_removed")?;
+        next::<A, Past<EdgeOwned>>(&mut seq, "edges_added")?;
+        Ok(match self.0 {
+            DeltasRead::Outlines => Some(FileDelta {
+                path,
+                change,
+                symbols_removed: Vec::new(),
+                symbols_added: Vec::new(),
+                edges_removed: Vec::new(),
+                edges_added: Vec::new(),
+            }),
+            DeltasRead::Of(_) => None,
+        })
     }
 }
 

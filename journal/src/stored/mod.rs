@@ -55,35 +55,23 @@ pub(crate) fn decode_envelope(version: u16, payload: &[u8]) -> Result<Envelope, 
     Ok(env.0)
 }
 
-/// Decodes an envelope's payload with the deltas of commits and rollbacks
-/// as outlines (path and change), reading it from `payload` as it goes.
-pub(crate) fn decode_envelope_outline(
+pub(crate) use current::DeltasRead;
+
+/// Decodes an envelope's payload reading it from `payload` as it goes,
+/// the deltas of commits and rollbacks taken as `deltas` says (see
+/// [`current::PartialEnvelope`]).
+pub(crate) fn decode_envelope_partial(
     version: u16,
     payload: &mut impl std::io::Read,
+    deltas: DeltasRead<'_>,
 ) -> Result<Envelope, DecodeError> {
-    let err = |e: bincode::error::DecodeError| DecodeError::Payload(e.to_string());
+    use serde::de::DeserializeSeed;
     if version <= 3 {
         let mut bytes = Vec::new();
         payload
             .read_to_end(&mut bytes)
             .map_err(|e| DecodeError::Payload(e.to_string()))?;
-        return decode_envelope(version, &bytes).map(outlined);
-    }
-    let env: current::EnvelopeOutline =
-        bincode::serde::decode_from_std_read(payload, config()).map_err(err)?;
-    Ok(env.0)
-}
-
-/// Decodes a commit's payload keeping only the deltas of `path` (see
-/// [`current::CommitKeeping`]); an error for any other event.
-pub(crate) fn decode_commit_keeping(
-    version: u16,
-    payload: &mut impl std::io::Read,
-    path: &str,
-) -> Result<Envelope, DecodeError> {
-    use serde::de::DeserializeSeed;
-    if version <= 3 {
-        return Err(DecodeError::Payload("an older layout is read whole".into()));
+        return decode_envelope(version, &bytes).map(|env| cut(env, deltas));
     }
     /// bincode's own adapter for `std::io::Read` is private.
     struct Io<R>(R);
@@ -98,23 +86,28 @@ pub(crate) fn decode_commit_keeping(
         }
     }
     let mut decoder = bincode::serde::OwnedSerdeDecoder::from_reader(Io(payload), config());
-    current::CommitKeeping { path }
+    current::PartialEnvelope(deltas)
         .deserialize(decoder.as_deserializer())
         .map_err(|e| DecodeError::Payload(e.to_string()))
 }
 
-/// An envelope's deltas cut to their outlines.
-pub(crate) fn outlined(mut env: Envelope) -> Envelope {
-    let deltas = match &mut env.event {
+/// A whole envelope's deltas cut as `deltas` says.
+pub(crate) fn cut(mut env: Envelope, deltas: DeltasRead<'_>) -> Envelope {
+    let all = match &mut env.event {
         crate::event::Event::CommitIndexed(c) => &mut c.deltas,
         crate::event::Event::RolledBack(r) => &mut r.deltas,
         _ => return env,
     };
-    for d in deltas {
-        d.symbols_removed = Vec::new();
-        d.symbols_added = Vec::new();
-        d.edges_removed = Vec::new();
-        d.edges_added = Vec::new();
+    match deltas {
+        DeltasRead::Of(path) => all.retain(|d| d.path == path),
+        DeltasRead::Outlines => {
+            for d in all {
+                d.symbols_removed = Vec::new();
+                d.symbols_added = Vec::new();
+                d.edges_removed = Vec::new();
+                d.edges_added = Vec::new();
+            }
+        }
     }
     env
 }
