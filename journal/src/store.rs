@@ -562,7 +562,7 @@ impl Journal {
         &self,
         commit: CommitIndexed,
         len: usize,
-        deltas: impl Iterator<Item = crate::event::FileDelta>,
+        deltas: impl Iterator<Item = crate::event::FileDelta> + Send,
         memory: Vec<Event>,
         flush: Flush,
     ) -> Result<Seq, JournalError> {
@@ -606,9 +606,22 @@ impl Journal {
                 .close()
                 .map_err(|e| e.to_string())
             });
+            // Each delta and its view row are made beside the writer (the
+            // deltas' resolution takes both cores a block at a time), so
+            // the writer only stores rows. When the writer stops, the
+            // queue closes and so does this.
+            let (tx_views, rx_views) = std::sync::mpsc::sync_channel(32);
+            scope.spawn(move || {
+                for d in deltas {
+                    let view = NewView::of(None, &d).map(|v| (d, v));
+                    if tx_views.send(view).is_err() {
+                        return;
+                    }
+                }
+            });
             let written = (|| {
-                let mut deltas = deltas.peekable();
-                while deltas.peek().is_some() {
+                let mut views = rx_views.into_iter().peekable();
+                while views.peek().is_some() {
                     let mut tx = self.db.begin_write()?;
                     let _ = tx.set_durability(redb::Durability::None);
                     {
@@ -616,8 +629,18 @@ impl Journal {
                         let mut names = tx.open_table(NAMES)?;
                         let mut referrers = tx.open_table(REFERRERS)?;
                         let mut parts = tx.open_table(EVENT_PARTS)?;
-                        for d in deltas.by_ref().take(VIEW_BATCH) {
-                            put_view(&mut files, &mut names, &mut referrers, None, &d)?;
+                        for made in views.by_ref().take(VIEW_BATCH) {
+                            let (d, view) = made?;
+                            let (files, names, referrers) =
+                                (&mut files, &mut names, &mut referrers);
+                            write_view(
+                                files,
+                                names,
+                                referrers,
+                                &d.path,
+                                &Derived::default(),
+                                &view,
+                            )?;
                             if tx_deltas.send(d).is_err() {
                                 // The encoder stopped: its error says why.
                                 return Ok(());
@@ -1383,21 +1406,55 @@ pub(crate) fn put_view(
         .as_ref()
         .map(|o| Derived::of(&o.symbols, &o.edges))
         .unwrap_or_default();
-    let added = old.is_none().then(|| delta::encode_added_view(d)).flatten();
-    let (view, new_keys) = match added {
-        Some(bytes) => (
-            Some(stored::view_row(&bytes)),
-            Derived::of(&d.symbols_added, &d.edges_added),
-        ),
-        None => match delta::apply(old, d)? {
-            Some(new) => (
-                Some(stored::encode_view_row(&new)),
-                Derived::of(&new.symbols, &new.edges),
-            ),
-            None => (None, Derived::default()),
-        },
-    };
-    let path = d.path.as_str();
+    let new = NewView::of(old, d)?;
+    write_view(files, names, referrers, &d.path, &old_keys, &new)
+}
+
+/// A file's row of the views after a delta, and what it puts in the
+/// derived tables: made apart from the write, so a first index makes the
+/// next files' rows while the writer stores the last ones.
+pub(crate) struct NewView {
+    row: Option<Vec<u8>>,
+    keys: Derived,
+}
+
+impl NewView {
+    /// `d` applied to the file's row `old`.
+    pub(crate) fn of(
+        old: Option<FileRecord>,
+        d: &crate::event::FileDelta,
+    ) -> Result<NewView, JournalError> {
+        let added = old.is_none().then(|| delta::encode_added_view(d)).flatten();
+        Ok(match added {
+            Some(bytes) => NewView {
+                row: Some(stored::view_row(&bytes)),
+                keys: Derived::of(&d.symbols_added, &d.edges_added),
+            },
+            None => match delta::apply(old, d)? {
+                Some(new) => NewView {
+                    row: Some(stored::encode_view_row(&new)),
+                    keys: Derived::of(&new.symbols, &new.edges),
+                },
+                None => NewView {
+                    row: None,
+                    keys: Derived::default(),
+                },
+            },
+        })
+    }
+}
+
+/// Stores `new` as `path`'s row, and moves the derived tables from
+/// `old_keys` to its keys.
+fn write_view(
+    files: &mut redb::Table<&str, &[u8]>,
+    names: &mut redb::Table<(&str, &str), ()>,
+    referrers: &mut redb::Table<(&[u8], &str), ()>,
+    path: &str,
+    old_keys: &Derived,
+    new: &NewView,
+) -> Result<(), JournalError> {
+    let new_keys = &new.keys;
     for k in old_keys.names.difference(&new_keys.names) {
         names.remove((k.as_str(), path))?;
     }
@@ -1410,7 +1467,7 @@ pub(crate) fn put_view(
     for k in new_keys.referred.difference(&old_keys.referred) {
         referrers.insert((k.as_slice(), path), ())?;
     }
-    match view {
+    match &new.row {
         Some(bytes) => files.insert(path, bytes.as_slice())?,
         None => files.remove(path)?,
     };
