@@ -272,7 +272,7 @@ def mcp_point_queries(sno, corpus, env, names):
                 srv.call(*calls[i % len(calls)])
         mem = srv.memory(pid)
         out["daemon RSS MB after 1,000 mixed queries"] = round(mem.get("VmRSS", float("nan")))
-        out.update(commit_to_visible(srv, corpus))
+        out.update(commit_to_visible(srv, corpus, pid))
         srv.close()
         return out
     finally:
@@ -310,9 +310,10 @@ def pick_names(sno, corpus, env):
     return names
 
 
-def commit_to_visible(srv, corpus):
+def commit_to_visible(srv, corpus, pid):
     """Commits one new file, then times until `search_symbols` and `search`
-    name its function."""
+    name its function, and reads the daemon's peak RSS over that time (its
+    high-water mark, reset just before the commit)."""
     name = f"sno_probe_{int(time.time() * 1000)}"
     rel = f"sno_probe/{name}.py"
     os.makedirs(os.path.join(corpus, "sno_probe"), exist_ok=True)
@@ -320,6 +321,12 @@ def commit_to_visible(srv, corpus):
         f.write(f"def {name}(x):\n    \"\"\"A probe for the scale benchmark.\"\"\"\n    return x\n")
     git = ["git", "-c", "user.name=bench", "-c", "user.email=b@x"]
     subprocess.run(git + ["add", rel], cwd=corpus, check=True)
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as f:
+            f.write("5")  # resets VmHWM to the current RSS
+        hwm = True
+    except OSError:
+        hwm = False
     subprocess.run(git + ["commit", "-qm", f"probe {name}"], cwd=corpus, check=True)
     t0 = time.perf_counter()
     out = {}
@@ -348,6 +355,8 @@ def commit_to_visible(srv, corpus):
             time.sleep(0.02)
         else:
             out[f"commit-to-visible ms ({what})"] = round((time.perf_counter() - t0) * 1000)
+    if hwm:
+        out["daemon peak RSS MB over the commit"] = round(srv.memory(pid).get("VmHWM", float("nan")))
     return out
 
 
