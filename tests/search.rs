@@ -208,24 +208,30 @@ fn init_stores_vectors_once_and_embeds_only_new_text() {
         "fleet.py",
         "def automobile_registry():\n    return []\n\n\ndef forecast_rain():\n    return 0\n",
     );
+    repo.write("keep.py", "def harbour_master():\n    return 1\n");
+    repo.write("gone.py", "def lighthouse_keeper():\n    return 2\n");
     repo.commit("one");
     let model = tempfile::tempdir().unwrap();
     tiny_model(model.path());
     let m = model.path().to_str().unwrap();
     let first = repo.sno_json(&["init", "--json", "--model", m]);
     assert_eq!(first["semantic"]["enabled"], true, "{first}");
-    assert_eq!(first["semantic"]["symbols"], 2);
-    assert_eq!(first["semantic"]["embedded"], 2);
+    assert_eq!(first["semantic"]["symbols"], 4);
+    assert_eq!(first["semantic"]["embedded"], 4);
 
     // A body-only change keeps the embedded text: nothing to embed again.
+    // A new process has no counts of the files the commit left alone:
+    // they are counted from the views, and a deleted file's are gone.
     repo.write("fleet.py", "def automobile_registry():\n    return [1]\n\n\ndef forecast_rain():\n    return 0\n\n\ndef settle_invoice(bill):\n    return bill\n");
+    repo.remove("gone.py");
     repo.commit("two");
     let second = repo.sno_json(&["init", "--json", "--model", m]);
     assert_eq!(
         second["semantic"]["embedded"], 1,
         "only settle_invoice is new: {second}"
     );
-    assert_eq!(second["semantic"]["reused"], 2);
+    assert_eq!(second["semantic"]["symbols"], 4, "{second}");
+    assert_eq!(second["semantic"]["reused"], 3);
     let v = repo.sno_json(&["search", "payment", "--json", "--model", m]);
     assert_eq!(v["items"][0]["qualified_name"], "settle_invoice", "{v}");
 

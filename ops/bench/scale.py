@@ -92,11 +92,16 @@ def isolated(cmd, cwd, env=None):
 
 
 def du(path):
-    total = 0
+    """Bytes of the files under `path`: allocated on disk (what `du`
+    counts; redb grows its file ahead of what it writes, as a hole), and
+    their apparent size."""
+    used = apparent = 0
     for root, _, names in os.walk(path):
         for n in names:
-            total += os.path.getsize(os.path.join(root, n))
-    return total
+            st = os.stat(os.path.join(root, n))
+            used += st.st_blocks * 512
+            apparent += st.st_size
+    return used, apparent
 
 
 def main():
@@ -126,7 +131,8 @@ def main():
         if rc != 0:
             sys.exit(f"sno init failed: {err}")
         print(f"init --history 0 (no model): {s:.1f} s, peak RSS {mb:.0f} MB")
-    print(f"disk: .sno/ {du(os.path.join(a.corpus, '.sno')) / 1e6:.0f} MB")
+    used, apparent = du(os.path.join(a.corpus, '.sno'))
+    print(f"disk: .sno/ {used / 1e6:.0f} MB allocated ({apparent / 1e6:.0f} MB apparent)")
 
     st = json.loads(subprocess.run([a.sno, "status", "--json"], cwd=a.corpus,
                                    capture_output=True, text=True,
@@ -197,6 +203,9 @@ def main():
     print()
     for k, v in mcp.items():
         print(f"mcp {k}: {v}")
+    # With the head's search parts made by the searches above.
+    used, apparent = du(os.path.join(a.corpus, '.sno'))
+    print(f"disk after the queries: .sno/ {used / 1e6:.0f} MB allocated ({apparent / 1e6:.0f} MB apparent)")
 
 
 def mcp_point_queries(sno, corpus, env, names):

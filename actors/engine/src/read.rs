@@ -546,6 +546,13 @@ impl ReadModel {
         if let Some(s) = self.stored_searcher(head)? {
             return Ok(Some(s));
         }
+        // A previous head's searcher serves no query from now on (queries
+        // of the head wait for this one): it goes before the new head's
+        // parts are made, not after. A query still holding it keeps it.
+        locked(&self.searchers).retain(|s| {
+            let o = s.borrow_owner();
+            !o.is_head || o.snapshot.as_ref().is_some_and(|snap| snap.seq == head.seq)
+        });
         let cache = HeadCache::for_head(&self.paths.sno_dir, head);
         let previous = cache.previous_head();
         let had_previous = previous.is_some();
@@ -700,6 +707,10 @@ impl ReadModel {
             lexical_ms = (t.elapsed() - t_history).as_millis() as u64,
             "head's parts advanced from the previous head's"
         );
+        // The previous head's parts and the new ones made from them go
+        // before the new head's are opened: on millions of lines each is
+        // hundreds of MB.
+        drop((old, map, previous, sections, changed));
         let searcher = self.stored_searcher(head)?;
         if searcher.is_some() {
             cache.remove_others();

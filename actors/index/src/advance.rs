@@ -165,44 +165,12 @@ impl RefIndex {
 }
 
 /// Maps `f` over `items` on all cores, keeping the order of `items`.
-///
-/// Threads take small blocks in turn rather than one contiguous half each:
-/// files differ in size by orders of magnitude (a generated C table beside
-/// a three-line module), and with halves one core sat idle for the last
-/// 50 ms of a first index's resolution.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    const BLOCK: usize = 16;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if items.len() < 2 * BLOCK || threads == 1 {
-        return items.iter().map(f).collect();
-    }
-    let threads = threads.min(items.len().div_ceil(BLOCK));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let (f, next) = (&f, &next);
-    let mut blocks: Vec<(usize, Vec<R>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(move || {
-                    let mut done = Vec::new();
-                    loop {
-                        let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let start = b * BLOCK;
-                        if start >= items.len() {
-                            return done;
-                        }
-                        let part = &items[start..(start + BLOCK).min(items.len())];
-                        done.push((b, part.iter().map(f).collect::<Vec<_>>()));
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("the mapped work does not panic"))
-            .collect()
-    });
-    blocks.sort_unstable_by_key(|(b, _)| *b);
-    blocks.into_iter().flat_map(|(_, part)| part).collect()
+/// Files differ in cost by orders of magnitude (a generated C table beside
+/// a three-line module): rayon's work stealing keeps both cores busy to
+/// the end, where halves left one idle.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    use rayon::prelude::*;
+    items.par_iter().map(f).collect()
 }
 
 /// Callable and type definitions of a name: what repository-unique
@@ -573,7 +541,6 @@ impl FirstIndex {
 
 #[cfg(test)]
 mod tests {
-    use super::par_map;
     use super::{advance, advance_with, FirstIndex, RepoIndex, StateAfter};
     use sno_journal::delta::State;
     use sno_journal::model::{FileRecord, RawCall, RawImport};
@@ -644,24 +611,6 @@ mod tests {
         let got: Vec<_> = deltas.collect();
         assert_eq!(len, got.len());
         assert!(got == expected);
-    }
-
-    #[test]
-    fn par_map_keeps_the_input_order_whatever_the_split() {
-        // Enough items to be split across threads, of uneven cost, so the
-        // chunks finish out of order.
-        let items: Vec<u64> = (0..1000).collect();
-        let slow_then_fast = |&i: &u64| {
-            if i < 10 {
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-            i * i
-        };
-        let parallel = par_map(&items, slow_then_fast);
-        let sequential: Vec<u64> = items.iter().map(|i| i * i).collect();
-        assert_eq!(parallel, sequential);
-        // Below the split threshold it is a plain map.
-        assert_eq!(par_map(&items[..3], |i| i + 1), vec![1, 2, 3]);
     }
 
     /// A commit advanced over records read on demand, with the index made
