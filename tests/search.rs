@@ -202,6 +202,37 @@ fn a_model_directory_turns_the_semantic_signal_on() {
 }
 
 #[test]
+fn a_first_embedding_over_more_files_than_a_batch_covers_each_once() {
+    // The views are embedded a batch of 512 files at a time: more files
+    // than that, each with its own function, are all embedded, once.
+    let repo = Repo::new();
+    for i in 0..530 {
+        repo.write(
+            &format!("pkg/m{i:03}.py"),
+            format!("def handler_{i}(x):\n    return x + {i}\n"),
+        );
+    }
+    // In the second batch (files are read in path order): found only by
+    // its meaning, so only if its vector was stored.
+    repo.write(
+        "pkg/m517.py",
+        "def settle_invoice(bill):\n    return bill\n",
+    );
+    repo.commit("many");
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let m = model.path().to_str().unwrap();
+    let first = repo.sno_json(&["init", "--json", "--model", m]);
+    assert_eq!(first["semantic"]["symbols"], 530, "{first}");
+    assert_eq!(first["semantic"]["embedded"], 530, "{first}");
+    // Stored up to the head: a second run embeds nothing again.
+    let second = repo.sno_json(&["init", "--json", "--model", m]);
+    assert_eq!(second["semantic"]["embedded"], 0, "{second}");
+    let v = repo.sno_json(&["search", "payment", "--json", "--model", m]);
+    assert_eq!(v["items"][0]["qualified_name"], "settle_invoice", "{v}");
+}
+
+#[test]
 fn init_stores_vectors_once_and_embeds_only_new_text() {
     let repo = Repo::new();
     repo.write(

@@ -196,6 +196,14 @@ fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {
         (Some(_), None) => counts_of_views(&journal).map_err(err)?,
         (_, counted) => counted,
     };
+    let git = sno_index::git::GitRepo::open(&st.root).map_err(|e| e.to_string())?;
+    let stored = |hashes: &[u64]| {
+        if same_model {
+            journal.vectors(hashes).unwrap_or_default()
+        } else {
+            Vec::new()
+        }
+    };
     let (records, mut per_file) = match (&changed, counted) {
         (Some(changed), Some(counted)) => {
             let mut per_file = counted;
@@ -212,32 +220,61 @@ fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {
             }
             (records, per_file)
         }
-        _ => (journal.load_state().map_err(err)?, Default::default()),
+        _ => {
+            // Every file's symbols, a batch of files at a time: on millions
+            // of lines the whole state and every text at once took GBs.
+            let head = journal.head().map_err(err)?;
+            let mut per_file = rustc_hash::FxHashMap::default();
+            let (mut embedded, mut failed) = (0, None);
+            let read = match head {
+                Some(head) => journal
+                    .files_in_batches(head.seq, COUNT_BATCH, |batch| {
+                        per_file.extend(batch.iter().map(|(p, r)| (p.clone(), embedded_in(r))));
+                        let new = embed(&batch, None, &git, st.mask_secrets, model, &stored);
+                        embedded += new.len();
+                        match journal.put_vectors(&model.source, &new, None) {
+                            Ok(()) => true,
+                            Err(e) => {
+                                failed = Some(e);
+                                false
+                            }
+                        }
+                    })
+                    .map_err(err)?,
+                None => true,
+            };
+            if let Some(e) = failed {
+                return Err(err(e));
+            }
+            // The head moved while they were read: the state decides.
+            if read {
+                journal
+                    .put_vectors(&model.source, &[], Some(sno_journal::model::Seq(len)))
+                    .map_err(err)?;
+                let symbols = per_file.values().sum();
+                st.counts = Some(Counts { at: len, per_file });
+                return Ok(EmbedSummary {
+                    off_reason: None,
+                    symbols,
+                    embedded,
+                    reused: symbols - embedded.min(symbols),
+                });
+            }
+            (journal.load_state().map_err(err)?, Default::default())
+        }
     };
     for (path, rec) in &records {
         per_file.insert(path.clone(), embedded_in(rec));
     }
     let embeddable = per_file.values().sum();
-    // The embedded text holds the head of each body: read the files.
-    let git = sno_index::git::GitRepo::open(&st.root).map_err(|e| e.to_string())?;
-    let mut texts = Vec::new();
-    for (path, rec) in &records {
-        if rec.symbols.is_empty() || changed.as_ref().is_some_and(|c| !c.contains(path)) {
-            continue;
-        }
-        let text = git
-            .blob(rec.blob)
-            .ok()
-            .map(|b| sno_query::served::Served::new(&b, st.mask_secrets));
-        texts.extend(sno_query::search::file_texts(path, rec, text.as_ref()));
-    }
-    let (_, new) = doc_vectors(&texts, model, |hashes| {
-        if same_model {
-            journal.vectors(hashes).unwrap_or_default()
-        } else {
-            Vec::new()
-        }
-    });
+    let new = embed(
+        &records,
+        changed.as_ref(),
+        &git,
+        st.mask_secrets,
+        model,
+        &stored,
+    );
     journal
         .put_vectors(&model.source, &new, Some(sno_journal::model::Seq(len)))
         .map_err(err)?;
@@ -248,4 +285,33 @@ fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {
         embedded: new.len(),
         reused: embeddable.saturating_sub(new.len()),
     })
+}
+
+/// The vectors the journal holds for some text hashes (`None` for those it
+/// does not).
+type Stored<'a> = dyn Fn(&[u64]) -> Vec<Option<Vec<f32>>> + 'a;
+
+/// The vectors `records` need and the journal does not hold (`stored`
+/// gives those it holds by text hash), for the files of `only` if given.
+/// The embedded text holds the head of each body: the files are read.
+fn embed(
+    records: &sno_journal::delta::State,
+    only: Option<&std::collections::BTreeSet<String>>,
+    git: &sno_index::git::GitRepo,
+    mask_secrets: bool,
+    model: &Model,
+    stored: &Stored,
+) -> Vec<(u64, Vec<f32>)> {
+    let mut texts = Vec::new();
+    for (path, rec) in records {
+        if rec.symbols.is_empty() || only.is_some_and(|c| !c.contains(path)) {
+            continue;
+        }
+        let text = git
+            .blob(rec.blob)
+            .ok()
+            .map(|b| sno_query::served::Served::new(&b, mask_secrets));
+        texts.extend(sno_query::search::file_texts(path, rec, text.as_ref()));
+    }
+    doc_vectors(&texts, model, stored).1
 }
