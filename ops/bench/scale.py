@@ -131,6 +131,16 @@ def main():
         if rc != 0:
             sys.exit(f"sno init failed: {err}")
         print(f"init --history 0 (no model): {s:.1f} s, peak RSS {mb:.0f} MB")
+        used, apparent = du(os.path.join(a.corpus, '.sno'))
+        print(f"disk: .sno/ {used / 1e6:.0f} MB allocated ({apparent / 1e6:.0f} MB apparent)")
+        if a.model:
+            # As a user with a model runs it: the symbols are embedded too.
+            shutil.rmtree(os.path.join(a.corpus, ".sno"))
+            s, mb, rc, _, err = isolated([a.sno, "init", "--history", "0", "--json"],
+                                         a.corpus, env)
+            if rc != 0:
+                sys.exit(f"sno init failed: {err}")
+            print(f"init --history 0 (model): {s:.1f} s, peak RSS {mb:.0f} MB")
     used, apparent = du(os.path.join(a.corpus, '.sno'))
     print(f"disk: .sno/ {used / 1e6:.0f} MB allocated ({apparent / 1e6:.0f} MB apparent)")
 
