@@ -104,6 +104,11 @@ def du(path):
     return used, apparent
 
 
+def report_disk(corpus, when):
+    used, apparent = du(os.path.join(corpus, ".sno"))
+    print(f"disk {when}: .sno/ {used / 1e6:.0f} MB allocated ({apparent / 1e6:.0f} MB apparent)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sno", required=True)
@@ -126,23 +131,20 @@ def main():
     if not (a.reuse and os.path.isdir(os.path.join(a.corpus, ".sno"))):
         files, lines = assemble(a.corpus, a.lines)
         print(f"corpus: {files} files, {lines} lines ({a.corpus})")
-        s, mb, rc, _, err = isolated([a.sno, "init", "--history", "0", "--json"],
-                                     a.corpus, env_nomodel)
-        if rc != 0:
-            sys.exit(f"sno init failed: {err}")
-        print(f"init --history 0 (no model): {s:.1f} s, peak RSS {mb:.0f} MB")
-        used, apparent = du(os.path.join(a.corpus, '.sno'))
-        print(f"disk: .sno/ {used / 1e6:.0f} MB allocated ({apparent / 1e6:.0f} MB apparent)")
+        def timed_init(label, e):
+            s, mb, rc, _, err = isolated([a.sno, "init", "--history", "0", "--json"],
+                                         a.corpus, e)
+            if rc != 0:
+                sys.exit(f"sno init failed: {err}")
+            print(f"init --history 0 ({label}): {s:.1f} s, peak RSS {mb:.0f} MB")
+
+        timed_init("no model", env_nomodel)
+        report_disk(a.corpus, "after init without the model")
         if a.model:
             # As a user with a model runs it: the symbols are embedded too.
             shutil.rmtree(os.path.join(a.corpus, ".sno"))
-            s, mb, rc, _, err = isolated([a.sno, "init", "--history", "0", "--json"],
-                                         a.corpus, env)
-            if rc != 0:
-                sys.exit(f"sno init failed: {err}")
-            print(f"init --history 0 (model): {s:.1f} s, peak RSS {mb:.0f} MB")
-    used, apparent = du(os.path.join(a.corpus, '.sno'))
-    print(f"disk: .sno/ {used / 1e6:.0f} MB allocated ({apparent / 1e6:.0f} MB apparent)")
+            timed_init("model", env)
+    report_disk(a.corpus, "before the queries")
 
     st = json.loads(subprocess.run([a.sno, "status", "--json"], cwd=a.corpus,
                                    capture_output=True, text=True,
@@ -214,8 +216,7 @@ def main():
     for k, v in mcp.items():
         print(f"mcp {k}: {v}")
     # With the head's search parts made by the searches above.
-    used, apparent = du(os.path.join(a.corpus, '.sno'))
-    print(f"disk after the queries: .sno/ {used / 1e6:.0f} MB allocated ({apparent / 1e6:.0f} MB apparent)")
+    report_disk(a.corpus, "after the queries")
 
 
 def mcp_point_queries(sno, corpus, env, names):
