@@ -1012,6 +1012,20 @@ impl Journal {
         vectors: &[(u64, Vec<f32>)],
         covers: Option<Seq>,
     ) -> Result<(), JournalError> {
+        let mut rows = crate::int8::VectorRows::default();
+        for (h, v) in vectors {
+            rows.push(*h, v);
+        }
+        self.put_vector_rows(model, &rows, covers)
+    }
+
+    /// [`Journal::put_vectors`] of vectors already in their stored form.
+    pub fn put_vector_rows(
+        &self,
+        model: &str,
+        rows: &crate::int8::VectorRows,
+        covers: Option<Seq>,
+    ) -> Result<(), JournalError> {
         let tx = self.db.begin_write()?;
         {
             let mut meta = tx.open_table(META)?;
@@ -1027,8 +1041,8 @@ impl Journal {
                 meta.insert(META_VECTORS_UPTO, seq.0.to_le_bytes().as_slice())?;
             }
             let mut t = tx.open_table(VECTORS)?;
-            for (h, v) in vectors {
-                t.insert(*h, crate::int8::to_bytes(v).as_slice())?;
+            for (h, bytes) in rows.rows() {
+                t.insert(h, bytes)?;
             }
         }
         tx.commit()?;

@@ -223,33 +223,28 @@ fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {
         _ => {
             // Every file's symbols, a batch of files at a time: on millions
             // of lines the whole state and every text at once took GBs.
+            // The new vectors are kept in their stored form (a quarter of
+            // their f32 bytes) and written in one transaction.
             let head = journal.head().map_err(err)?;
             let mut per_file = rustc_hash::FxHashMap::default();
-            let (mut embedded, mut failed) = (0, None);
+            let mut rows = sno_journal::int8::VectorRows::default();
             let read = match head {
                 Some(head) => journal
                     .files_in_batches(head.seq, COUNT_BATCH, |batch| {
                         per_file.extend(batch.iter().map(|(p, r)| (p.clone(), embedded_in(r))));
-                        let new = embed(&batch, None, &git, st.mask_secrets, model, &stored);
-                        embedded += new.len();
-                        match journal.put_vectors(&model.source, &new, None) {
-                            Ok(()) => true,
-                            Err(e) => {
-                                failed = Some(e);
-                                false
-                            }
+                        for (h, v) in embed(&batch, None, &git, st.mask_secrets, model, &stored) {
+                            rows.push(h, &v);
                         }
+                        true
                     })
                     .map_err(err)?,
                 None => true,
             };
-            if let Some(e) = failed {
-                return Err(err(e));
-            }
             // The head moved while they were read: the state decides.
             if read {
+                let embedded = rows.len();
                 journal
-                    .put_vectors(&model.source, &[], Some(sno_journal::model::Seq(len)))
+                    .put_vector_rows(&model.source, &rows, Some(sno_journal::model::Seq(len)))
                     .map_err(err)?;
                 let symbols = per_file.values().sum();
                 st.counts = Some(Counts { at: len, per_file });
