@@ -631,14 +631,13 @@ impl Journal {
                         let mut parts = tx.open_table(EVENT_PARTS)?;
                         for made in views.by_ref().take(VIEW_BATCH) {
                             let (d, view) = made?;
-                            let (files, names, referrers) =
-                                (&mut files, &mut names, &mut referrers);
+                            let no_keys = Derived::default();
                             write_view(
-                                files,
-                                names,
-                                referrers,
+                                &mut files,
+                                &mut names,
+                                &mut referrers,
                                 &d.path,
-                                &Derived::default(),
+                                &no_keys,
                                 &view,
                             )?;
                             if tx_deltas.send(d).is_err() {

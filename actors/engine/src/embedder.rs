@@ -252,7 +252,7 @@ fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {
                     off_reason: None,
                     symbols,
                     embedded,
-                    reused: symbols - embedded.min(symbols),
+                    reused: symbols.saturating_sub(embedded),
                 });
             }
             (journal.load_state().map_err(err)?, Default::default())
