@@ -49,5 +49,6 @@ storage_from!(
     redb::StorageError,
     redb::TableError,
     redb::TransactionError,
-    redb::CommitError
+    redb::CommitError,
+    redb::CursorError
 );

@@ -25,6 +25,7 @@ pub mod teardown;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 pub mod verify;
+pub(crate) mod view_rows;
 
 pub use error::JournalError;
 pub use store::{Flush, IndexedHead, Journal};

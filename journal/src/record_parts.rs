@@ -420,7 +420,7 @@ mod journal_tests {
             // What the first batch of a first index writes.
             let tx = j.db.begin_write().unwrap();
             {
-                let mut files = tx.open_table(crate::store::FILES).unwrap();
+                let mut files = crate::view_rows::FileRowsMut::write(&tx).unwrap();
                 let mut names = tx.open_table(crate::store::NAMES).unwrap();
                 let mut referrers = tx.open_table(crate::store::REFERRERS).unwrap();
                 let d = diff("orphan.py", None, Some(&r)).unwrap();
@@ -572,6 +572,12 @@ mod journal_tests {
             use redb::{ReadableDatabase, ReadableTableMetadata};
             let r = j.db.begin_read().unwrap();
             assert!(r.open_table(super::EVENT_PARTS).unwrap().len().unwrap() > 1);
+            // The derived rows came in key order, in several transactions,
+            // and fill their leaves.
+            let names = r.open_table(crate::store::NAMES).unwrap();
+            assert!(names.len().unwrap() > 2 * crate::store::DERIVED_BATCH as u64);
+            let s = names.stats().unwrap();
+            assert!(s.fragmented_bytes() * 20 < s.stored_bytes());
         }
         let (replayed, _) = crate::replay::replay_all(&j).unwrap();
         assert!(replayed == expected);

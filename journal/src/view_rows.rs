@@ -1,0 +1,257 @@
+//! The `files` table: each file's view row, whole when it is shorter than
+//! a page, else in pieces of a little under a page in `file_pieces`.
+//!
+//! redb stores a value longer than a page on a run of pages of a
+//! power-of-two size, so a 9 KB row takes 16 KB: on 8.4M lines the rows
+//! longer than a page held 213 MB on 308 MB of pages. A piece that leaves
+//! room for its key and the leaf's header takes one page, and only a
+//! row's last piece leaves part of one unused.
+
+use std::borrow::Cow;
+
+use redb::{ReadableTable, Table, TableDefinition, WriteTransaction};
+
+use crate::error::JournalError;
+use crate::model::FileRecord;
+
+/// Path → a tag byte ([`WHOLE`] and the row, or [`IN_PIECES`]).
+pub(crate) const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
+/// (path, piece number) → the row's bytes, in order, for rows stored in pieces.
+pub(crate) const FILE_PIECES: TableDefinition<(&str, u32), &[u8]> =
+    TableDefinition::new("file_pieces");
+
+/// The row follows the tag.
+const WHOLE: u8 = 0;
+/// The row is the file's pieces, concatenated.
+const IN_PIECES: u8 = 1;
+
+/// redb's page size (its default, which sno keeps).
+const PAGE: usize = 4096;
+/// What a leaf page holds beside one entry's key and value (its header and
+/// the entry's two offsets take 12 bytes; a tuple key's lengths a few more),
+/// with room to spare.
+const LEAF_OVERHEAD: usize = 64;
+
+/// The length of `path`'s pieces: one piece and its key fill a page.
+fn piece_len(path: &str) -> usize {
+    PAGE.saturating_sub(LEAF_OVERHEAD + path.len()).max(1024)
+}
+
+/// The `files` table and its rows' pieces, as one table of rows.
+pub(crate) struct FileRows<F, P> {
+    files: F,
+    pieces: P,
+}
+
+/// The view rows of a write transaction.
+pub(crate) type FileRowsMut<'t> =
+    FileRows<Table<'t, &'static str, &'static [u8]>, Table<'t, (&'static str, u32), &'static [u8]>>;
+
+/// The view rows of a read transaction.
+pub(crate) type FileRowsRead = FileRows<
+    redb::ReadOnlyTable<&'static str, &'static [u8]>,
+    redb::ReadOnlyTable<(&'static str, u32), &'static [u8]>,
+>;
+
+impl FileRowsRead {
+    /// The view rows `r` reads.
+    pub(crate) fn read(r: &redb::ReadTransaction) -> Result<FileRowsRead, JournalError> {
+        Ok(FileRows {
+            files: r.open_table(FILES)?,
+            pieces: r.open_table(FILE_PIECES)?,
+        })
+    }
+}
+
+impl<'t> FileRowsMut<'t> {
+    /// The view rows `tx` writes.
+    pub(crate) fn write(tx: &'t WriteTransaction) -> Result<FileRowsMut<'t>, JournalError> {
+        Ok(FileRows {
+            files: tx.open_table(FILES)?,
+            pieces: tx.open_table(FILE_PIECES)?,
+        })
+    }
+
+    /// Stores `row` as `path`'s row, in place of any it had.
+    pub(crate) fn put(&mut self, path: &str, row: &[u8]) -> Result<(), JournalError> {
+        let len = piece_len(path);
+        let had_pieces = if row.len() <= len {
+            let mut value = Vec::with_capacity(1 + row.len());
+            value.push(WHOLE);
+            value.extend_from_slice(row);
+            self.files.insert(path, value.as_slice())?
+        } else {
+            self.files.insert(path, [IN_PIECES].as_slice())?
+        }
+        .is_some_and(|old| old.value().first() == Some(&IN_PIECES));
+        if had_pieces {
+            self.remove_pieces(path)?;
+        }
+        if row.len() > len {
+            for (n, piece) in row.chunks(len).enumerate() {
+                self.pieces.insert((path, n as u32), piece)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes `path`'s row.
+    pub(crate) fn remove(&mut self, path: &str) -> Result<(), JournalError> {
+        let had_pieces = self
+            .files
+            .remove(path)?
+            .is_some_and(|old| old.value().first() == Some(&IN_PIECES));
+        if had_pieces {
+            self.remove_pieces(path)?;
+        }
+        Ok(())
+    }
+
+    fn remove_pieces(&mut self, path: &str) -> Result<(), JournalError> {
+        self.pieces
+            .retain_in((path, 0)..=(path, u32::MAX), |_, _| false)?;
+        Ok(())
+    }
+}
+
+impl<F, P> FileRows<F, P>
+where
+    F: ReadableTable<&'static str, &'static [u8]>,
+    P: ReadableTable<(&'static str, u32), &'static [u8]>,
+{
+    /// `path`'s record, if the views have the file.
+    pub(crate) fn get(&self, path: &str) -> Result<Option<FileRecord>, JournalError> {
+        match self.files.get(path)? {
+            Some(v) => self.decode(path, v.value()).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Every file's path and record, in path order, until `each` returns
+    /// `false`.
+    pub(crate) fn for_each(
+        &self,
+        mut each: impl FnMut(String, FileRecord) -> bool,
+    ) -> Result<(), JournalError> {
+        for row in self.files.iter()? {
+            let (k, v) = row?;
+            let path = k.value();
+            let rec = self.decode(path, v.value())?;
+            if !each(path.to_string(), rec) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// How many files the views hold.
+    pub(crate) fn len(&self) -> Result<u64, JournalError> {
+        Ok(self.files.len()?)
+    }
+
+    fn decode(&self, path: &str, stored: &[u8]) -> Result<FileRecord, JournalError> {
+        let row = match stored.split_first() {
+            Some((&WHOLE, row)) => Cow::Borrowed(row),
+            Some((&IN_PIECES, _)) => {
+                let mut row = Vec::new();
+                for piece in self.pieces.range((path, 0)..=(path, u32::MAX))? {
+                    row.extend_from_slice(piece?.1.value());
+                }
+                Cow::Owned(row)
+            }
+            _ => {
+                return Err(bad_row(crate::event::DecodeError::Payload(
+                    "an empty or unknown view row".into(),
+                )))
+            }
+        };
+        crate::stored::decode_view(&row).map_err(bad_row)
+    }
+}
+
+fn bad_row(source: crate::event::DecodeError) -> JournalError {
+    // A view row is not an event: it has no sequence number.
+    JournalError::Decode {
+        seq: u64::MAX,
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use redb::{Database, ReadableDatabase, ReadableTableMetadata};
+
+    fn record(path: &str, names: usize) -> FileRecord {
+        // Names lz4 finds little to compress in.
+        let names: Vec<String> = (0..names as u64)
+            .map(|i| format!("g{:016x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+            .collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let mut r = crate::test_support::record(path, 1, &names);
+        r.canonicalize();
+        r
+    }
+
+    /// Rows longer than a piece are stored in pieces of one page each, read
+    /// back whole, and replaced or removed with their pieces; short rows
+    /// stay whole.
+    #[test]
+    fn rows_in_pieces_read_back_whole_and_leave_no_piece_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::create(dir.path().join("t.redb")).unwrap();
+        let big = record("src/big.rs", 2000);
+        let small = record("src/small.rs", 2);
+        let row = |r: &FileRecord| crate::stored::encode_view_row(r);
+        assert!(row(&big).len() > 3 * PAGE);
+        assert!(row(&small).len() < piece_len("src/small.rs"));
+        let tx = db.begin_write().unwrap();
+        {
+            let mut rows = FileRowsMut::write(&tx).unwrap();
+            rows.put("src/big.rs", &row(&big)).unwrap();
+            rows.put("src/small.rs", &row(&small)).unwrap();
+            assert!(rows.get("src/big.rs").unwrap() == Some(big.clone()));
+            assert!(rows.get("src/small.rs").unwrap() == Some(small.clone()));
+        }
+        tx.commit().unwrap();
+        {
+            let r = db.begin_read().unwrap();
+            let pieces = r.open_table(FILE_PIECES).unwrap();
+            assert_eq!(
+                pieces.len().unwrap() as usize,
+                row(&big).len().div_ceil(piece_len("src/big.rs"))
+            );
+            let stats = pieces.stats().unwrap();
+            // Every piece but the last fills its own page.
+            assert!(stats.leaf_pages() <= pieces.len().unwrap());
+            let rows = FileRowsRead::read(&r).unwrap();
+            let mut seen = Vec::new();
+            rows.for_each(|p, rec| {
+                seen.push((p, rec));
+                true
+            })
+            .unwrap();
+            assert!(
+                seen == vec![
+                    ("src/big.rs".into(), big.clone()),
+                    ("src/small.rs".into(), small.clone())
+                ]
+            );
+        }
+        // The big file becomes small (its pieces go), then is removed.
+        let tx = db.begin_write().unwrap();
+        {
+            let mut rows = FileRowsMut::write(&tx).unwrap();
+            rows.put("src/big.rs", &row(&small)).unwrap();
+            assert!(rows.get("src/big.rs").unwrap() == Some(small.clone()));
+            assert_eq!(rows.pieces.len().unwrap(), 0);
+            rows.put("src/big.rs", &row(&big)).unwrap();
+            assert!(rows.pieces.len().unwrap() > 0);
+            rows.remove("src/big.rs").unwrap();
+            assert_eq!(rows.pieces.len().unwrap(), 0);
+            assert_eq!(rows.get("src/big.rs").unwrap(), None);
+            assert_eq!(rows.len().unwrap(), 1);
+        }
+        tx.commit().unwrap();
+    }
+}
