@@ -255,7 +255,9 @@ fn bincode_config() -> bincode::config::Configuration {
 /// is the record).
 pub(crate) fn framed_record_into<W: std::io::Write>(
     mut out: W,
-    write: impl FnOnce(&mut zstd::stream::write::Encoder<'static, W>) -> Result<(), String>,
+    write: impl FnOnce(
+        &mut std::io::BufWriter<zstd::stream::write::Encoder<'static, W>>,
+    ) -> Result<(), String>,
 ) -> Result<W, String> {
     let mut head = MAGIC.to_vec();
     head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -265,7 +267,11 @@ pub(crate) fn framed_record_into<W: std::io::Write>(
         zstd::stream::write::Encoder::new(out, ZSTD_LEVEL).map_err(|e| e.to_string())?;
     // A cut or damaged record is then an error, never a shorter payload.
     frame.include_checksum(true).map_err(|e| e.to_string())?;
-    write(&mut frame)?;
+    // bincode writes a field at a time: each write into the encoder costs
+    // a call into zstd (most of its time on a first index, unbuffered).
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 17, frame);
+    write(&mut buffered)?;
+    let frame = buffered.into_inner().map_err(|e| e.error().to_string())?;
     frame.finish().map_err(|e| e.to_string())
 }
 
