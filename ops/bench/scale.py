@@ -118,6 +118,8 @@ def main():
     ap.add_argument("--reuse", action="store_true",
                     help="keep an assembled and indexed corpus")
     ap.add_argument("--lines", type=int, help="assemble only up to this many lines")
+    ap.add_argument("--keep-corpus", action="store_true",
+                    help="index the corpus of an earlier run again instead of assembling it")
     ap.add_argument("--no-model-search", action="store_true",
                     help="skip the cold CLI search with the model (minutes on millions of lines)")
     a = ap.parse_args()
@@ -129,8 +131,13 @@ def main():
         env["SNO_MODEL"] = a.model
 
     if not (a.reuse and os.path.isdir(os.path.join(a.corpus, ".sno"))):
-        files, lines = assemble(a.corpus, a.lines)
-        print(f"corpus: {files} files, {lines} lines ({a.corpus})")
+        if a.keep_corpus and os.path.isdir(os.path.join(a.corpus, ".git")):
+            # The same commit as the last run's, indexed again.
+            shutil.rmtree(os.path.join(a.corpus, ".sno"), ignore_errors=True)
+            print(f"corpus: kept ({a.corpus})")
+        else:
+            files, lines = assemble(a.corpus, a.lines)
+            print(f"corpus: {files} files, {lines} lines ({a.corpus})")
         def timed_init(label, e):
             s, mb, rc, _, err = isolated([a.sno, "init", "--history", "0", "--json"],
                                          a.corpus, e)

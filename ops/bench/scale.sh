@@ -5,9 +5,10 @@
 # RSS, disk, cold CLI point queries and search, and over MCP the first and
 # warm answers, commit-to-visible and the daemon's RSS. See ops/bench/scale.py.
 #
-# Usage: ops/bench/scale.sh [--no-build] [--reuse] [--runs N] [--only 600k|full]
+# Usage: ops/bench/scale.sh [--no-build] [--reuse|--keep-corpus] [--runs N] [--only 600k|full]
 #                           [--no-model-search]
 #   --reuse            keep the corpora and indexes of an earlier run (ops/bench/.cache/scale)
+#   --keep-corpus      keep the corpora of an earlier run, index them again
 #   --only             one corpus: the ~600k-line one, or the full registry
 #   --no-model-search  skip the cold CLI search with the model (minutes on the full corpus)
 set -euo pipefail
@@ -18,6 +19,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) BUILD=0 ;;
     --reuse) ARGS+=(--reuse) ;;
+    --keep-corpus) ARGS+=(--keep-corpus) ;;
     --runs) ARGS+=(--runs "$2"); shift ;;
     --only) ONLY="$2"; shift ;;
     --no-model-search) ARGS+=(--no-model-search) ;;
