@@ -415,7 +415,7 @@ impl Journal {
     /// How many files the current views hold (no record is read).
     pub fn files_len(&self) -> Result<u64, JournalError> {
         let r = self.db.begin_read()?;
-        Ok(r.open_table(FILES)?.len()?)
+        FileRowsRead::read(&r)?.len()
     }
 
     /// One file's record in the current views.

@@ -44,6 +44,12 @@ pub fn use_mimalloc() {
     sno_extract::allocator::use_mimalloc();
 }
 
+/// A long-lived server's setting: freed memory goes back to the OS at
+/// once ([`sno_extract::allocator::purge_freed_memory_at_once`]).
+pub fn purge_freed_memory_at_once() {
+    sno_extract::allocator::purge_freed_memory_at_once();
+}
+
 /// Loads the token counter's tables on a thread of their own (from the
 /// copy in `cache_dir` after the first time): the longest load before a
 /// first answer, and it needs nothing from the repository.

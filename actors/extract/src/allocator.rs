@@ -38,6 +38,27 @@ extern "C" {
     fn mi_theap_malloc(theap: *mut MiTheap, size: usize) -> *mut c_void;
     fn mi_theap_zalloc(theap: *mut MiTheap, size: usize) -> *mut c_void;
     fn mi_theap_realloc(theap: *mut MiTheap, p: *mut c_void, size: usize) -> *mut c_void;
+    fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+}
+
+/// `mi_option_purge_delay` in mimalloc v3's `mi_option_t`.
+const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
+
+/// Hands memory freed in this process back to the OS at once.
+///
+/// mimalloc purges freed pages 10 ms after they are freed, but only when
+/// the thread that freed them next calls into it: a server's threads idle
+/// between requests, so what an answer freed stayed resident. On 600k
+/// lines a daemon held 318-329 MB after 330 searches, and 271-293 MB
+/// purging at once, with warm searches no slower (p50 3.4-3.6 ms against
+/// 3.7-3.8). Indexing runs are
+/// left with the delay: they free in waves, and each purge is a syscall.
+pub fn purge_freed_memory_at_once() {
+    if INSTALLED.is_completed() {
+        // SAFETY: setting a mimalloc option is a plain call; the option
+        // number is v3's, the version this crate builds.
+        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
+    }
 }
 
 thread_local! {

@@ -156,6 +156,7 @@ pub async fn run(path: PathBuf) -> Result<ExitCode, ErrorContract> {
         }
     };
     tracing::info!(pid = std::process::id(), "sno daemon owns the database");
+    sno_engine::purge_freed_memory_at_once();
     // A broken config file is reported by `sno init` and `sno status`; the
     // daemon keeps serving with defaults rather than refusing to start.
     let config = sno_engine::config::IndexConfig::load(&paths.config()).unwrap_or_else(|e| {
