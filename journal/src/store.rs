@@ -1697,4 +1697,59 @@ mod open_tests {
         }
         drop(held);
     }
+
+    /// Views of layout 6 (each row a bare lz4 block, however long) are
+    /// rebuilt in today's layout when the database is opened: the rows
+    /// read back, long ones in pieces, and the journal verifies.
+    #[test]
+    fn views_of_the_layout_before_pieces_are_rebuilt_on_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sno.redb");
+        let names: Vec<String> = (0..2000u64)
+            .map(|i| format!("g{:016x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+            .collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let mut recs = vec![
+            crate::test_support::record("src/big.py", 1, &names),
+            crate::test_support::record("src/small.py", 2, &["load"]),
+        ];
+        for r in &mut recs {
+            r.canonicalize();
+        }
+        let state: State = recs.iter().map(|r| (r.path.clone(), r.clone())).collect();
+        {
+            let j = Journal::open_or_create(&path).unwrap();
+            let deltas = recs
+                .iter()
+                .map(|r| crate::delta::diff(&r.path, None, Some(r)).unwrap())
+                .collect();
+            j.append_commit(crate::test_support::commit(1, deltas))
+                .unwrap();
+            // What a build of layout 6 left: bare rows, no pieces.
+            let tx = j.db.begin_write().unwrap();
+            {
+                tx.delete_table(FILES).unwrap();
+                tx.delete_table(FILE_PIECES).unwrap();
+                let mut files = tx.open_table(FILES).unwrap();
+                for r in &recs {
+                    let row = stored::encode_view_row(r);
+                    files.insert(r.path.as_str(), row.as_slice()).unwrap();
+                }
+                tx.open_table(META)
+                    .unwrap()
+                    .insert(META_VIEWS_VERSION, 6u16.to_le_bytes().as_slice())
+                    .unwrap();
+            }
+            tx.commit().unwrap();
+            assert!(j.load_state().is_err(), "bare rows are not today's layout");
+        }
+        let j = Journal::open_or_create(&path).unwrap();
+        assert!(j.load_state().unwrap() == state);
+        assert!(j.file("src/big.py").unwrap() == Some(recs[0].clone()));
+        let r = j.db.begin_read().unwrap();
+        assert!(r.open_table(FILE_PIECES).unwrap().len().unwrap() > 1);
+        drop(r);
+        let report = crate::verify::verify(&j);
+        assert!(report.problems.is_empty(), "{:?}", report.problems);
+    }
 }
