@@ -1558,25 +1558,31 @@ impl DerivedInOrder {
     }
 
     /// Appends every row, in key order, to the empty derived tables.
-    fn write(self, db: &Database) -> Result<(), JournalError> {
+    fn write(mut self, db: &Database) -> Result<(), JournalError> {
         let paths = &self.paths;
-        // Within a key, the files in the order of their paths.
-        let in_path_order = |mut files: Vec<u32>| {
-            files.sort_unstable_by(|a, b| paths[*a as usize].cmp(&paths[*b as usize]));
-            files.into_iter().map(|f| paths[f as usize].as_str())
-        };
+        // Within a key, the files in the order of their paths: the order
+        // they came in, when the views came in path order (a first index's
+        // do), so the lists are sorted only otherwise.
+        let by_path = |a: &u32, b: &u32| paths[*a as usize].cmp(&paths[*b as usize]);
+        for files in self.names.values_mut().chain(self.referred.values_mut()) {
+            if !files.is_sorted_by(|a, b| by_path(a, b).is_le()) {
+                files.sort_unstable_by(by_path);
+            }
+        }
+        let path = |f: &u32| paths[*f as usize].as_str();
         let names = self
             .names
-            .into_iter()
-            .flat_map(|(name, files)| in_path_order(files).map(move |p| (name.clone(), p)));
-        append_in_batches(db, NAMES, names, |(name, path)| (name.as_str(), *path))?;
-        let referred = self
-            .referred
-            .into_iter()
-            .flat_map(|(referred, files)| in_path_order(files).map(move |p| (referred.clone(), p)));
-        append_in_batches(db, REFERRERS, referred, |(referred, path)| {
-            (referred.as_slice(), *path)
-        })
+            .iter()
+            .flat_map(|(name, files)| files.iter().map(move |f| (name.as_str(), path(f))));
+        append_in_batches(db, NAMES, names, |row| *row)?;
+        let referred = self.referred.iter().flat_map(|(referred, files)| {
+            files.iter().map(move |f| (referred.as_slice(), path(f)))
+        });
+        append_in_batches(db, REFERRERS, referred, |row| *row)?;
+        // Hundreds of thousands of keys: freed off the writer's path.
+        let files = self.paths.len();
+        crate::teardown::drop_large(self, files);
+        Ok(())
     }
 }
 
