@@ -137,14 +137,18 @@ fn counts_of_views(
     };
     let mut per_file = rustc_hash::FxHashMap::default();
     let read = journal.files_in_batches(head.seq, COUNT_BATCH, |batch| {
-        per_file.extend(
-            batch
-                .iter()
-                .map(|(path, rec)| (path.clone(), embedded_in(rec))),
-        );
+        count_into(&mut per_file, &batch);
         true
     })?;
     Ok(read.then_some(per_file))
+}
+
+/// Adds the embedded symbols of each file of `batch` to `per_file`.
+fn count_into(
+    per_file: &mut rustc_hash::FxHashMap<String, usize>,
+    batch: &sno_journal::delta::State,
+) {
+    per_file.extend(batch.iter().map(|(p, r)| (p.clone(), embedded_in(r))));
 }
 
 /// Files whose records are decoded together when counting.
@@ -231,7 +235,7 @@ fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {
             let read = match head {
                 Some(head) => journal
                     .files_in_batches(head.seq, COUNT_BATCH, |batch| {
-                        per_file.extend(batch.iter().map(|(p, r)| (p.clone(), embedded_in(r))));
+                        count_into(&mut per_file, &batch);
                         for (h, v) in embed(&batch, None, &git, st.mask_secrets, model, &stored) {
                             rows.push(h, &v);
                         }
