@@ -221,10 +221,15 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             (false, false) => {
                 let b = &blocks[i];
                 let e = r.entry(input.hits[b.members[0]].doc);
-                let names: Vec<String> = block::titled(b, &spans, src)
-                    .into_iter()
-                    .map(|m| format!("`{}`", r.entry(input.hits[m].doc).name))
-                    .collect();
+                // Overloads (a Python `@overload`, a TypeScript signature)
+                // share a name: it is said once.
+                let mut names: Vec<String> = Vec::new();
+                for m in block::titled(b, &spans, src) {
+                    let name = format!("`{}`", r.entry(input.hits[m].doc).name);
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
                 let fence = fence_for(src);
                 // The kind is the JSON form's: the code's first line
                 // says it, and the fence's language says doc from code.

@@ -65,6 +65,18 @@ const DECLARATION_PRIOR: f32 = 0.8;
 /// that does not ask for tests ([`crate::test_files`]).
 const TEST_PRIOR: f32 = 0.75;
 
+/// What a file's proneness to change ([`HistoryFacts::proneness`]) adds
+/// to its score in a file ranking of a question in words, against 1 for
+/// the best file by its symbols and 1 for the best by BM25. On the quality
+/// eval's change localization (900 commits of nine repositories) every
+/// weight and half-life tried (0.1 and 0.3, 10 and 50 commits) gave file
+/// R@10 0.927-0.928 against 0.922 without, no language lower; the mildest
+/// is kept.
+const CHANGE_PRONENESS: f32 = 0.1;
+
+/// Commits back at which a change counts half in a file's proneness.
+const PRONENESS_HALF_LIFE: f32 = 50.0;
+
 /// Symbols that declare data rather than define behaviour or a type.
 fn is_declaration(kind: sno_journal::model::SymbolKind) -> bool {
     use sno_journal::model::SymbolKind as K;
@@ -284,6 +296,26 @@ impl HistoryFacts {
             Some(&k) => (k + 1) as f32 / self.commits.max(1) as f32,
             None => 0.0,
         }
+    }
+
+    /// How prone `path` is to change now, in [0, 1): its touches counted
+    /// with a weight that halves every `half_life` commits back, squashed.
+    pub fn proneness(&self, path: &str, half_life: f32) -> f32 {
+        let Some(v) = self.touches.get(path) else {
+            return 0.0;
+        };
+        let last = self.commits.saturating_sub(1);
+        // Past eight half-lives a touch weighs under 1/256: a file changed
+        // in every commit of a long history costs no more than that.
+        let horizon = 8.0 * half_life;
+        let x: f32 = v
+            .iter()
+            .rev()
+            .map(|&k| (last - k.min(last)) as f32)
+            .take_while(|age| *age <= horizon)
+            .map(|age| 0.5f32.powf(age / half_life))
+            .sum();
+        x / (1.0 + x)
     }
 
     /// Share of `seed`'s commits that also changed `path`, in [0, 1].
@@ -985,6 +1017,15 @@ impl<'a> Retriever<'a> {
                 f.score += req.weights.lexical * score / top;
             }
         }
+        // A question in words about files asks, more often than not,
+        // where a change goes: the files recent commits changed are where
+        // the next one goes too. Among the candidates only, so it orders
+        // matches and never brings in a file that matched nothing.
+        if !name_shaped(req.query) {
+            for f in by_file.values_mut() {
+                f.score += CHANGE_PRONENESS * history.proneness(f.path, PRONENESS_HALF_LIFE);
+            }
+        }
         let mut files: Vec<FileHit> = by_file.into_values().collect();
         files.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(b.path)));
         files.truncate(req.limit);
@@ -1091,6 +1132,25 @@ mod tests {
         let mut c = sno_journal::test_support::commit(n, deltas);
         c.parents = parent.map(|p| CommitId([p; 20])).into_iter().collect();
         c
+    }
+
+    #[test]
+    fn a_file_changed_lately_and_often_is_more_prone_to_change() {
+        let mut h = HistoryFacts {
+            commits: 1000,
+            ..Default::default()
+        };
+        h.touches.insert("ancient.rs".into(), vec![10]);
+        h.touches.insert("old.rs".into(), vec![900]);
+        h.touches.insert("recent.rs".into(), vec![999]);
+        h.touches.insert("often.rs".into(), vec![990, 995, 999]);
+        let p = |path: &str| h.proneness(path, 50.0);
+        assert_eq!(p("never.rs"), 0.0);
+        assert!(0.0 < p("old.rs") && p("old.rs") < p("recent.rs"));
+        assert!(p("recent.rs") < p("often.rs"));
+        assert!(p("often.rs") < 1.0);
+        // A touch past the horizon counts nothing.
+        assert_eq!(p("ancient.rs"), 0.0);
     }
 
     #[test]
