@@ -1031,3 +1031,82 @@ fn neighbouring_items_of_one_file_are_quoted_once() {
     assert!(names.contains(&"Plane.square_area"), "{v}");
     assert!(names.contains(&"Plane.disc_area"), "{v}");
 }
+
+/// Files under `dir` with their modification times: what a rebuild would
+/// change.
+fn files_and_times(dir: &std::path::Path) -> Vec<(String, std::time::SystemTime)> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().unwrap().modified().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A past state's search parts are made on the first question about it
+/// and kept on disk by commit: the next question, from another process,
+/// opens them rather than indexing again, and gets the answer made from
+/// nothing. The indexed head's parts are not a past state's.
+#[test]
+fn a_past_states_search_parts_are_kept_on_disk_by_commit() {
+    let repo = indexed();
+    let past_commit = repo.head();
+    repo.write(
+        "app/extra.py",
+        "def reload_settings(path):\n    \"\"\"Load the settings file again.\"\"\"\n    return path\n",
+    );
+    repo.commit("extra");
+    repo.sno_json(&["init", "--json"]);
+    let past = repo.path().join(".sno/past");
+    let ask = |at: &str| {
+        repo.sno_json(&[
+            "search",
+            "load the settings file",
+            "--at",
+            at,
+            "--json",
+            "--lexical-only",
+        ])
+    };
+    assert!(!past.exists(), "nothing is made before it is asked for");
+    let made = ask("HEAD~1");
+    let items = made["items"].as_array().unwrap();
+    assert!(!items.is_empty(), "{made}");
+    assert!(
+        items.iter().all(|i| i["path"] != "app/extra.py"),
+        "the past has no later file: {made}"
+    );
+    let dirs: Vec<_> = std::fs::read_dir(&past).unwrap().flatten().collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    let name = dirs[0].file_name().to_string_lossy().into_owned();
+    assert!(name.starts_with(&past_commit), "{name} for {past_commit}");
+    let lexical = dirs[0].path().join("lexical");
+    assert!(lexical.is_dir(), "the lexical index is stored");
+    let stored = files_and_times(&lexical);
+
+    let opened = ask(&past_commit);
+    assert_eq!(opened["items"], made["items"]);
+    assert_eq!(files_and_times(&lexical), stored, "opened, not made again");
+
+    std::fs::remove_dir_all(&past).unwrap();
+    let again = ask("HEAD~1");
+    assert_eq!(again["items"], made["items"], "made from nothing, the same");
+
+    // The head has parts of its own, elsewhere.
+    let head = ask("HEAD");
+    assert!(
+        head["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["path"] == "app/extra.py"),
+        "{head}"
+    );
+    assert_eq!(std::fs::read_dir(&past).unwrap().count(), 1);
+}

@@ -945,6 +945,18 @@ impl ReadModel {
             .head()?
             .filter(|h| snap.is_head && snap.seq == h.seq)
             .map(|h| HeadCache::for_head(&self.paths.sno_dir, &h));
+        // A past state's parts are kept on disk too, by commit: the next
+        // question about it, from this process or another, opens them.
+        let past_cache = if snap.is_head {
+            None
+        } else {
+            CommitId::from_hex(&snap.key)
+                .map(|c| HeadCache::for_past(&self.paths.sno_dir, &c, snap.seq))
+        };
+        let disk = head_cache.as_ref().or(past_cache.as_ref());
+        if let Some(p) = &past_cache {
+            tracing::debug!(stored = p.exists(), "a past state's parts");
+        }
         let Prefetch {
             history,
             lexical,
@@ -961,13 +973,17 @@ impl ReadModel {
             let model = scope.spawn(|| self.embedder());
             let history = scope.spawn(|| match history {
                 Some(h) => Ok(h),
-                None => self.history(head_cache.as_ref(), snap.seq),
+                None => self.history(disk, snap.seq),
             });
-            let lexical = match (lexical, &head_cache) {
+            let lexical = match (lexical, disk) {
                 (Some(l), _) => Ok(l),
                 (None, Some(c)) => sno_query::lexical::LexicalIndex::open_or_update(
                     &c.lexical_dir(),
-                    c.previous_lexical().as_deref(),
+                    // Only a head's index is carried on from another's.
+                    head_cache
+                        .as_ref()
+                        .and_then(HeadCache::previous_lexical)
+                        .as_deref(),
                     &snap.state,
                     &chunks,
                     &|rec| self.blob(rec.blob),
@@ -1011,11 +1027,8 @@ impl ReadModel {
             // Symbols, then the sections of docs and config files.
             let n = sno_query::lexical::documents(state).len() + chunks.len();
             let vectors = o.embedder.as_deref().map(|e| {
-                let stored = vectors.or_else(|| {
-                    head_cache
-                        .as_ref()
-                        .and_then(|c| c.read_vectors(&e.source, Some(n)))
-                });
+                let stored =
+                    vectors.or_else(|| disk.and_then(|c| c.read_vectors(&e.source, Some(n))));
                 if let Some(v) = stored.filter(|v| v.count() == n) {
                     return v;
                 }
@@ -1039,7 +1052,7 @@ impl ReadModel {
                     |texts| self.gather_vectors(e, texts),
                 );
                 let gather_ms = tv.elapsed().as_millis() as u64 - read_ms;
-                if let Some(c) = &head_cache {
+                if let Some(c) = disk {
                     if let Err(err) = c.write_vectors(&e.source, &made.vectors, &made.layout) {
                         tracing::warn!(error = %err, "could not store the vectors cache");
                     }
@@ -1073,6 +1086,14 @@ impl ReadModel {
         );
         if let Some(c) = &head_cache {
             c.remove_others();
+        }
+        if let Some(p) = &past_cache {
+            p.mark_used();
+            HeadCache::evict_past(
+                &self.paths.sno_dir,
+                p,
+                sno_query::head_cache::PAST_CACHE_BYTES,
+            );
         }
         let searcher = Arc::new(searcher);
         if snap.is_head {

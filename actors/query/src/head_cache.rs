@@ -29,6 +29,52 @@ const MAGIC: &[u8; 8] = b"SNOVEC03";
 /// documents are keyed by file since v3.
 const VERSION: &str = "-v3";
 
+/// Where past states' caches live, under `.sno/`.
+const PAST: &str = "past";
+
+/// Bytes the past states' caches may take on disk before the least
+/// recently used go: on a 600k-line repository one takes about 60 MB, so
+/// a dozen or so past states stay ready.
+pub const PAST_CACHE_BYTES: u64 = 1 << 30;
+
+/// Bytes of the files under `dir`, recursively.
+fn dir_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_bytes(&e.path()),
+            Ok(_) => e.metadata().map(|m| m.len()).unwrap_or(0),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// Which of `caches` (last used, bytes, directory) go so that the rest
+/// take at most `budget` bytes: the least recently used first, never
+/// `keep`.
+fn past_to_evict(
+    caches: &[(std::time::SystemTime, u64, PathBuf)],
+    keep: &Path,
+    budget: u64,
+) -> Vec<PathBuf> {
+    let mut newest_first: Vec<&(std::time::SystemTime, u64, PathBuf)> = caches.iter().collect();
+    newest_first.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.2.cmp(&b.2)));
+    let mut used: u64 = caches.iter().filter(|c| c.2 == keep).map(|c| c.1).sum();
+    let mut out = Vec::new();
+    for (_, bytes, dir) in newest_first.into_iter().filter(|c| c.2 != keep) {
+        // Once one goes, every one used before it goes too.
+        if out.is_empty() && used.saturating_add(*bytes) <= budget {
+            used += bytes;
+        } else {
+            out.push(dir.clone());
+        }
+    }
+    out
+}
+
 impl HeadCache {
     /// The cache of `head`.
     pub fn for_head(sno_dir: &Path, head: &IndexedHead) -> HeadCache {
@@ -37,6 +83,74 @@ impl HeadCache {
         HeadCache {
             dir: root.join(name),
         }
+    }
+
+    /// The cache of a past state (`--at`, the `at` argument): the state
+    /// after `commit` was indexed at journal position `seq`, in
+    /// `.sno/past/<commit>-<seq>-v3/`. A past state never changes (the
+    /// journal is append-only), so its parts, once made, serve every later
+    /// question about it, from any process, until [`HeadCache::evict_past`]
+    /// drops them.
+    pub fn for_past(
+        sno_dir: &Path,
+        commit: &sno_journal::model::CommitId,
+        seq: sno_journal::model::Seq,
+    ) -> HeadCache {
+        let name = format!("{}-{}{VERSION}", commit.to_hex(), seq.0);
+        HeadCache {
+            dir: sno_dir.join(PAST).join(name),
+        }
+    }
+
+    /// Whether this cache has parts stored.
+    pub fn exists(&self) -> bool {
+        self.dir.is_dir()
+    }
+
+    /// Marks this cache as just used: eviction drops the least recently
+    /// used first.
+    pub fn mark_used(&self) {
+        let used = self.dir.join("used");
+        let now = std::time::SystemTime::now();
+        let marked = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&used)
+            .and_then(|f| f.set_modified(now));
+        if let Err(err) = marked {
+            tracing::debug!(error = %err, "could not mark a past cache as used");
+        }
+    }
+
+    /// Drops the least recently used past caches until those left take at
+    /// most `budget` bytes on disk, never `keep` (the one just used, even
+    /// when it alone is larger). Caches being written (`.tmp-`) are left
+    /// alone. Returns the directories removed.
+    pub fn evict_past(sno_dir: &Path, keep: &HeadCache, budget: u64) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(sno_dir.join(PAST)) else {
+            return Vec::new();
+        };
+        let caches: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter(|e| !e.file_name().to_string_lossy().contains(".tmp-"))
+            .map(|e| {
+                let dir = e.path();
+                let used = std::fs::metadata(dir.join("used"))
+                    .or_else(|_| e.metadata())
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH);
+                (used, dir_bytes(&dir), dir)
+            })
+            .collect();
+        let drop = past_to_evict(&caches, &keep.dir, budget);
+        for d in &drop {
+            if let Err(err) = std::fs::remove_dir_all(d) {
+                tracing::warn!(error = %err, dir = %d.display(), "could not evict a past cache");
+            }
+        }
+        drop
     }
 
     /// The caches of other heads: directories beside this one, not being
@@ -335,6 +449,64 @@ mod tests {
             branch: None,
             seq: Seq(seq),
         }
+    }
+
+    #[test]
+    fn past_caches_go_least_recently_used_first_and_never_the_one_in_use() {
+        let t = |s: u64| std::time::UNIX_EPOCH + std::time::Duration::from_secs(s);
+        let p = |n: &str| PathBuf::from(n);
+        let caches = vec![
+            (t(10), 40, p("old")),
+            (t(30), 40, p("new")),
+            (t(20), 40, p("mid")),
+            (t(5), 5, p("oldest-small")),
+            (t(1), 500, p("in-use")),
+        ];
+        // The one in use counts first, even when it alone is over budget.
+        assert_eq!(
+            past_to_evict(&caches, Path::new("in-use"), 100),
+            vec![p("new"), p("mid"), p("old"), p("oldest-small")]
+        );
+        // 40 + 40 + 5 in use fit 90; "old" does not, nor anything older,
+        // small as it is.
+        let caches: Vec<_> = caches.into_iter().filter(|c| c.2 != p("in-use")).collect();
+        assert_eq!(
+            past_to_evict(&caches, Path::new("mid"), 90),
+            vec![p("old"), p("oldest-small")]
+        );
+        assert!(past_to_evict(&caches, Path::new("mid"), 1000).is_empty());
+    }
+
+    #[test]
+    fn past_caches_are_evicted_on_disk_by_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = |c: u8| HeadCache::for_past(dir.path(), &CommitId([c; 20]), Seq(u64::from(c)));
+        let (a, b, c) = (cache(1), cache(2), cache(3));
+        for (k, x) in [&a, &b, &c].into_iter().enumerate() {
+            std::fs::create_dir_all(x.lexical_dir()).unwrap();
+            std::fs::write(x.lexical_dir().join("segment"), vec![0u8; 1000]).unwrap();
+            x.mark_used();
+            // Distinct use times, a used with the oldest.
+            let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(100 + k as u64);
+            std::fs::File::options()
+                .write(true)
+                .open(x.dir.join("used"))
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+        }
+        assert!(a.exists() && b.exists() && c.exists());
+        // Room for two: the least recently used (a) goes.
+        let gone = HeadCache::evict_past(dir.path(), &c, 2100);
+        assert_eq!(gone, vec![a.dir.clone()]);
+        assert!(!a.exists() && b.exists() && c.exists());
+        // Marking b used keeps it over c.
+        b.mark_used();
+        HeadCache::evict_past(dir.path(), &b, 1500);
+        assert!(b.exists() && !c.exists());
+        // A head cache is not a past one: they live apart.
+        let h = HeadCache::for_head(dir.path(), &head(3, 3));
+        assert_ne!(h.dir.parent(), c.dir.parent());
     }
 
     #[test]
