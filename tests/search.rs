@@ -1110,3 +1110,101 @@ fn a_past_states_search_parts_are_kept_on_disk_by_commit() {
     );
     assert_eq!(std::fs::read_dir(&past).unwrap().count(), 1);
 }
+
+/// A files answer ranks whole files by BM25 too, from an index kept on
+/// disk with the head's other parts: made once (from the loaded state, or
+/// from the views a batch at a time when the head is searched from its
+/// stored parts, never loading the state), opened by later processes, and
+/// carried to a new head with the touched files' documents replaced. Each
+/// way gives the answer one made from nothing gives.
+#[test]
+fn files_answers_rank_whole_files_from_an_index_kept_with_the_head() {
+    let repo = Repo::new();
+    repo.write(
+        "client/redirects.py",
+        "def follow(response):\n    \"\"\"Follow a response.\"\"\"\n    return response\n",
+    );
+    // No symbol at all: only whole-file BM25 can find it.
+    repo.write(
+        "client/__init__.py",
+        "from .redirects import follow  # redirect location handling\n",
+    );
+    repo.write("client/cookies.py", "def jar():\n    return {}\n");
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let ask = || {
+        let o = sno_in(
+            repo.path(),
+            &[
+                "search",
+                "redirect location",
+                "--files",
+                "--json",
+                "--lexical-only",
+            ],
+            &[("SNO_LOG", "sno_engine=debug")],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let files: Vec<String> = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect();
+        (files, plain_log(&o))
+    };
+    let files_dirs = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(repo.path().join(".sno/cache"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().join("files"))
+            .filter(|d| d.is_dir())
+            .collect()
+    };
+    let (first, log) = ask();
+    assert!(
+        first.contains(&"client/__init__.py".to_string()),
+        "{first:?}"
+    );
+    assert!(log.contains("file index made"), "{log}");
+    assert_eq!(files_dirs().len(), 1);
+
+    // Another process opens it.
+    let (again, log) = ask();
+    assert_eq!(again, first);
+    assert!(!log.contains("file index made"), "opened, not made: {log}");
+
+    // Gone, it is made again from the views: the head is searched from
+    // its stored parts, and its state is not loaded for it.
+    for d in files_dirs() {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+    let (streamed, log) = ask();
+    assert_eq!(streamed, first);
+    assert!(log.contains("file index made"), "{log}");
+    assert!(!log.contains("state loaded"), "{log}");
+
+    // A new head: its index is the previous one's with the touched files'
+    // documents replaced.
+    repo.write(
+        "client/location.py",
+        "# Parse the redirect location header.\nHEADER = 'location'\n",
+    );
+    repo.remove("client/cookies.py");
+    repo.commit("location");
+    repo.sno_json(&["init", "--json"]);
+    let (advanced, log) = ask();
+    assert!(
+        advanced.contains(&"client/location.py".to_string()),
+        "{advanced:?}"
+    );
+    assert!(!advanced.contains(&"client/cookies.py".to_string()));
+    assert!(
+        !log.contains("file index made"),
+        "advanced, not made: {log}"
+    );
+    std::fs::remove_dir_all(repo.path().join(".sno/cache")).unwrap();
+    let (fresh, _) = ask();
+    assert_eq!(advanced, fresh, "the same as one made from nothing");
+}

@@ -15,6 +15,7 @@ use sno_journal::model::{BlobId, CommitId, Seq};
 use sno_journal::{IndexedHead, Journal};
 use sno_protocol::query::AsOfCommit;
 use sno_protocol::ErrorCode;
+use sno_query::file_index::FileIndex;
 use sno_query::graph::Graph;
 use sno_query::head_cache::HeadCache;
 use sno_query::search::{HistoryFacts, Records, Retriever, StoredRecords};
@@ -103,6 +104,11 @@ pub struct SearchOwner {
     embedder: Option<Arc<Embedder>>,
     pub history: HistoryFacts,
     records: HeadRecords,
+    /// Whole files as BM25 documents, for files answers: opened (or made)
+    /// on the first one ([`ReadModel::file_index`]).
+    files: std::sync::OnceLock<Option<Arc<FileIndex>>>,
+    /// The state's commit and journal position: where its parts live.
+    seq: Seq,
 }
 
 /// The records of the head whose stored parts a searcher was made from,
@@ -684,6 +690,21 @@ impl ReadModel {
         }
         self.history(Some(cache), head.seq)?;
         let t_history = t.elapsed();
+        // The whole-file index, when the previous head had one made: its
+        // touched files' documents replaced (else it is made on the next
+        // files answer).
+        if prev.files_dir().is_dir()
+            && FileIndex::advanced(
+                &cache.files_dir(),
+                &prev.files_dir(),
+                &changed,
+                &touched,
+                &source,
+            )
+            .is_none()
+        {
+            tracing::debug!("the file index was not advanced");
+        }
         // Last, since it moves the previous head's index.
         if sno_query::lexical::LexicalIndex::advanced(
             &cache.lexical_dir(),
@@ -871,6 +892,8 @@ impl ReadModel {
             embedder,
             history,
             records: HeadRecords::new(self.journal.clone(), head.seq),
+            files: std::sync::OnceLock::new(),
+            seq: head.seq,
         };
         let searcher = Arc::new(Searcher::new(owner, |o| {
             Retriever::stored(
@@ -1018,6 +1041,8 @@ impl ReadModel {
             embedder,
             history,
             records: HeadRecords::new(self.journal.clone(), snap.seq),
+            files: std::sync::OnceLock::new(),
+            seq: snap.seq,
         };
         let searcher = Searcher::try_new(owner, |o| {
             let Some(snapshot) = &o.snapshot else {
@@ -1103,6 +1128,76 @@ impl ReadModel {
         drop(cache);
         self.evict();
         Ok(searcher)
+    }
+
+    /// The whole-file index of the state `searcher` searches: opened from
+    /// its cache directory, or made there the first time (from the state
+    /// when it is in memory, else from the views a batch at a time: a
+    /// files answer never loads the whole state). `None`, logged, when it
+    /// cannot be made; the answer then ranks files by their symbols alone.
+    pub fn file_index(&self, searcher: &Searcher) -> Option<Arc<FileIndex>> {
+        let owner = searcher.borrow_owner();
+        owner
+            .files
+            .get_or_init(|| match self.make_file_index(owner) {
+                Ok(ix) => Some(Arc::new(ix)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "no file index: files ranked by their symbols");
+                    None
+                }
+            })
+            .clone()
+    }
+
+    fn make_file_index(&self, owner: &SearchOwner) -> Result<FileIndex> {
+        let t = std::time::Instant::now();
+        let commit = CommitId::from_hex(&owner.as_of.commit)
+            .ok_or_else(|| Error::internal("a searched state without its commit"))?;
+        let cache = if owner.is_head {
+            HeadCache::for_head(
+                &self.paths.sno_dir,
+                &IndexedHead {
+                    commit,
+                    branch: owner.as_of.branch.clone(),
+                    seq: owner.seq,
+                },
+            )
+        } else {
+            HeadCache::for_past(&self.paths.sno_dir, &commit, owner.seq)
+        };
+        let dir = cache.files_dir();
+        if let Some(ix) = FileIndex::open(&dir) {
+            return Ok(ix);
+        }
+        let source = |rec: &sno_journal::model::FileRecord| self.blob(rec.blob);
+        let made = match &owner.snapshot {
+            Some(snap) => FileIndex::build_from_state(&dir, &snap.state, &source),
+            None => FileIndex::build_in(&dir, &source, |add| {
+                let mut journal_error = None;
+                let complete = self.journal.files_in_batches(owner.seq, 512, |batch| {
+                    batch.values().for_each(&mut *add);
+                    true
+                });
+                match complete {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        journal_error = Some("the head moved while its files were read".to_string())
+                    }
+                    Err(e) => journal_error = Some(e.to_string()),
+                }
+                match journal_error {
+                    None => Ok(()),
+                    Some(e) => Err(sno_query::lexical::LexicalError::new(e)),
+                }
+            }),
+        }
+        .map_err(Error::internal)?;
+        tracing::debug!(
+            files = made.len(),
+            ms = t.elapsed().as_millis() as u64,
+            "file index made"
+        );
+        Ok(made)
     }
 
     /// Vectors for `texts`: those the journal stored for the same text by

@@ -49,7 +49,6 @@ impl Engine {
         a: &SearchArgs,
         whole: bool,
     ) -> Result<Option<(ContextPackage, SearchStats)>> {
-        let whole = whole || a.group == Grouping::Files;
         let searcher = self.read.searcher_for(a.at.as_deref(), whole)?;
         let (owner, retriever) = (searcher.borrow_owner(), searcher.borrow_dependent());
         let request = SearchRequest {
@@ -60,15 +59,20 @@ impl Engine {
             weights: Default::default(),
         };
         let lessons = self.read.lesson_paths();
+        let file_index = match a.group {
+            Grouping::Files => self.read.file_index(&searcher),
+            Grouping::Symbols => None,
+        };
         let (hits, files) = match a.group {
             Grouping::Symbols => (retriever.search(&request, &owner.history, &lessons), None),
             Grouping::Files => (
                 Vec::new(),
-                Some(
-                    retriever.search_files(&request, &owner.history, &lessons, &|rec| {
-                        self.read.blob(rec.blob)
-                    }),
-                ),
+                Some(retriever.search_files(
+                    &request,
+                    &owner.history,
+                    &lessons,
+                    file_index.as_deref(),
+                )),
             ),
         };
         let docs: Vec<usize> = match &files {

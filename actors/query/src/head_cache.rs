@@ -235,6 +235,11 @@ impl HeadCache {
         self.dir.join("lexical")
     }
 
+    /// Where the whole-file index lives ([`crate::file_index::FileIndex`]).
+    pub fn files_dir(&self) -> PathBuf {
+        self.dir.join("files")
+    }
+
     fn vectors_file(&self, model: &str) -> PathBuf {
         let h = xxhash_rust::xxh3::xxh3_64(model.as_bytes());
         self.dir.join(format!("vectors-{h:016x}.i8"))

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use sno_journal::delta::State;
 use sno_journal::model::{FileRecord, SymbolId};
 use tantivy::collector::{DocSetCollector, TopDocs};
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, Value,
     STORED, STRING,
@@ -37,7 +37,7 @@ use crate::served::Served;
 use crate::words::split_words;
 
 /// The analyzer of every text field and of queries.
-const ANALYZER: &str = "sno_code";
+pub(crate) const ANALYZER: &str = "sno_code";
 
 /// How much of a body is indexed: its head says what it does, and a
 /// generated table would otherwise weigh like real code.
@@ -66,7 +66,7 @@ const PROSE_BOOSTS: [(&str, f32); 5] = [
     ("path", 0.5),
 ];
 
-fn analyzer() -> TextAnalyzer {
+pub(crate) fn analyzer() -> TextAnalyzer {
     let builder = TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(48))
         .filter(LowerCaser);
@@ -107,7 +107,14 @@ pub fn analyzed(text: &str) -> String {
 #[error("lexical index: {0}")]
 pub struct LexicalError(String);
 
-fn err(e: impl std::fmt::Display) -> LexicalError {
+impl LexicalError {
+    /// An error of what feeds an index (the journal it is read from).
+    pub fn new(what: impl Into<String>) -> LexicalError {
+        LexicalError(what.into())
+    }
+}
+
+pub(crate) fn err(e: impl std::fmt::Display) -> LexicalError {
     LexicalError(e.to_string())
 }
 
@@ -724,7 +731,7 @@ fn fields_by_name(f: &Fields, name: &str) -> Field {
 /// A query as terms: analysed like the documents, each term once, at most
 /// [`QUERY_TERMS`] of them. Only letters, digits and spaces remain, so
 /// nothing in it is query syntax.
-fn query_terms(query: &str) -> String {
+pub(crate) fn query_terms(query: &str) -> String {
     let mut seen = std::collections::HashSet::new();
     analyzed(query)
         .split(' ')
@@ -752,87 +759,6 @@ fn short_forms(terms: &str) -> String {
         }
     }
     out
-}
-
-/// Whole source files, for questions whose answer is a file ("which files
-/// does this change touch"): BM25 over each file's path and text (its
-/// first 64 KiB), analysed like the symbols.
-pub struct FileIndex {
-    reader: IndexReader,
-    parser: QueryParser,
-    ord: Field,
-    paths: Vec<String>,
-}
-
-/// How much of a file its document holds.
-const FILE_BYTES: usize = 64 * 1024;
-
-impl FileIndex {
-    /// Indexes the source files of `state` (those with a language) in
-    /// memory.
-    pub fn build(state: &State, source: Source) -> Result<FileIndex, LexicalError> {
-        let mut sb = Schema::builder();
-        let text = TextOptions::default().set_indexing_options(
-            TextFieldIndexing::default()
-                .set_tokenizer(ANALYZER)
-                .set_index_option(IndexRecordOption::WithFreqs),
-        );
-        let path = sb.add_text_field("path", text.clone());
-        let body = sb.add_text_field("text", text);
-        let ord = sb.add_u64_field("ord", NumericOptions::default().set_stored());
-        let index = Index::create_in_ram(sb.build());
-        index.tokenizers().register(ANALYZER, analyzer());
-        let mut writer: tantivy::IndexWriter =
-            index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
-        let mut paths = Vec::new();
-        for (p, rec) in state.iter().filter(|(_, r)| r.language.is_some()) {
-            let Some(served) = source(rec) else {
-                continue;
-            };
-            let full = served.text();
-            let mut cut = full.len().min(FILE_BYTES);
-            while !full.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            let mut d = TantivyDocument::default();
-            d.add_text(path, analyzed(p));
-            d.add_text(body, analyzed(&full[..cut]));
-            d.add_u64(ord, paths.len() as u64);
-            paths.push(p.clone());
-            writer.add_document(d).map_err(err)?;
-        }
-        writer.commit().map_err(err)?;
-        writer.wait_merging_threads().map_err(err)?;
-        let reader = index.reader().map_err(err)?;
-        let parser = QueryParser::for_index(&index, vec![path, body]);
-        Ok(FileIndex {
-            reader,
-            parser,
-            ord,
-            paths,
-        })
-    }
-
-    /// The best `limit` files for `query` with their BM25 scores.
-    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<(&str, f32)>, LexicalError> {
-        let text = query_terms(query);
-        if text.is_empty() {
-            return Ok(Vec::new());
-        }
-        let (q, _) = self.parser.parse_query_lenient(&text);
-        let searcher = self.reader.searcher();
-        let hits = searcher
-            .search(&q, &TopDocs::with_limit(limit).order_by_score())
-            .map_err(err)?;
-        let mut out = Vec::with_capacity(hits.len());
-        for (score, addr) in hits {
-            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
-            if let Some(o) = d.get_first(self.ord).and_then(|v| v.as_u64()) {
-                out.push((self.paths[o as usize].as_str(), score));
-            }
-        }
-        Ok(out)
-    }
 }
 
 /// The symbols of a state in document order (what hit numbers index).
@@ -910,8 +836,10 @@ mod tests {
         let index = searcher.index();
         for (boosts, weighted) in [(BOOSTS, &ix.named), (PROSE_BOOSTS, &ix.prose)] {
             let f = fields(index).unwrap();
-            let mut parser =
-                QueryParser::for_index(index, vec![f.name, f.signature, f.doc, f.body, f.path]);
+            let mut parser = tantivy::query::QueryParser::for_index(
+                index,
+                vec![f.name, f.signature, f.doc, f.body, f.path],
+            );
             for (name, boost) in boosts {
                 parser.set_field_boost(fields_by_name(&f, name), boost);
             }

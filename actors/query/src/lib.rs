@@ -10,6 +10,7 @@ pub mod chunks;
 pub mod cl100k;
 pub mod context;
 pub mod doc_map;
+pub mod file_index;
 pub mod graph;
 pub mod head_build;
 pub mod head_cache;

@@ -643,9 +643,6 @@ pub struct Retriever<'a> {
     map: DocMap,
     lexical: LexicalIndex,
     records: Records<'a>,
-    /// Whole files, for file answers: built on first use, from a whole
-    /// state only.
-    files: std::sync::OnceLock<Option<crate::lexical::FileIndex>>,
     semantic: Option<(&'a Embedder, SemanticIndex)>,
 }
 
@@ -709,7 +706,6 @@ impl<'a> Retriever<'a> {
             map,
             lexical,
             records,
-            files: std::sync::OnceLock::new(),
             semantic,
         }
     }
@@ -948,16 +944,15 @@ impl<'a> Retriever<'a> {
 
     /// Ranks files for a request by two lists fused: the symbols of each
     /// file that rank (the best counting most, the k-th best half the one
-    /// before), and BM25 over whole files (built on first use, with the
-    /// files' text from `source`, when the whole state is at hand: see
-    /// [`Retriever::has_state`]). Each is normalised by its best.
-    pub fn search_files(
-        &self,
+    /// before), and BM25 over whole files (`files`, the state's
+    /// [`crate::file_index::FileIndex`]). Each is normalised by its best.
+    pub fn search_files<'s>(
+        &'s self,
         req: &SearchRequest,
         history: &HistoryFacts,
         lesson_paths: &HashSet<String>,
-        source: crate::lexical::Source,
-    ) -> Vec<FileHit<'_>> {
+        files: Option<&'s crate::file_index::FileIndex>,
+    ) -> Vec<FileHit<'s>> {
         let all = self.search(
             &SearchRequest {
                 limit: POOL,
@@ -985,16 +980,7 @@ impl<'a> Retriever<'a> {
         for f in by_file.values_mut() {
             f.score /= best;
         }
-        let state = match self.records {
-            Records::State(s) => Some(s),
-            Records::Stored(_) => None,
-        };
-        let files = self.files.get_or_init(|| {
-            crate::lexical::FileIndex::build(state?, source)
-                .map_err(|e| tracing::warn!(error = %e, "no file index"))
-                .ok()
-        });
-        if let (Some(index), Some(state)) = (files, state) {
+        if let Some(index) = files {
             let hits = index.search(req.query, POOL).unwrap_or_default();
             let top = hits.first().map(|h| h.1).unwrap_or(1.0).max(1e-6);
             let tests_weigh_less =
@@ -1006,10 +992,7 @@ impl<'a> Retriever<'a> {
                 if tests_weigh_less && crate::test_files::is_test_file(path) {
                     score *= TEST_PRIOR;
                 }
-                let Some((path, _)) = state.get_key_value(path) else {
-                    continue;
-                };
-                let f = by_file.entry(path.as_str()).or_insert_with(|| FileHit {
+                let f = by_file.entry(path).or_insert_with(|| FileHit {
                     path,
                     score: 0.0,
                     docs: Vec::new(),
