@@ -132,12 +132,7 @@ impl FileIndex {
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(&tmp).map_err(err)?;
         let index = Index::create_in_dir(&tmp, schema()).map_err(err)?;
-        index
-            .tokenizers()
-            .register(ANALYZER, crate::lexical::analyzer());
-        let f = fields(&index)?;
-        let mut writer: tantivy::IndexWriter =
-            index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
+        let (f, mut writer) = writer_for(&index)?;
         let mut paths = Vec::new();
         let mut failed = None;
         fill(&mut |rec| {
@@ -194,12 +189,7 @@ impl FileIndex {
         std::fs::rename(previous, &tmp).ok()?;
         let updated = (|| -> Result<Vec<String>, LexicalError> {
             let index = Index::open_in_dir(&tmp).map_err(err)?;
-            index
-                .tokenizers()
-                .register(ANALYZER, crate::lexical::analyzer());
-            let f = fields(&index)?;
-            let mut writer: tantivy::IndexWriter =
-                index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
+            let (f, mut writer) = writer_for(&index)?;
             let mut paths: BTreeSet<String> =
                 old.into_iter().filter(|p| !touched.contains(p)).collect();
             for p in touched {
@@ -275,6 +265,16 @@ impl FileIndex {
         }
         Ok(out)
     }
+}
+
+/// The fields of `index` and a writer of it, its analyzer registered.
+fn writer_for(index: &Index) -> Result<(Fields, tantivy::IndexWriter), LexicalError> {
+    index
+        .tokenizers()
+        .register(ANALYZER, crate::lexical::analyzer());
+    let f = fields(index)?;
+    let writer = index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
+    Ok((f, writer))
 }
 
 /// Adds `rec`'s document; `false` when its text cannot be read.
