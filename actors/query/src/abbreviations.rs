@@ -151,7 +151,6 @@ const TABLE: &[(&str, &[&str])] = &[
     ("template", &["tmpl", "tpl"]),
     ("temporary", &["tmp", "temp"]),
     ("text", &["txt"]),
-    ("timestamp", &["ts"]),
     ("transaction", &["txn", "tx"]),
     ("utilities", &["utils"]),
     ("utility", &["util"]),
