@@ -1208,3 +1208,52 @@ fn files_answers_rank_whole_files_from_an_index_kept_with_the_head() {
     let (fresh, _) = ask();
     assert_eq!(advanced, fresh, "the same as one made from nothing");
 }
+
+/// In a files answer to a question in words, of two files that match
+/// alike, the one recent commits keep changing comes first (its symbols'
+/// recency and the file's proneness to change, each enough alone): the
+/// file a change goes to is, more often than not, one that changed lately.
+/// Without them the path order would put the other first, as it does at
+/// the first commit.
+#[test]
+fn files_changed_lately_come_first_among_equal_matches() {
+    let repo = Repo::new();
+    let body = |name: &str| {
+        format!("def {name}(request):\n    \"\"\"Retry the request after a timeout.\"\"\"\n    return request\n")
+    };
+    // Edits that keep the words and the length: BM25 sees no difference.
+    repo.write("net/alpha.py", format!("{}# revision 0\n", body("alpha")));
+    repo.write("net/beta.py", format!("{}# revision 0\n", body("beta")));
+    repo.commit("both");
+    for i in 1..5 {
+        repo.write("net/beta.py", format!("{}# revision {i}\n", body("beta")));
+        repo.commit(&format!("beta {i}"));
+    }
+    repo.sno_json(&["init", "--json"]);
+    let ranked = |q: &str| -> Vec<String> {
+        let v = repo.sno_json(&["search", q, "--files", "--json", "--lexical-only"]);
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        ranked("retry the request after a timeout"),
+        ["net/beta.py", "net/alpha.py"]
+    );
+    // Past the last change, at the first commit, the two are even again
+    // and the path decides.
+    let first = repo.git(&["rev-list", "--max-parents=0", "HEAD"]);
+    let v = repo.sno_json(&[
+        "search",
+        "retry the request after a timeout",
+        "--files",
+        "--json",
+        "--lexical-only",
+        "--at",
+        first.trim(),
+    ]);
+    assert_eq!(v["files"][0]["path"], "net/alpha.py", "{v}");
+}

@@ -18,6 +18,7 @@ use sno_protocol::ErrorCode;
 use sno_query::file_index::FileIndex;
 use sno_query::graph::Graph;
 use sno_query::head_cache::HeadCache;
+use sno_query::lexical::LexicalError;
 use sno_query::search::{HistoryFacts, Records, Retriever, StoredRecords};
 use sno_query::semantic::Embedder;
 use sno_query::served::Served;
@@ -1173,21 +1174,16 @@ impl ReadModel {
         let made = match &owner.snapshot {
             Some(snap) => FileIndex::build_from_state(&dir, &snap.state, &source),
             None => FileIndex::build_in(&dir, &source, |add| {
-                let mut journal_error = None;
-                let complete = self.journal.files_in_batches(owner.seq, 512, |batch| {
+                let read = self.journal.files_in_batches(owner.seq, 512, |batch| {
                     batch.values().for_each(&mut *add);
                     true
                 });
-                match complete {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        journal_error = Some("the head moved while its files were read".to_string())
-                    }
-                    Err(e) => journal_error = Some(e.to_string()),
-                }
-                match journal_error {
-                    None => Ok(()),
-                    Some(e) => Err(sno_query::lexical::LexicalError::new(e)),
+                match read {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err(LexicalError::new(
+                        "the head moved while its files were read",
+                    )),
+                    Err(e) => Err(LexicalError::new(e.to_string())),
                 }
             }),
         }

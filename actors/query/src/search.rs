@@ -725,11 +725,6 @@ impl<'a> Retriever<'a> {
         self.len() == 0
     }
 
-    /// Whether the whole state is at hand (file answers need it).
-    pub fn has_state(&self) -> bool {
-        matches!(self.records, Records::State(_))
-    }
-
     /// The records of the files of `docs`, to quote them; `None` when the
     /// state they were numbered in is gone (the head moved: ask again).
     pub fn load(&self, docs: impl IntoIterator<Item = usize>) -> Option<Loaded<'_>> {
