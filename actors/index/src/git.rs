@@ -55,7 +55,9 @@ pub struct PathChange {
     pub blob: Option<BlobId>,
 }
 
-/// An opened repository.
+/// An opened repository. A clone shares the object database's handles,
+/// for a thread of its own (a repository is `Send`, not `Sync`).
+#[derive(Clone)]
 pub struct GitRepo {
     repo: gix::Repository,
     root: PathBuf,
