@@ -503,7 +503,7 @@ impl FirstIndex {
     /// Adds a file's record. A commit's listing names each path once.
     pub fn add(&mut self, mut rec: FileRecord) {
         rec.edges.clear();
-        self.symbols.add(&rec);
+        self.symbols.add_unordered(&rec);
         let packed = PackedRecord::pack(&rec);
         self.packed_bytes += packed.len();
         let before = self.packed.insert(rec.path.clone(), packed);
@@ -530,7 +530,8 @@ impl FirstIndex {
     pub fn into_deltas(self) -> (usize, impl Iterator<Item = FileDelta> + Send) {
         let len = self.packed.len();
         let paths = PathIndex::new(self.packed.keys());
-        let symbols = self.symbols;
+        let mut symbols = self.symbols;
+        symbols.put_in_order();
         let mut files = self.packed.into_iter();
         let mut ready = std::collections::VecDeque::new();
         let deltas = std::iter::from_fn(move || {

@@ -518,6 +518,27 @@ impl SymbolIndex {
 
     /// Adds a file's symbols.
     pub fn add(&mut self, rec: &FileRecord) {
+        self.insert(rec, true);
+    }
+
+    /// Adds a file's symbols after those of the files added before, out
+    /// of order until [`SymbolIndex::put_in_order`]: files parsed in
+    /// parallel arrive in any order, and keeping each name's entries in
+    /// order as they came moved the entries of common names (`new`,
+    /// `fmt`) once per file.
+    pub fn add_unordered(&mut self, rec: &FileRecord) {
+        self.insert(rec, false);
+    }
+
+    /// Puts the entries of files added by [`SymbolIndex::add_unordered`]
+    /// in (path, position) order.
+    pub fn put_in_order(&mut self) {
+        for entries in self.by_name.values_mut() {
+            entries.sort_unstable_by(|a, b| (&*a.path, a.order).cmp(&(&*b.path, b.order)));
+        }
+    }
+
+    fn insert(&mut self, rec: &FileRecord, in_order: bool) {
         let path: std::sync::Arc<str> = rec.path.as_str().into();
         let by_id: HashMap<SymbolId, &Symbol> = rec.symbols.iter().map(|s| (s.id, s)).collect();
         for (order, sym) in rec.symbols.iter().enumerate() {
@@ -538,8 +559,12 @@ impl SymbolIndex {
                 parent,
                 family: family(rec.language),
             };
-            let at = v.partition_point(|x| (&*x.path, x.order) < (&*e.path, e.order));
-            v.insert(at, e);
+            if in_order {
+                let at = v.partition_point(|x| (&*x.path, x.order) < (&*e.path, e.order));
+                v.insert(at, e);
+            } else {
+                v.push(e);
+            }
             if sym.kind.is_type() {
                 self.types
                     .insert(sym.id, (sym.name.as_str().into(), path.clone()));
