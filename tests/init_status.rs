@@ -166,3 +166,52 @@ fn init_says_its_skip_counts_are_over_the_run_and_status_counts_head() {
         "{status}"
     );
 }
+
+#[test]
+fn a_first_index_of_many_files_reports_parsing_and_embedding_as_it_goes() {
+    // Without a terminal, a line at every tenth of the files parsed and
+    // embedded: a first index of a large repository is not silent.
+    let repo = Repo::new();
+    let total = 2_100;
+    for i in 0..total {
+        repo.write(
+            &format!("pkg/m{i:04}.py"),
+            format!("def handler_{i}(bill):\n    return bill + {i}\n"),
+        );
+    }
+    repo.commit("many");
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let o = repo.sno(&["init", "--model", model.path().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let counts = |what: &str| -> Vec<usize> {
+        err.lines()
+            .filter_map(|l| l.strip_prefix(&format!("sno: {what} ")))
+            .map(|rest| {
+                let (done, of) = rest.trim_end_matches(" files").split_once('/').unwrap();
+                assert_eq!(of, total.to_string(), "{err}");
+                done.parse().unwrap()
+            })
+            .collect()
+    };
+    for what in ["parsed", "embedded"] {
+        let seen = counts(what);
+        assert!(seen.len() >= 3, "{what}: {seen:?}\n{err}");
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{what}: {seen:?}");
+        assert_eq!(seen.last(), Some(&total), "{what}: {seen:?}\n{err}");
+    }
+    // Parsing is reported before the commit is journaled, embedding after.
+    let at = |needle: &str| {
+        err.find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {err}"))
+    };
+    assert!(at("sno: parsed ") < at("sno: indexed 1/1"), "{err}");
+    assert!(at("sno: indexed 1/1") < at("sno: embedded "), "{err}");
+    // A small repository's run stays as short as it was.
+    let small = Repo::new();
+    seed_polyglot(&small);
+    small.commit("small");
+    let o = small.sno(&["init"]);
+    assert!(!stderr(&o).contains("sno: parsed"), "{}", stderr(&o));
+}

@@ -10,6 +10,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 pub async fn render(mut rx: UnboundedReceiver<Progress>) {
     let tty = std::io::stderr().is_terminal();
     let mut bar: Option<ProgressBar> = None;
+    let (mut files, mut embedded) = (FileSteps::default(), FileSteps::default());
     while let Some(p) = rx.recv().await {
         match p {
             Progress::Planned { commits, resumed_from } => {
@@ -40,9 +41,44 @@ pub async fn render(mut rx: UnboundedReceiver<Progress>) {
                     &commit[..12.min(commit.len())]
                 ),
             },
+            Progress::FilesParsed { done, total } => {
+                files.report(&bar, "parsed", done, total);
+            }
+            Progress::FilesEmbedded { done, total } => {
+                embedded.report(&bar, "embedded", done, total);
+            }
         }
     }
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+}
+
+/// Files this many or more are worth reporting: a small repository's
+/// files take less time than reading the lines would.
+const REPORTED_FROM: usize = 2_000;
+
+/// Where a count of files stands, for reports at every tenth of the way:
+/// a line each without a terminal, the bar's message with one.
+#[derive(Default)]
+struct FileSteps {
+    shown: Option<usize>,
+}
+
+impl FileSteps {
+    fn report(&mut self, bar: &Option<ProgressBar>, what: &str, done: usize, total: usize) {
+        if total < REPORTED_FROM {
+            return;
+        }
+        match bar {
+            Some(b) => b.set_message(format!("{what} {done}/{total} files")),
+            None => {
+                let step = done * 10 / total.max(1);
+                if self.shown.is_none_or(|s| step > s) {
+                    self.shown = Some(step);
+                    crate::out::errln!("sno: {what} {done}/{total} files");
+                }
+            }
+        }
     }
 }

@@ -213,6 +213,11 @@ pub enum Progress {
         files_parsed: usize,
         deltas: usize,
     },
+    /// Files of a first index parsed so far (sent every few hundred).
+    FilesParsed { done: usize, total: usize },
+    /// Files whose symbols are embedded so far, by a refresh that reads
+    /// every file (sent a batch of files at a time).
+    FilesEmbedded { done: usize, total: usize },
 }
 
 /// What an index run (`sno init`, a followed commit) did.

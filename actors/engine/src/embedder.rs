@@ -23,8 +23,12 @@ pub struct EmbedSummary {
 
 /// Messages of the embedder.
 pub enum EmbedderMsg {
-    /// Brings the stored vectors up to the indexed state.
-    Refresh(RpcReplyPort<Result<EmbedSummary, String>>),
+    /// Brings the stored vectors up to the indexed state, reporting the
+    /// files embedded to the sender if one is given.
+    Refresh(
+        Option<tokio::sync::mpsc::UnboundedSender<crate::indexer::Progress>>,
+        RpcReplyPort<Result<EmbedSummary, String>>,
+    ),
     /// Counts the embedded symbols per file ahead of the first refresh of
     /// a long-lived engine (when the views hold at most `max_files`
     /// files), so that refresh reads only the changed files.
@@ -90,8 +94,8 @@ impl Actor for Embedder {
         st: &mut EmbedderState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            EmbedderMsg::Refresh(reply) => {
-                let _ = reply.send(refresh(st));
+            EmbedderMsg::Refresh(progress, reply) => {
+                let _ = reply.send(refresh(st, progress.as_ref()));
             }
             EmbedderMsg::Warm { max_files } => {
                 if st.counts.is_none() {
@@ -154,7 +158,10 @@ fn count_into(
 /// Files whose records are decoded together when counting.
 const COUNT_BATCH: usize = 512;
 
-fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {
+fn refresh(
+    st: &mut EmbedderState,
+    progress: Option<&tokio::sync::mpsc::UnboundedSender<crate::indexer::Progress>>,
+) -> Result<EmbedSummary, String> {
     // No model is not a failure: sno works in lexical + structural mode.
     let model = match st.model.get() {
         Ok(m) => m,
@@ -233,8 +240,10 @@ fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {
             let mut per_file = rustc_hash::FxHashMap::default();
             let (read, rows) = match head {
                 Some(head) => {
+                    let files = journal.files_len().map_err(err)? as usize;
+                    let report = progress.map(|p| (p, files));
                     let (read, rows) =
-                        embed_batches(&git, st.mask_secrets, model, &stored, |each| {
+                        embed_batches(&git, st.mask_secrets, model, &stored, report, |each| {
                             journal.files_in_batches(head.seq, COUNT_BATCH, |batch| {
                                 count_into(&mut per_file, &batch);
                                 each(batch)
@@ -267,7 +276,12 @@ fn refresh(st: &mut EmbedderState) -> Result<EmbedSummary, String> {
     }
     let embeddable = per_file.values().sum();
     let only = changed.as_ref();
-    let ((), new) = embed_batches(&git, st.mask_secrets, model, &stored, |each| {
+    let to_embed = records
+        .keys()
+        .filter(|path| changed.as_ref().is_none_or(|c| c.contains(*path)))
+        .count();
+    let report = progress.map(|p| (p, to_embed));
+    let ((), new) = embed_batches(&git, st.mask_secrets, model, &stored, report, |each| {
         let mut batch = sno_journal::delta::State::new();
         for (path, rec) in records {
             if only.is_some_and(|c| !c.contains(&path)) {
@@ -304,7 +318,9 @@ const FILES_PER_TASK: usize = 32;
 
 /// The vectors of every file of the batches `read` gives to the closure it
 /// is called with (which says whether to go on), the journal not holding
-/// them (`stored`), in their stored form; and what `read` returned.
+/// them (`stored`), in their stored form; and what `read` returned. With
+/// `report`, the files embedded are sent to its sender, out of its total,
+/// as each batch's vectors come back.
 ///
 /// One worker per core embeds a batch while the next is decoded: decoding
 /// is the reader's only work, so the cores stay on the embedding. Each
@@ -316,13 +332,18 @@ fn embed_batches<R>(
     mask_secrets: bool,
     model: &Model,
     stored: &Stored,
+    report: Option<(
+        &tokio::sync::mpsc::UnboundedSender<crate::indexer::Progress>,
+        usize,
+    )>,
     read: impl FnOnce(&mut dyn FnMut(sno_journal::delta::State) -> bool) -> R,
 ) -> (R, sno_journal::int8::VectorRows) {
     use std::sync::mpsc;
     let workers = std::thread::available_parallelism().map_or(1, usize::from);
     let (send, receive) = mpsc::sync_channel::<sno_journal::delta::State>(workers);
     let receive = std::sync::Mutex::new(receive);
-    let (done, embedded) = mpsc::channel::<sno_journal::int8::VectorRows>();
+    // Each batch's vectors, with how many files it had.
+    let (done, embedded) = mpsc::channel::<(usize, sno_journal::int8::VectorRows)>();
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
@@ -349,17 +370,28 @@ fn embed_batches<R>(
                             rows.push(h, &v);
                         }
                     }
-                    if done.send(rows).is_err() {
+                    if done.send((batch.len(), rows)).is_err() {
                         return;
                     }
                 })
             })
             .collect();
         let mut rows = sno_journal::int8::VectorRows::default();
+        let mut files_done = 0;
+        let mut take = |(files, got): (usize, sno_journal::int8::VectorRows)| {
+            rows.append(got);
+            files_done += files;
+            if let Some((sender, total)) = report {
+                let _ = sender.send(crate::indexer::Progress::FilesEmbedded {
+                    done: files_done,
+                    total,
+                });
+            }
+        };
         // A worker gone (it panicked) stops the reading; its panic is
         // raised below.
         let out = read(&mut |batch| {
-            embedded.try_iter().for_each(|r| rows.append(r));
+            embedded.try_iter().for_each(&mut take);
             send.send(batch).is_ok()
         });
         drop(send);
@@ -368,7 +400,7 @@ fn embed_batches<R>(
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         }
-        embedded.try_iter().for_each(|r| rows.append(r));
+        embedded.try_iter().for_each(&mut take);
         (out, rows)
     })
 }

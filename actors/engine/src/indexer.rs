@@ -950,6 +950,7 @@ impl Run<'_> {
         let changes =
             off_the_runtime(|| Self::changes_of(repo, ctx, &info, None, Some(&State::default())))?
                 .expect("a full listing against a state at hand");
+        let total = changes.len();
         let mut changes = changes.into_iter();
         let mut first = FirstIndex::default();
         let mut inflight: FuturesUnordered<ParseFuture> = FuturesUnordered::new();
@@ -979,6 +980,18 @@ impl Run<'_> {
             let (rec, was_parsed, _) = record_of(p, outcome, run);
             parsed += usize::from(was_parsed);
             first.add(rec);
+            if let Some(p) = self.progress.filter(|_| first.len() % PROGRESS_EVERY == 0) {
+                let _ = p.send(Progress::FilesParsed {
+                    done: first.len(),
+                    total,
+                });
+            }
+        }
+        if let Some(p) = self.progress.filter(|_| first.len() % PROGRESS_EVERY != 0) {
+            let _ = p.send(Progress::FilesParsed {
+                done: first.len(),
+                total,
+            });
         }
         run.files_parsed += parsed as u64;
         let t_parsed = t0.elapsed();
@@ -1022,6 +1035,9 @@ impl Run<'_> {
 /// Parse jobs' bytes a streamed first index lets wait for the parsers:
 /// enough to keep them busy, bounded whatever the repository's size.
 const IN_FLIGHT_BYTES: u64 = 32 << 20;
+
+/// Files parsed between two progress reports of a first index.
+const PROGRESS_EVERY: usize = 256;
 
 /// Parse jobs a streamed first index lets wait, however small.
 const IN_FLIGHT_FILES: usize = 256;

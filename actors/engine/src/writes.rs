@@ -97,11 +97,12 @@ impl Engine {
         };
 
         let indexer = self.indexer().await?;
-        let done = ractor::call!(indexer, IndexerMsg::Run, request, progress).map_err(gone)??;
+        let done =
+            ractor::call!(indexer, IndexerMsg::Run, request, progress.clone()).map_err(gone)??;
         // Then the semantic index, for what is new.
         let embedder =
             ractor::call!(self.supervisor().await?, SupervisorMsg::Embedder).map_err(gone)?;
-        let embedded = ractor::call!(embedder, EmbedderMsg::Refresh)
+        let embedded = ractor::call!(embedder, EmbedderMsg::Refresh, progress)
             .map_err(gone)?
             .map_err(|e| Error::internal(format!("embedding: {e}")))?;
         let r = &done.run;

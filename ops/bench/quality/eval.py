@@ -1841,12 +1841,17 @@ def budget_sweep(srv, qa, mode, args, tok, out):
 
 
 def length_probe(srv, recs, mode, out):
-    """Query time against query length at the indexed head: the same texts
-    cut (or repeated) to each of PROBE_LENGTHS words."""
-    texts = [r["query"].split() for r in recs][:20]
+    """Query time against query length at the indexed head: each of 20
+    texts cut to each of PROBE_LENGTHS words, a text shorter than that
+    going on with the words of the texts after it (not repeated: a
+    repeated text has no more distinct words than its first copy, and its
+    answer is one already made)."""
+    texts = [r["query"].split() for r in recs]
+    words = [w for t in texts for w in t]
+    starts = [sum(len(t) for t in texts[:i]) for i in range(min(20, len(texts)))]
     for n in PROBE_LENGTHS:
-        for w in texts:
-            q = " ".join((w * (1 + n // max(1, len(w))))[:n])
+        for at in starts:
+            q = " ".join((words[at:] + words[:at])[:n])
             _, _, ms, _ = srv.search(q, 10, 2000)
             out["length_ms"].setdefault(mode, {}).setdefault(str(n), []).append(ms)
 
