@@ -149,24 +149,48 @@ where
         Ok(self.files.len()?)
     }
 
+    /// Every file's path and encoded row (its pieces joined), in path
+    /// order, until `each` returns `false`: for a caller that decodes
+    /// them apart ([`decode_row`]).
+    pub(crate) fn for_each_row(
+        &self,
+        mut each: impl FnMut(&str, Cow<'_, [u8]>) -> bool,
+    ) -> Result<(), JournalError> {
+        for row in self.files.iter()? {
+            let (k, v) = row?;
+            let path = k.value();
+            if !each(path, self.joined(path, v.value())?) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     fn decode(&self, path: &str, stored: &[u8]) -> Result<FileRecord, JournalError> {
-        let row = match stored.split_first() {
-            Some((&WHOLE, row)) => Cow::Borrowed(row),
+        decode_row(&self.joined(path, stored)?)
+    }
+
+    /// A row's encoded view, its pieces joined when it is in pieces.
+    fn joined<'a>(&self, path: &str, stored: &'a [u8]) -> Result<Cow<'a, [u8]>, JournalError> {
+        match stored.split_first() {
+            Some((&WHOLE, row)) => Ok(Cow::Borrowed(row)),
             Some((&IN_PIECES, _)) => {
                 let mut row = Vec::new();
                 for piece in self.pieces.range((path, 0)..=(path, u32::MAX))? {
                     row.extend_from_slice(piece?.1.value());
                 }
-                Cow::Owned(row)
+                Ok(Cow::Owned(row))
             }
-            _ => {
-                return Err(bad_row(crate::event::DecodeError::Payload(
-                    "an empty or unknown view row".into(),
-                )))
-            }
-        };
-        crate::stored::decode_view(&row).map_err(bad_row)
+            _ => Err(bad_row(crate::event::DecodeError::Payload(
+                "an empty or unknown view row".into(),
+            ))),
+        }
     }
+}
+
+/// The record an encoded view row ([`FileRows::for_each_row`]) holds.
+pub(crate) fn decode_row(row: &[u8]) -> Result<FileRecord, JournalError> {
+    crate::stored::decode_view(row).map_err(bad_row)
 }
 
 fn bad_row(source: crate::event::DecodeError) -> JournalError {

@@ -171,19 +171,35 @@ pub(crate) const LAZY_FROM_FILES: u64 = KEEP_FILES + 1;
 /// The resolution indexes of the views at `seq`, read a batch of records
 /// at a time, none kept; and each file's blob, as records that hold
 /// nothing else: what a full listing is reconciled with.
+///
+/// Records are decoded on the caller's thread while another indexes the
+/// batch before: each was about half of the work (3.3-3.8 s a commit on
+/// 8.4M lines, on one core).
 fn streamed_index(journal: &Journal, seq: Seq) -> Result<(RepoIndex, State), IndexError> {
-    let mut index = RepoIndex::streamed();
-    let mut blobs = State::new();
-    if !journal.files_in_batches(seq, 512, |batch| {
-        index.add(&batch);
-        for (path, rec) in &batch {
-            blobs.insert(path.clone(), blob_only(rec));
-        }
-        true
-    })? {
+    let (send, receive) = std::sync::mpsc::sync_channel::<State>(2);
+    let (read, built) = std::thread::scope(|scope| {
+        let builder = scope.spawn(move || {
+            let mut index = RepoIndex::streamed();
+            let mut blobs = State::new();
+            for batch in receive {
+                index.add(&batch);
+                for (path, rec) in &batch {
+                    blobs.insert(path.clone(), blob_only(rec));
+                }
+            }
+            (index.finish(), blobs)
+        });
+        let read = journal.files_in_batches(seq, 512, |batch| send.send(batch).is_ok());
+        drop(send);
+        let built = builder
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (read, built)
+    });
+    if !read? {
         return Err(IndexError::HeadMoved);
     }
-    Ok((index.finish(), blobs))
+    Ok(built)
 }
 
 /// A record with only its path and blob.

@@ -89,13 +89,16 @@ impl StreamedIndex {
     pub fn add(&mut self, batch: &State) {
         for (path, rec) in batch {
             self.paths.push(path.clone());
-            self.symbols.add(rec);
+            // In path order, each entry goes after the name's others:
+            // pushed, and the order checked once at the end.
+            self.symbols.add_unordered(rec);
             self.refs.add(rec);
         }
     }
 
     /// The index.
-    pub fn finish(self) -> RepoIndex {
+    pub fn finish(mut self) -> RepoIndex {
+        self.symbols.put_in_order();
         RepoIndex {
             paths: PathIndex::new(self.paths.iter()),
             symbols: self.symbols,

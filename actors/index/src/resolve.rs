@@ -531,25 +531,35 @@ impl SymbolIndex {
     }
 
     /// Puts the entries of files added by [`SymbolIndex::add_unordered`]
-    /// in (path, position) order.
+    /// in (path, position) order: cheap when they came in path order.
     pub fn put_in_order(&mut self) {
+        // Stable: entries added in order already are one run, checked in
+        // one pass.
         for entries in self.by_name.values_mut() {
-            entries.sort_unstable_by(|a, b| (&*a.path, a.order).cmp(&(&*b.path, b.order)));
+            entries.sort_by(|a, b| (&*a.path, a.order).cmp(&(&*b.path, b.order)));
         }
     }
 
     fn insert(&mut self, rec: &FileRecord, in_order: bool) {
         let path: std::sync::Arc<str> = rec.path.as_str().into();
         let by_id: HashMap<SymbolId, &Symbol> = rec.symbols.iter().map(|s| (s.id, s)).collect();
+        // One name per parent, shared by its members.
+        let mut parent_names: HashMap<SymbolId, std::sync::Arc<str>> = HashMap::default();
         for (order, sym) in rec.symbols.iter().enumerate() {
-            let v = self.by_name.entry(sym.name.clone()).or_default();
+            // A name already indexed is not copied to be looked up.
+            if !self.by_name.contains_key(sym.name.as_str()) {
+                self.by_name.insert(sym.name.clone(), Vec::new());
+            }
             let parent = sym.parent.and_then(|p| by_id.get(&p)).map(|p| {
-                (
-                    p.id,
-                    std::sync::Arc::<str>::from(p.name.as_str()),
-                    p.kind == SymbolKind::Impl,
-                )
+                let name = parent_names
+                    .entry(p.id)
+                    .or_insert_with(|| p.name.as_str().into());
+                (p.id, name.clone(), p.kind == SymbolKind::Impl)
             });
+            let v = self
+                .by_name
+                .get_mut(sym.name.as_str())
+                .expect("the name was indexed above");
             let e = NameEntry {
                 path: path.clone(),
                 order: order as u32,
