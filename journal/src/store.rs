@@ -55,6 +55,9 @@ const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions");
 const META_VECTORS_MODEL: &str = "vectors_model";
 /// The journal length the stored vectors were brought up to.
 const META_VECTORS_UPTO: &str = "vectors_upto";
+/// Embedded symbols per file as of a journal position (the embedder's
+/// counts, kept so a new process need not decode every view to count).
+const META_EMBEDDED_COUNTS: &str = "embedded_counts";
 
 pub(crate) const META_HEAD: &str = "head";
 /// Set while the head is a rollback's: where git's HEAD was then.
@@ -998,6 +1001,54 @@ impl Journal {
         }))
     }
 
+    /// Keeps how many symbols of each file are embedded as of journal
+    /// position `at` (paths hold no NUL, so each entry is the path, a NUL,
+    /// the count, a NUL).
+    pub fn put_embedded_counts<'a>(
+        &self,
+        at: Seq,
+        counts: impl Iterator<Item = (&'a str, usize)>,
+    ) -> Result<(), JournalError> {
+        let mut bytes = at.0.to_le_bytes().to_vec();
+        for (path, n) in counts {
+            bytes.extend_from_slice(path.as_bytes());
+            bytes.push(0);
+            bytes.extend_from_slice(n.to_string().as_bytes());
+            bytes.push(0);
+        }
+        let tx = self.db.begin_write()?;
+        tx.open_table(META)?
+            .insert(META_EMBEDDED_COUNTS, bytes.as_slice())?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The counts [`Journal::put_embedded_counts`] kept last, with their
+    /// position; `None` when there are none or they do not read back.
+    pub fn embedded_counts(&self) -> Result<Option<(Seq, Vec<(String, usize)>)>, JournalError> {
+        let r = self.db.begin_read()?;
+        let t = r.open_table(META)?;
+        let Some(v) = t.get(META_EMBEDDED_COUNTS)? else {
+            return Ok(None);
+        };
+        let bytes = v.value();
+        let Some((at, rest)) = bytes.split_first_chunk::<8>() else {
+            return Ok(None);
+        };
+        let mut fields = rest.split(|b| *b == 0);
+        let mut out = Vec::new();
+        while let (Some(path), Some(n)) = (fields.next(), fields.next()) {
+            let (Ok(path), Some(n)) = (
+                std::str::from_utf8(path),
+                std::str::from_utf8(n).ok().and_then(|n| n.parse().ok()),
+            ) else {
+                return Ok(None);
+            };
+            out.push((path.to_string(), n));
+        }
+        Ok(Some((Seq(u64::from_le_bytes(*at)), out)))
+    }
+
     /// Stored vectors for text hashes (`None` where there is none).
     pub fn vectors(&self, hashes: &[u64]) -> Result<Vec<Option<Vec<f32>>>, JournalError> {
         let r = self.db.begin_read()?;
@@ -1044,6 +1095,7 @@ impl Journal {
                 tx.delete_table(VECTORS)?;
                 meta.insert(META_VECTORS_MODEL, model.as_bytes())?;
                 meta.remove(META_VECTORS_UPTO)?;
+                meta.remove(META_EMBEDDED_COUNTS)?;
             }
             if let Some(seq) = covers {
                 meta.insert(META_VECTORS_UPTO, seq.0.to_le_bytes().as_slice())?;
@@ -1341,6 +1393,27 @@ mod vector_tests {
             j.vectors(&[1, 3]).unwrap(),
             vec![None, Some(vec![9.0, 9.0])]
         );
+    }
+
+    #[test]
+    fn embedded_counts_come_back_as_kept_and_go_with_the_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        assert_eq!(j.embedded_counts().unwrap(), None);
+        j.put_vectors("m1", &[(1, vec![0.5, -1.0])], Some(Seq(4)))
+            .unwrap();
+        let counts = [("src/a b.py", 3usize), ("src/é.rs", 0), ("x", 12)];
+        j.put_embedded_counts(Seq(4), counts.iter().copied())
+            .unwrap();
+        let (at, got) = j.embedded_counts().unwrap().expect("kept");
+        assert_eq!(at, Seq(4));
+        let want: Vec<(String, usize)> = counts.iter().map(|(p, n)| (p.to_string(), *n)).collect();
+        assert_eq!(got, want);
+        j.put_embedded_counts(Seq(5), std::iter::empty()).unwrap();
+        assert_eq!(j.embedded_counts().unwrap(), Some((Seq(5), Vec::new())));
+        // Counts of another model's vectors say nothing of the new one's.
+        j.put_vectors("m2", &[(3, vec![9.0, 9.0])], None).unwrap();
+        assert_eq!(j.embedded_counts().unwrap(), None);
     }
 }
 
