@@ -59,6 +59,9 @@ const META_VECTORS_UPTO: &str = "vectors_upto";
 /// counts, kept so a new process need not decode every view to count).
 const META_EMBEDDED_COUNTS: &str = "embedded_counts";
 
+/// A journal position and each file's count of embedded symbols as of it.
+pub type EmbeddedCounts = (Seq, Vec<(String, usize)>);
+
 pub(crate) const META_HEAD: &str = "head";
 /// Set while the head is a rollback's: where git's HEAD was then.
 const META_ROLLED_BACK_AT: &str = "rolled_back_at";
@@ -1025,7 +1028,7 @@ impl Journal {
 
     /// The counts [`Journal::put_embedded_counts`] kept last, with their
     /// position; `None` when there are none or they do not read back.
-    pub fn embedded_counts(&self) -> Result<Option<(Seq, Vec<(String, usize)>)>, JournalError> {
+    pub fn embedded_counts(&self) -> Result<Option<EmbeddedCounts>, JournalError> {
         let r = self.db.begin_read()?;
         let t = r.open_table(META)?;
         let Some(v) = t.get(META_EMBEDDED_COUNTS)? else {
