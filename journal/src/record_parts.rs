@@ -336,9 +336,7 @@ mod journal_tests {
     fn a_record_in_parts_replays_and_verifies_and_the_chain_goes_on() {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
-        let names: Vec<String> = (0..60_000u64)
-            .map(|i| format!("f{:016x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
-            .collect();
+        let names: Vec<String> = crate::test_support::scattered_names("f", 60_000);
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut big = record("big.py", 1, &names);
         big.canonicalize();
@@ -534,9 +532,7 @@ mod journal_tests {
     #[test]
     fn a_streamed_first_index_holds_what_its_deltas_say() {
         let mut recs = records(4500);
-        let names: Vec<String> = (0..60_000u64)
-            .map(|i| format!("g{:016x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
-            .collect();
+        let names: Vec<String> = crate::test_support::scattered_names("g", 60_000);
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut big = record("lib/big.py", 9, &names);
         big.canonicalize();

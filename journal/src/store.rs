@@ -1798,9 +1798,7 @@ mod open_tests {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
         // Names that do not compress: the row is longer than a page.
-        let long: Vec<String> = (0..2000u64)
-            .map(|i| format!("g{:016x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
-            .collect();
+        let long: Vec<String> = crate::test_support::scattered_names("g", 2000);
         let long: Vec<&str> = long.iter().map(String::as_str).collect();
         let mut recs: Vec<FileRecord> = (0..150u8)
             .map(|i| crate::test_support::record(&format!("src/m{i:03}.py"), i, &["load", "save"]))
@@ -1855,9 +1853,7 @@ mod open_tests {
     fn views_of_the_layout_before_pieces_are_rebuilt_on_open() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sno.redb");
-        let names: Vec<String> = (0..2000u64)
-            .map(|i| format!("g{:016x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
-            .collect();
+        let names: Vec<String> = crate::test_support::scattered_names("g", 2000);
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut recs = vec![
             crate::test_support::record("src/big.py", 1, &names),

@@ -70,3 +70,12 @@ pub fn commit(n: u8, deltas: Vec<FileDelta>) -> CommitIndexed {
         deltas,
     }
 }
+
+/// `n` names that share no run of characters a compressor could use
+/// (`prefix` and a scattered 64-bit hex number each): records of them are
+/// as long stored as they are decoded.
+pub fn scattered_names(prefix: &str, n: u64) -> Vec<String> {
+    (0..n)
+        .map(|i| format!("{prefix}{:016x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+        .collect()
+}

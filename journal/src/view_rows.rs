@@ -208,9 +208,7 @@ mod tests {
 
     fn record(path: &str, names: usize) -> FileRecord {
         // Names lz4 finds little to compress in.
-        let names: Vec<String> = (0..names as u64)
-            .map(|i| format!("g{:016x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
-            .collect();
+        let names: Vec<String> = crate::test_support::scattered_names("g", names as u64);
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut r = crate::test_support::record(path, 1, &names);
         r.canonicalize();
