@@ -1004,30 +1004,9 @@ impl Journal {
         }))
     }
 
-    /// Keeps how many symbols of each file are embedded as of journal
-    /// position `at` (paths hold no NUL, so each entry is the path, a NUL,
-    /// the count, a NUL).
-    pub fn put_embedded_counts<'a>(
-        &self,
-        at: Seq,
-        counts: impl Iterator<Item = (&'a str, usize)>,
-    ) -> Result<(), JournalError> {
-        let mut bytes = at.0.to_le_bytes().to_vec();
-        for (path, n) in counts {
-            bytes.extend_from_slice(path.as_bytes());
-            bytes.push(0);
-            bytes.extend_from_slice(n.to_string().as_bytes());
-            bytes.push(0);
-        }
-        let tx = self.db.begin_write()?;
-        tx.open_table(META)?
-            .insert(META_EMBEDDED_COUNTS, bytes.as_slice())?;
-        tx.commit()?;
-        Ok(())
-    }
-
-    /// The counts [`Journal::put_embedded_counts`] kept last, with their
-    /// position; `None` when there are none or they do not read back.
+    /// The per-file counts of embedded symbols [`Journal::put_vector_rows`]
+    /// kept last, with the position they are of; `None` when there are
+    /// none or they do not read back.
     pub fn embedded_counts(&self) -> Result<Option<EmbeddedCounts>, JournalError> {
         let r = self.db.begin_read()?;
         let t = r.open_table(META)?;
@@ -1078,15 +1057,19 @@ impl Journal {
         for (h, v) in vectors {
             rows.push(*h, v);
         }
-        self.put_vector_rows(model, &rows, covers)
+        self.put_vector_rows(model, &rows, covers, None)
     }
 
     /// [`Journal::put_vectors`] of vectors already in their stored form.
+    /// With `covers`, `counts` (how many symbols of each file are embedded
+    /// there) are kept beside it, in the same transaction: the next process
+    /// takes them instead of counting every view again.
     pub fn put_vector_rows(
         &self,
         model: &str,
         rows: &crate::int8::VectorRows,
         covers: Option<Seq>,
+        counts: Option<&[(&str, usize)]>,
     ) -> Result<(), JournalError> {
         let tx = self.db.begin_write()?;
         {
@@ -1102,6 +1085,13 @@ impl Journal {
             }
             if let Some(seq) = covers {
                 meta.insert(META_VECTORS_UPTO, seq.0.to_le_bytes().as_slice())?;
+                // Counts of another position would only be ignored.
+                match counts {
+                    Some(counts) => {
+                        meta.insert(META_EMBEDDED_COUNTS, counts_bytes(seq, counts).as_slice())?
+                    }
+                    None => meta.remove(META_EMBEDDED_COUNTS)?,
+                };
             }
             let mut t = tx.open_table(VECTORS)?;
             // In key order: into an empty table (a first embedding, a new
@@ -1403,17 +1393,25 @@ mod vector_tests {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
         assert_eq!(j.embedded_counts().unwrap(), None);
-        j.put_vectors("m1", &[(1, vec![0.5, -1.0])], Some(Seq(4)))
-            .unwrap();
+        let mut rows = crate::int8::VectorRows::default();
+        rows.push(1, &[0.5, -1.0]);
         let counts = [("src/a b.py", 3usize), ("src/é.rs", 0), ("x", 12)];
-        j.put_embedded_counts(Seq(4), counts.iter().copied())
+        j.put_vector_rows("m1", &rows, Some(Seq(4)), Some(&counts))
             .unwrap();
         let (at, got) = j.embedded_counts().unwrap().expect("kept");
         assert_eq!(at, Seq(4));
         let want: Vec<(String, usize)> = counts.iter().map(|(p, n)| (p.to_string(), *n)).collect();
         assert_eq!(got, want);
-        j.put_embedded_counts(Seq(5), std::iter::empty()).unwrap();
+        j.put_vector_rows("m1", &rows, Some(Seq(5)), Some(&[]))
+            .unwrap();
         assert_eq!(j.embedded_counts().unwrap(), Some((Seq(5), Vec::new())));
+        // Vectors brought to a position without counts keep none of an
+        // older one's.
+        j.put_vector_rows("m1", &rows, Some(Seq(6)), None).unwrap();
+        assert_eq!(j.embedded_counts().unwrap(), None);
+        j.put_vector_rows("m1", &rows, Some(Seq(7)), Some(&counts[..1]))
+            .unwrap();
+        assert_eq!(j.embedded_counts().unwrap().unwrap().1.len(), 1);
         // Counts of another model's vectors say nothing of the new one's.
         j.put_vectors("m2", &[(3, vec![9.0, 9.0])], None).unwrap();
         assert_eq!(j.embedded_counts().unwrap(), None);
@@ -1898,6 +1896,19 @@ mod open_tests {
         let report = crate::verify::verify(&j);
         assert!(report.problems.is_empty(), "{:?}", report.problems);
     }
+}
+
+/// Counts of embedded symbols as stored: the position, then each path, a
+/// NUL, the count, a NUL (a path holds no NUL).
+fn counts_bytes(at: Seq, counts: &[(&str, usize)]) -> Vec<u8> {
+    let mut bytes = at.0.to_le_bytes().to_vec();
+    for (path, n) in counts {
+        bytes.extend_from_slice(path.as_bytes());
+        bytes.push(0);
+        bytes.extend_from_slice(n.to_string().as_bytes());
+        bytes.push(0);
+    }
+    bytes
 }
 
 /// The records of encoded view rows, decoded on every core: decoding is

@@ -155,7 +155,7 @@ fn count_into(
     per_file.extend(batch.iter().map(|(p, r)| (p.clone(), embedded_in(r))));
 }
 
-/// The counts a run kept in the journal ([`keep_counts`]).
+/// The counts a run kept in the journal beside its vectors ([`counts_to_keep`]).
 fn kept_counts(journal: &Journal) -> Option<Counts> {
     let (at, counts) = journal.embedded_counts().ok()??;
     Some(Counts {
@@ -164,15 +164,11 @@ fn kept_counts(journal: &Journal) -> Option<Counts> {
     })
 }
 
-/// Keeps the counts as of journal position `at` for the next process: on
-/// 8.4M lines, counting from the views took 1.5-2 s of every CLI run that
-/// indexed a commit, and of a daemon's first. Not keeping them costs only
-/// that time again.
-fn keep_counts(journal: &Journal, at: u64, per_file: &rustc_hash::FxHashMap<String, usize>) {
-    let counts = per_file.iter().map(|(p, n)| (p.as_str(), *n));
-    if let Err(e) = journal.put_embedded_counts(sno_journal::model::Seq(at), counts) {
-        tracing::warn!(error = %e, "embedded symbol counts not kept");
-    }
+/// The counts as the journal keeps them beside the vectors: on 8.4M
+/// lines, counting from the views took 1.5-2 s of every CLI run that
+/// indexed a commit, and of a daemon's first.
+fn counts_to_keep(per_file: &rustc_hash::FxHashMap<String, usize>) -> Vec<(&str, usize)> {
+    per_file.iter().map(|(p, n)| (p.as_str(), *n)).collect()
 }
 
 /// Files whose records are decoded together when counting.
@@ -214,8 +210,8 @@ fn refresh(
         _ => None,
     };
     // The records to embed from: the changed files' when the counts of the
-    // others are at hand, else the whole state.
-    // Else those a run before kept in the journal, as of the same point.
+    // others are at hand (this engine's, else those a run before kept in
+    // the journal, as of the same point), else the whole state.
     let counted = st
         .counts
         .take()
@@ -279,10 +275,14 @@ fn refresh(
             if read {
                 let embedded = rows.len();
                 journal
-                    .put_vector_rows(&model.source, &rows, Some(sno_journal::model::Seq(len)))
+                    .put_vector_rows(
+                        &model.source,
+                        &rows,
+                        Some(sno_journal::model::Seq(len)),
+                        Some(&counts_to_keep(&per_file)),
+                    )
                     .map_err(err)?;
                 let symbols = per_file.values().sum();
-                keep_counts(&journal, len, &per_file);
                 st.counts = Some(Counts { at: len, per_file });
                 return Ok(EmbedSummary {
                     off_reason: None,
@@ -298,18 +298,14 @@ fn refresh(
         per_file.insert(path.clone(), embedded_in(rec));
     }
     let embeddable = per_file.values().sum();
-    let only = changed.as_ref();
-    let to_embed = records
-        .keys()
-        .filter(|path| changed.as_ref().is_none_or(|c| c.contains(*path)))
-        .count();
-    let report = progress.map(|p| (p, to_embed));
+    let records: Vec<_> = records
+        .into_iter()
+        .filter(|(path, _)| changed.as_ref().is_none_or(|c| c.contains(path)))
+        .collect();
+    let report = progress.map(|p| (p, records.len()));
     let ((), new) = embed_batches(&git, st.mask_secrets, model, &stored, report, |each| {
         let mut batch = sno_journal::delta::State::new();
         for (path, rec) in records {
-            if only.is_some_and(|c| !c.contains(&path)) {
-                continue;
-            }
             batch.insert(path, rec);
             if batch.len() == FILES_PER_TASK && !each(std::mem::take(&mut batch)) {
                 return;
@@ -320,9 +316,13 @@ fn refresh(
         }
     });
     journal
-        .put_vector_rows(&model.source, &new, Some(sno_journal::model::Seq(len)))
+        .put_vector_rows(
+            &model.source,
+            &new,
+            Some(sno_journal::model::Seq(len)),
+            Some(&counts_to_keep(&per_file)),
+        )
         .map_err(err)?;
-    keep_counts(&journal, len, &per_file);
     st.counts = Some(Counts { at: len, per_file });
     Ok(EmbedSummary {
         off_reason: None,

@@ -967,6 +967,11 @@ impl Run<'_> {
             off_the_runtime(|| Self::changes_of(repo, ctx, &info, None, Some(&State::default())))?
                 .expect("a full listing against a state at hand");
         let total = changes.len();
+        let report = |done: usize| {
+            if let Some(p) = self.progress {
+                let _ = p.send(Progress::FilesParsed { done, total });
+            }
+        };
         let mut changes = changes.into_iter();
         let mut first = FirstIndex::default();
         let mut inflight: FuturesUnordered<ParseFuture> = FuturesUnordered::new();
@@ -996,18 +1001,12 @@ impl Run<'_> {
             let (rec, was_parsed, _) = record_of(p, outcome, run);
             parsed += usize::from(was_parsed);
             first.add(rec);
-            if let Some(p) = self.progress.filter(|_| first.len() % PROGRESS_EVERY == 0) {
-                let _ = p.send(Progress::FilesParsed {
-                    done: first.len(),
-                    total,
-                });
+            if first.len() % PROGRESS_EVERY == 0 {
+                report(first.len());
             }
         }
-        if let Some(p) = self.progress.filter(|_| first.len() % PROGRESS_EVERY != 0) {
-            let _ = p.send(Progress::FilesParsed {
-                done: first.len(),
-                total,
-            });
+        if first.len() % PROGRESS_EVERY != 0 {
+            report(first.len());
         }
         run.files_parsed += parsed as u64;
         let t_parsed = t0.elapsed();

@@ -511,8 +511,9 @@ impl SymbolIndex {
     pub fn new(state: &State) -> SymbolIndex {
         let mut ix = SymbolIndex::default();
         for rec in state.values() {
-            ix.add(rec);
+            ix.add_unordered(rec);
         }
+        ix.put_in_order();
         ix
     }
 

@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 
 use sno_journal::delta::State;
 use sno_journal::model::FileRecord;
-use tantivy::collector::TopDocs;
 use tantivy::query::QueryParser;
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, STORED, STRING,
@@ -246,13 +245,9 @@ impl FileIndex {
             return Ok(Vec::new());
         }
         let (q, _) = self.parser.parse_query_lenient(&text);
-        let searcher = self.reader.searcher();
-        let hits = searcher
-            .search(&q, &TopDocs::with_limit(limit).order_by_score())
-            .map_err(err)?;
+        let hits = crate::lexical::top_docs(&self.reader, &q, limit)?;
         let mut out = Vec::with_capacity(hits.len());
-        for (score, addr) in hits {
-            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
+        for (score, d) in hits {
             let key = d.get_first(self.key).and_then(|v| {
                 use tantivy::schema::Value;
                 v.as_str()

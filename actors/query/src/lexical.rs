@@ -662,13 +662,9 @@ impl LexicalIndex {
             text.push_str(&short_forms(&text));
         }
         let q = self.query(&text, if named { &self.named } else { &self.prose });
-        let searcher = self.reader.searcher();
-        let hits = searcher
-            .search(&q, &TopDocs::with_limit(limit).order_by_score())
-            .map_err(err)?;
+        let hits = top_docs(&self.reader, &q, limit)?;
         let mut out = Vec::with_capacity(hits.len());
-        for (score, addr) in hits {
-            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
+        for (score, d) in hits {
             let path = d.get_first(self.file).and_then(|v| v.as_str());
             let local = d.get_first(self.local).and_then(|v| v.as_u64());
             let (Some(path), Some(local)) = (path, local) else {
@@ -685,6 +681,22 @@ impl LexicalIndex {
         }
         Ok(out)
     }
+}
+
+/// The best `limit` documents of `reader`'s index for `q`, best first,
+/// with their BM25 scores.
+pub(crate) fn top_docs(
+    reader: &IndexReader,
+    q: &dyn Query,
+    limit: usize,
+) -> Result<Vec<(f32, TantivyDocument)>, LexicalError> {
+    let searcher = reader.searcher();
+    let hits = searcher
+        .search(q, &TopDocs::with_limit(limit).order_by_score())
+        .map_err(err)?;
+    hits.into_iter()
+        .map(|(score, addr)| Ok((score, searcher.doc(addr).map_err(err)?)))
+        .collect()
 }
 
 /// The `file` term of marker documents. A path never holds a NUL.
