@@ -999,7 +999,7 @@ fn neighbouring_items_of_one_file_are_quoted_once() {
     assert_eq!(md.matches("return w * h").count(), 1, "{md}");
     // The two methods meet (one blank line apart): one block, its title
     // naming both, best first; the function four blank lines further
-    // down is a block of its own.
+    // down is a piece of its own, in the same fence.
     let title = md
         .lines()
         .find(|l| l.contains("`Plane.square_area`") || l.contains("`Plane.disc_area`"))
@@ -1010,10 +1010,8 @@ fn neighbouring_items_of_one_file_are_quoted_once() {
             || title.starts_with("`Plane`"),
         "{md}"
     );
-    assert!(
-        md.contains("`far_away_area` geometry/shapes.py:15\n"),
-        "{md}"
-    );
+    assert!(md.contains("\n⋮ far_away_area · line 15\n"), "{md}");
+    assert_eq!(md.matches("geometry/shapes.py:").count(), 1, "{md}");
     let v = repo.sno_json(&[
         "search",
         "square area disc area",
@@ -1256,4 +1254,70 @@ fn files_changed_lately_come_first_among_equal_matches() {
         first.trim(),
     ]);
     assert_eq!(v["files"][0]["path"], "net/alpha.py", "{v}");
+}
+
+/// A file's ranked pieces are quoted together, in one fence under one
+/// title, whatever ranks between them: each later piece opens with a line
+/// naming it and where it starts, and the file's path is said once.
+#[test]
+fn a_files_pieces_are_quoted_together_under_one_title() {
+    let repo = Repo::new();
+    let filler: String = (0..30).map(|i| format!("X{i} = {i}\n")).collect();
+    repo.write(
+        "reports/alpha.py",
+        format!("def alpha_report(ledger):\n    return ledger.alpha_total()\n\n{filler}\ndef alpha_summary(ledger):\n    return ledger.alpha_total() / 2\n"),
+    );
+    repo.write(
+        "ledger.py",
+        "class Ledger:\n    def alpha_total(self):\n        return sum(self.alpha_rows)\n",
+    );
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let md = stdout(&repo.sno(&[
+        "search",
+        "alpha total",
+        "--lexical-only",
+        "--max-tokens",
+        "4000",
+    ]));
+    // Three items in two files: two titles, two fences.
+    assert_eq!(md.matches("reports/alpha.py:").count(), 1, "{md}");
+    assert_eq!(md.matches("ledger.py:").count(), 1, "{md}");
+    assert_eq!(md.matches("```python\n").count(), 2, "{md}");
+    // The piece that is not the file's first is named inside the fence,
+    // with its line, right where the other piece ends.
+    let later = if md.contains("`alpha_report`") {
+        ("alpha_summary", 35, "alpha_total() / 2")
+    } else {
+        ("alpha_report", 1, "ledger.alpha_total()\n")
+    };
+    let marker = format!("\n⋮ {} · line {}\n", later.0, later.1);
+    let at = md
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no {marker:?} in {md}"));
+    let fence_start = md[..at].rfind("```python\n").expect("an open fence");
+    assert!(md[fence_start..at].contains("alpha_total"), "{md}");
+    assert!(
+        !md[fence_start..at].contains("\n```\n"),
+        "the piece is inside the first one's fence: {md}"
+    );
+    assert!(md[at..].contains(later.2), "{md}");
+    // Each piece is still an item of its own in the structured fields.
+    let v = repo.sno_json(&[
+        "search",
+        "alpha total",
+        "--lexical-only",
+        "--json",
+        "--max-tokens",
+        "4000",
+    ]);
+    let names: Vec<&str> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["qualified_name"].as_str().unwrap())
+        .collect();
+    for n in ["alpha_report", "alpha_summary", "Ledger.alpha_total"] {
+        assert!(names.contains(&n), "{n} in {names:?}");
+    }
 }

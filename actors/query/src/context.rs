@@ -187,6 +187,35 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             })
             .collect(),
     };
+    // A file's later blocks continue its first one's fence under a line
+    // naming what they quote (`⋮ names · line n`) rather than opening a
+    // title and fence of their own: a file's pieces read together, and
+    // the second piece of a file costs a line, not a title and a fence.
+    // Packing takes a prefix of the blocks in rank order, so a later block
+    // is only ever quoted with its file's first; the body is put back in
+    // file order once packed ([`by_file`]).
+    let paths: Vec<&str> = blocks
+        .iter()
+        .map(|b| spans.get(b.members[0]).map_or("", |s| s.path))
+        .collect();
+    let continues: Vec<bool> = if code_answer {
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        paths.iter().map(|p| !seen.insert(p)).collect()
+    } else {
+        Vec::new()
+    };
+    // One fence a file, longer than any backtick run in its quotes.
+    let mut fences: rustc_hash::FxHashMap<&str, String> = Default::default();
+    if code_answer {
+        for (k, b) in blocks.iter().enumerate() {
+            let path = spans[b.members[0]].path;
+            let fence = fences.entry(path).or_default();
+            let own = fence_for(&sources[k]);
+            if own.len() > fence.len() {
+                *fence = own;
+            }
+        }
+    }
     let item = |i: usize, src: Option<&str>| {
         let h = &input.hits[i];
         let e = r.entry(h.doc);
@@ -223,14 +252,30 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                 let e = r.entry(input.hits[b.members[0]].doc);
                 // Overloads (a Python `@overload`, a TypeScript signature)
                 // share a name: it is said once.
+                // A file's later piece names its members plainly (inside
+                // the fence) and by their own names: the file is said, and
+                // the code below shows what holds them.
+                let continued = continues[i];
                 let mut names: Vec<String> = Vec::new();
                 for m in block::titled(b, &spans, src) {
-                    let name = format!("`{}`", r.entry(input.hits[m].doc).name);
+                    let full = r.entry(input.hits[m].doc).name;
+                    let name = if continued {
+                        own_name(full).to_string()
+                    } else {
+                        format!("`{full}`")
+                    };
                     if !names.contains(&name) {
                         names.push(name);
                     }
                 }
-                let fence = fence_for(src);
+                if continued {
+                    return format!(
+                        "{CONTINUED} {} · line {}\n{src}\n",
+                        names.join(", "),
+                        b.line
+                    );
+                }
+                let fence = &fences[e.path];
                 // The kind is the JSON form's: the code's first line
                 // says it, and the fence's language says doc from code.
                 // A block starts with its title (the names it quotes, best
@@ -351,7 +396,10 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     // that left unused is given back to the code and the package redone.
     let mut regrown = !code_answer;
     loop {
-        let packing = pack(&sources, &render, budget, item_framing, !json);
+        let mut packing = pack(&sources, &render, budget, item_framing, !json);
+        if code_answer {
+            packing.body = by_file(&packing, &render, &paths);
+        }
         // Each entry's outcome, from its block's: a member past a block's
         // cut is left out, one the cut reaches into is truncated.
         // (Entries of their own blocks have their blocks' outcomes.)
@@ -562,6 +610,47 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     }
 }
 
+/// A qualified name's last part (`Range.Spans.sourceRange` ->
+/// `sourceRange`, `de::from_str` -> `from_str`).
+fn own_name(qualified: &str) -> &str {
+    let tail = qualified.rsplit("::").next().unwrap_or(qualified);
+    tail.rsplit('.').next().unwrap_or(tail)
+}
+
+/// What opens the line of a file's later piece inside its fence.
+pub const CONTINUED: &str = "⋮";
+
+/// A packed markdown body in file order: each file's first block with its
+/// later ones inside its fence, files in the order of their best blocks.
+/// `paths` is each block's file. The pieces meet at clean seams (a line's
+/// end, then `⋮` or a fence), so the body counts what its pieces counted.
+fn by_file(packing: &crate::pack::Packing, render: &crate::pack::Render, paths: &[&str]) -> String {
+    // Per file: its first block's text up to its closing fence, the later
+    // blocks, the closing fence.
+    let mut files: Vec<(&str, String, String)> = Vec::new();
+    for (k, src) in packing.sources.iter().enumerate() {
+        let Some(src) = src else { continue };
+        let text = render(k, src);
+        match files.iter_mut().find(|(p, _, _)| *p == paths[k]) {
+            Some((_, head, _)) => head.push_str(&text),
+            None => {
+                // The closing fence is the text's last line, then a blank
+                // one.
+                let end = text
+                    .trim_end_matches('\n')
+                    .rfind('\n')
+                    .map_or(text.len(), |at| at + 1);
+                let (head, close) = text.split_at(end);
+                files.push((paths[k], head.to_string(), close.to_string()));
+            }
+        }
+    }
+    files
+        .into_iter()
+        .map(|(_, head, close)| head + &close)
+        .collect()
+}
+
 /// `text` around the one place the stated count ([`usize::MAX`] for now)
 /// stands, when cl100k's pre-tokenizer splits there whatever the number:
 /// the text before ends in a lone space or a punctuation mark and the text
@@ -621,6 +710,24 @@ fn fence_for(src: &str) -> String {
     "`".repeat(longest.max(2) + 1)
 }
 
+/// What the markdown header says of why the semantic signal is off: the
+/// reason's start, which names the model and what failed (a network
+/// error's details run long). The JSON form and `sno status` give it whole.
+const OFF_REASON_CHARS: usize = 72;
+
+/// `text` cut at a word boundary to at most `max` characters, `…` saying
+/// it was.
+fn brief(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => text.into(),
+        Some((at, _)) => {
+            let head = &text[..at];
+            let head = head.rfind(' ').map_or(head, |sp| &head[..sp]);
+            format!("{}…", head.trim_end_matches([',', ':', ';', '('])).into()
+        }
+    }
+}
+
 /// The trust header as markdown: one line (two when files changed on
 /// disk), every word of it worth its tokens, as the budget pays for it.
 /// `> sno <commit> (<branch>) = HEAD · <match> · <completeness> ·
@@ -647,7 +754,7 @@ pub fn render_header(h: &TrustHeader) -> String {
     }
     s.push_str(&format!(" · {}", h.match_type));
     if let Some(r) = &h.semantic_off_reason {
-        s.push_str(&format!(" (semantic off: {r})"));
+        s.push_str(&format!(" (semantic off: {})", brief(r, OFF_REASON_CHARS)));
     }
     let what = match c.status.as_str() {
         "full" => format!("full: {} item(s)", c.included),
@@ -705,6 +812,26 @@ mod tests {
 
     /// Counted around the number, a text counts as it does whole, for
     /// every number; where that cannot be vouched for, there is no split.
+    #[test]
+    fn a_later_piece_is_named_by_its_own_name() {
+        assert_eq!(own_name("Range.Spans.sourceRange"), "sourceRange");
+        assert_eq!(own_name("de::from_str"), "from_str");
+        assert_eq!(own_name("alpha_report"), "alpha_report");
+    }
+
+    #[test]
+    fn a_long_reason_is_cut_at_a_word_and_says_so() {
+        let r = "embedding model `minishlab/potion-base-8M`: could not load 'minishlab/potion-base-8M' from HuggingFace Hub (failed to lookup address information)";
+        let b = brief(r, OFF_REASON_CHARS);
+        assert!(
+            b.ends_with('…') && b.chars().count() <= OFF_REASON_CHARS + 1,
+            "{b}"
+        );
+        assert!(r.starts_with(b.trim_end_matches('…')), "{b}");
+        assert!(b.contains("could not load"), "{b}");
+        assert_eq!(brief("--lexical-only", OFF_REASON_CHARS), "--lexical-only");
+    }
+
     #[test]
     fn an_answer_counted_around_its_stated_count_counts_as_the_whole() {
         let mark = usize::MAX.to_string();
