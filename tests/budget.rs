@@ -39,6 +39,26 @@ fn tokens(text: &str) -> usize {
         .len()
 }
 
+/// Tokens of the code a markdown answer quotes: its fences' lines, less
+/// those naming a file's later pieces.
+fn code_tokens(answer: &str) -> usize {
+    let mut code = String::new();
+    let mut fence: Option<String> = None;
+    for line in answer.lines() {
+        let ticks = line.len() - line.trim_start_matches('`').len();
+        match &fence {
+            None if ticks >= 3 => fence = Some("`".repeat(ticks)),
+            Some(f) if line.trim_end() == f.as_str() => fence = None,
+            Some(_) if !line.starts_with("⋮ ") => {
+                code.push_str(line);
+                code.push('\n');
+            }
+            _ => {}
+        }
+    }
+    tokens(&code)
+}
+
 #[test]
 fn every_answer_fits_its_budget_and_uses_it() {
     let repo = corpus();
@@ -57,6 +77,7 @@ fn every_answer_fits_its_budget_and_uses_it() {
     let budgets = [300, 500, 800, 1200, 2000, 4000, 8000];
     let mut answers = 0;
     let mut filled = Vec::new();
+    let mut coded = Vec::new();
     for q in queries {
         for max in budgets {
             for format in ["markdown", "json"] {
@@ -93,6 +114,9 @@ fn every_answer_fits_its_budget_and_uses_it() {
                                 || answer.contains(" · truncated: "))
                         {
                             filled.push(used as f64 / max as f64);
+                            if max >= 2000 {
+                                coded.push((code_tokens(&answer) as f64 / max as f64, max, q));
+                            }
                         }
                     }
                 }
@@ -107,6 +131,16 @@ fn every_answer_fits_its_budget_and_uses_it() {
         low.len() * 10 <= filled.len(),
         "answers using under 80% of the budget while leaving items out: {low:?} of {}",
         filled.len()
+    );
+    // From 2,000 tokens, a markdown answer that left items out is at least
+    // 80% code: the header, titles, fences and the list of names left out
+    // take the rest.
+    assert!(!coded.is_empty());
+    let thin: Vec<_> = coded.iter().filter(|c| c.0 < 0.8).collect();
+    assert!(
+        thin.is_empty(),
+        "answers under 80% code: {thin:?} of {}",
+        coded.len()
     );
     server.finish();
 }

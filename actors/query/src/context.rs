@@ -262,7 +262,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                     let name = if continued {
                         own_name(full).to_string()
                     } else {
-                        format!("`{full}`")
+                        code_span(full)
                     };
                     if !names.contains(&name) {
                         names.push(name);
@@ -328,7 +328,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         } else if o.qualified_name.is_empty() {
             o.path.clone()
         } else {
-            format!("`{}` {}:{}", o.qualified_name, o.path, o.line)
+            format!("{} {}:{}", code_span(&o.qualified_name), o.path, o.line)
         }
     };
 
@@ -373,10 +373,10 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         .map(|i| omitted_text(&omitted_entry(i)))
         .collect();
     // A markdown answer of code lists the items left out in at most a
-    // twenty-fifth of its budget: room the code does not take goes back to
+    // fortieth of its budget: room the code does not take goes back to
     // the code, not to more names.
     let names_room = if code_answer {
-        input.max_tokens / 25
+        input.max_tokens / 40
     } else {
         input.max_tokens / 20
     };
@@ -395,6 +395,9 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     // The header and the list were estimated at their longest: once, what
     // that left unused is given back to the code and the package redone.
     let mut regrown = !code_answer;
+    // Room taken from the code to name items left out that rank above an
+    // included one: the list may use it beyond its share.
+    let mut taken_for_names = 0usize;
     loop {
         let mut packing = pack(&sources, &render, budget, item_framing, !json);
         if code_answer {
@@ -542,7 +545,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             continue;
         }
         if code_answer {
-            room = room.min(reserve);
+            room = room.min(reserve + taken_for_names);
         }
         for &i in &left_out {
             let o = omitted_entry(i);
@@ -599,7 +602,9 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         }
         if total <= input.max_tokens {
             // Room for listing them, taken from the items.
-            budget = budget.saturating_sub(unlisted_above.max(8));
+            let take = unlisted_above.max(8).min(budget);
+            budget -= take;
+            taken_for_names += take;
             continue;
         }
         if budget == 0 {
@@ -608,6 +613,18 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         // Seams merged or split differently than counted: a little less.
         budget = budget.saturating_sub((total - input.max_tokens).max(8));
     }
+}
+
+/// `text` as a markdown code span: in single backticks, or, when it has
+/// backticks of its own (a doc section's heading), in a longer run with
+/// spaces inside, as CommonMark reads it.
+fn code_span(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    if longest == 0 {
+        return format!("`{text}`");
+    }
+    let ticks = "`".repeat(longest + 1);
+    format!("{ticks} {text} {ticks}")
 }
 
 /// A qualified name's last part (`Range.Spans.sourceRange` ->
@@ -812,6 +829,15 @@ mod tests {
 
     /// Counted around the number, a text counts as it does whole, for
     /// every number; where that cannot be vouched for, there is no split.
+    #[test]
+    fn a_name_with_backticks_stays_one_code_span() {
+        assert_eq!(code_span("Config.load"), "`Config.load`");
+        assert_eq!(
+            code_span("`UnicodeEncodeError` on Windows"),
+            "`` `UnicodeEncodeError` on Windows ``"
+        );
+    }
+
     #[test]
     fn a_later_piece_is_named_by_its_own_name() {
         assert_eq!(own_name("Range.Spans.sourceRange"), "sourceRange");
