@@ -1315,3 +1315,48 @@ fn a_files_pieces_are_quoted_together_under_one_title() {
         assert!(names.iter().any(|m| m == n), "{n} in {names:?}");
     }
 }
+
+/// Two sections of one markdown file, the second with a fenced example,
+/// are quoted in one fence longer than any inside either: the example's
+/// fence does not close the quote the first section opened, and the second
+/// section is named inside it.
+#[test]
+fn a_docs_sections_with_fences_of_their_own_stay_one_quote() {
+    let repo = Repo::new();
+    let filler: String = (0..40)
+        .map(|i| format!("Paragraph {i} about nothing in particular.\n\n"))
+        .collect();
+    repo.write(
+        "docs/guide.md",
+        format!("# Guide\n\n## Installing the widget\n\nTo install the widget, run widget install --all and install nothing else.\n\n## Other things\n\n{filler}## Upgrading the widget\n\nRun this to upgrade the widget:\n\n```sh\nwidget upgrade --all\n```\n"),
+    );
+    repo.write("app.py", "def main():\n    return 0\n");
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let md = lexical_markdown(&repo, "install the widget", 4000);
+    // The section without a fence ranks first and opens the quote.
+    let first = md
+        .find("Installing the widget")
+        .expect("the install section");
+    assert!(
+        first
+            < md.find("Upgrading the widget")
+                .expect("the upgrade section"),
+        "{md}"
+    );
+    assert_eq!(md.matches("docs/guide.md:").count(), 1, "{md}");
+    let open = md
+        .find("````markdown\n")
+        .unwrap_or_else(|| panic!("a four-backtick fence: {md}"));
+    let close = open
+        + md[open..]
+            .find("\n````\n")
+            .expect("closed by four backticks");
+    let quote = &md[open..close];
+    assert!(quote.contains("widget install --all"), "{md}");
+    assert!(quote.contains("widget upgrade --all"), "{md}");
+    assert!(
+        quote.contains("\n⋮ "),
+        "the later section is named inside the quote: {md}"
+    );
+}

@@ -651,6 +651,10 @@ fn by_file(packing: &crate::pack::Packing, render: &crate::pack::Render, paths: 
         match files.iter_mut().find(|(p, _, _)| *p == paths[k]) {
             Some((_, head, _)) => head.push_str(&text),
             None => {
+                debug_assert!(
+                    !render(k, "").starts_with(CONTINUED),
+                    "a file's first block"
+                );
                 // The closing fence is the text's last line, then a blank
                 // one.
                 let end = text
