@@ -546,7 +546,6 @@ fn the_lexical_index_carried_across_commits_answers_as_a_rebuild_does() {
     assert!(all.iter().any(|(p, _)| p == "app/text_io.py"), "{all:?}");
 }
 
-/// The names of a JSON answer's items, best first.
 /// A lexical-only search's markdown answer within `max_tokens`.
 fn lexical_markdown(repo: &Repo, query: &str, max_tokens: usize) -> String {
     stdout(&repo.sno(&[
@@ -558,6 +557,7 @@ fn lexical_markdown(repo: &Repo, query: &str, max_tokens: usize) -> String {
     ]))
 }
 
+/// The names of a JSON answer's items, best first.
 fn ranked_names(v: &serde_json::Value) -> Vec<String> {
     v["items"]
         .as_array()

@@ -1785,8 +1785,6 @@ mod open_tests {
         drop(held);
     }
 
-    /// Views of layout 6 (each row a bare lz4 block, however long) are
-    /// rebuilt in today's layout when the database is opened: the rows
     /// Batches of the views, decoded on every core, are the views: in
     /// path order, each at most the batch's size, a long row in pieces
     /// among them; a reader that stops gets no more; a moved head reads
@@ -1846,6 +1844,8 @@ mod open_tests {
         assert!(!j.files_in_batches(Seq(seq.0 + 1), 64, |_| true).unwrap());
     }
 
+    /// Views of layout 6 (each row a bare lz4 block, however long) are
+    /// rebuilt in today's layout when the database is opened: the rows
     /// read back, long ones in pieces, and the journal verifies.
     #[test]
     fn views_of_the_layout_before_pieces_are_rebuilt_on_open() {

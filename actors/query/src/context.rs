@@ -194,26 +194,20 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     // Packing takes a prefix of the blocks in rank order, so a later block
     // is only ever quoted with its file's first; the body is put back in
     // file order once packed ([`by_file`]).
-    let paths: Vec<&str> = blocks
-        .iter()
-        .map(|b| spans.get(b.members[0]).map_or("", |s| s.path))
-        .collect();
-    let continues: Vec<bool> = if code_answer {
-        let mut seen: BTreeSet<&str> = BTreeSet::new();
-        paths.iter().map(|p| !seen.insert(p)).collect()
+    let paths: Vec<&str> = if code_answer {
+        blocks.iter().map(|b| spans[b.members[0]].path).collect()
     } else {
         Vec::new()
     };
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let continues: Vec<bool> = paths.iter().map(|p| !seen.insert(p)).collect();
     // One fence a file, longer than any backtick run in its quotes.
     let mut fences: rustc_hash::FxHashMap<&str, String> = Default::default();
-    if code_answer {
-        for (k, b) in blocks.iter().enumerate() {
-            let path = spans[b.members[0]].path;
-            let fence = fences.entry(path).or_default();
-            let own = fence_for(&sources[k]);
-            if own.len() > fence.len() {
-                *fence = own;
-            }
+    for (path, source) in paths.iter().zip(&sources) {
+        let fence = fences.entry(path).or_default();
+        let own = fence_for(source);
+        if own.len() > fence.len() {
+            *fence = own;
         }
     }
     let item = |i: usize, src: Option<&str>| {
@@ -251,10 +245,10 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                 let b = &blocks[i];
                 let e = r.entry(input.hits[b.members[0]].doc);
                 // Overloads (a Python `@overload`, a TypeScript signature)
-                // share a name: it is said once.
-                // A file's later piece names its members plainly (inside
-                // the fence) and by their own names: the file is said, and
-                // the code below shows what holds them.
+                // share a name: it is said once. A file's later piece names
+                // its members plainly (inside the fence) and by their own
+                // names: the file is said, and the code shows what holds
+                // them.
                 let continued = continues[i];
                 let mut names: Vec<String> = Vec::new();
                 for m in block::titled(b, &spans, src) {
@@ -401,7 +395,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     loop {
         let mut packing = pack(&sources, &render, budget, item_framing, !json);
         if code_answer {
-            packing.body = by_file(&packing, &render, &paths);
+            packing.body = by_file(&packing.rendered, &paths);
         }
         // Each entry's outcome, from its block's: a member past a block's
         // cut is left out, one the cut reaches into is truncated.
@@ -619,7 +613,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
 /// backticks of its own (a doc section's heading), in a longer run with
 /// spaces inside, as CommonMark reads it.
 fn code_span(text: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let longest = longest_backtick_run(text);
     if longest == 0 {
         return format!("`{text}`");
     }
@@ -639,22 +633,19 @@ pub const CONTINUED: &str = "⋮";
 
 /// A packed markdown body in file order: each file's first block with its
 /// later ones inside its fence, files in the order of their best blocks.
-/// `paths` is each block's file. The pieces meet at clean seams (a line's
-/// end, then `⋮` or a fence), so the body counts what its pieces counted.
-fn by_file(packing: &crate::pack::Packing, render: &crate::pack::Render, paths: &[&str]) -> String {
+/// `rendered` is each block's packed rendering, `paths` its file. The
+/// pieces meet at clean seams (a line's end, then `⋮` or a fence), so the
+/// body counts what its pieces counted.
+fn by_file(rendered: &[Option<String>], paths: &[&str]) -> String {
     // Per file: its first block's text up to its closing fence, the later
     // blocks, the closing fence.
-    let mut files: Vec<(&str, String, String)> = Vec::new();
-    for (k, src) in packing.sources.iter().enumerate() {
-        let Some(src) = src else { continue };
-        let text = render(k, src);
-        match files.iter_mut().find(|(p, _, _)| *p == paths[k]) {
-            Some((_, head, _)) => head.push_str(&text),
+    let mut files: Vec<(&str, String, &str)> = Vec::new();
+    for (text, path) in rendered.iter().zip(paths) {
+        let Some(text) = text else { continue };
+        match files.iter_mut().find(|(p, _, _)| p == path) {
+            Some((_, head, _)) => head.push_str(text),
             None => {
-                debug_assert!(
-                    !render(k, "").starts_with(CONTINUED),
-                    "a file's first block"
-                );
+                debug_assert!(!text.starts_with(CONTINUED), "a file's first block");
                 // The closing fence is the text's last line, then a blank
                 // one.
                 let end = text
@@ -662,13 +653,13 @@ fn by_file(packing: &crate::pack::Packing, render: &crate::pack::Render, paths: 
                     .rfind('\n')
                     .map_or(text.len(), |at| at + 1);
                 let (head, close) = text.split_at(end);
-                files.push((paths[k], head.to_string(), close.to_string()));
+                files.push((path, head.to_string(), close));
             }
         }
     }
     files
         .into_iter()
-        .map(|(_, head, close)| head + &close)
+        .map(|(_, head, close)| head + close)
         .collect()
 }
 
@@ -727,8 +718,12 @@ const SLACK: usize = 6;
 /// fence closes only on one at least as long), so a quoted markdown file
 /// with its own fences stays one block.
 fn fence_for(src: &str) -> String {
-    let longest = src.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    "`".repeat(longest.max(2) + 1)
+    "`".repeat(longest_backtick_run(src).max(2) + 1)
+}
+
+/// The longest run of backticks in `text` (0 without any).
+fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 /// What the markdown header says of why the semantic signal is off: the
@@ -831,8 +826,6 @@ mod tests {
         assert_eq!(fence_for("a ````` b"), "``````");
     }
 
-    /// Counted around the number, a text counts as it does whole, for
-    /// every number; where that cannot be vouched for, there is no split.
     #[test]
     fn a_name_with_backticks_stays_one_code_span() {
         assert_eq!(code_span("Config.load"), "`Config.load`");
@@ -862,6 +855,8 @@ mod tests {
         assert_eq!(brief("--lexical-only", OFF_REASON_CHARS), "--lexical-only");
     }
 
+    /// Counted around the number, a text counts as it does whole, for
+    /// every number; where that cannot be vouched for, there is no split.
     #[test]
     fn an_answer_counted_around_its_stated_count_counts_as_the_whole() {
         let mark = usize::MAX.to_string();

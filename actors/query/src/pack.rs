@@ -64,6 +64,8 @@ pub struct Packing {
     /// The source each included candidate was rendered with (cut ones end
     /// with [`CUT_MARKER`]).
     pub sources: Vec<Option<String>>,
+    /// Each included candidate's rendering: the pieces of `body`.
+    pub rendered: Vec<Option<String>>,
     pub tokens: usize,
 }
 
@@ -158,12 +160,17 @@ pub fn pack(
                 outcome[l] = Packed::Omitted;
             }
             _ => {
+                let (sources, rendered) = texts
+                    .into_iter()
+                    .map(|t| t.map_or((None, None), |(s, r, _)| (Some(s), Some(r))))
+                    .unzip();
                 return Packing {
                     body,
                     outcome,
-                    sources: texts.into_iter().map(|t| t.map(|(s, _, _)| s)).collect(),
+                    sources,
+                    rendered,
                     tokens,
-                }
+                };
             }
         }
     }
