@@ -87,8 +87,22 @@ fn a_tight_budget_is_never_silent() {
     assert_eq!(listed + more, c["omitted"].as_u64().unwrap(), "{v}");
     assert!(v["omitted"][0]["path"].is_string(), "{v}");
     // (Markdown quotes neighbouring items once, so it needs less.)
+    // Its header counts them; a line naming none would repeat it.
     let md = stdout(&repo.sno(&["search", "config", "--lexical-only", "--max-tokens", "130"]));
-    assert!(md.contains("not included:"), "{md}");
+    let head = md.lines().next().unwrap_or_default();
+    let counted = head
+        .split(" · ")
+        .find_map(|part| {
+            let n = part
+                .strip_prefix("budget-limited: ")
+                .or_else(|| part.strip_prefix("truncated: "))?;
+            let (shown, of) = n.split_once(" of ")?;
+            let of = of.split(' ').next()?;
+            Some((shown.parse::<u64>().ok()?, of.parse::<u64>().ok()?))
+        })
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(counted.0 < counted.1, "{md}");
+    assert!(!md.contains("not included: "), "{md}");
 
     // Just under what the whole class needs: it is cut to fit, not dropped.
     let ask = |budget: u64| {
@@ -1015,7 +1029,8 @@ fn neighbouring_items_of_one_file_are_quoted_once() {
             || title.starts_with("`Plane`"),
         "{md}"
     );
-    assert!(md.contains("\n⋮ far_away_area · line 15\n"), "{md}");
+    // The later piece says where it starts; its code declares it.
+    assert!(md.contains("\n⋮ line 15\ndef far_away_area("), "{md}");
     assert_eq!(md.matches("geometry/shapes.py:").count(), 1, "{md}");
     let v = repo.sno_json(&[
         "search",
@@ -1283,14 +1298,15 @@ fn a_files_pieces_are_quoted_together_under_one_title() {
     assert_eq!(md.matches("reports/alpha.py:").count(), 1, "{md}");
     assert_eq!(md.matches("ledger.py:").count(), 1, "{md}");
     assert_eq!(md.matches("```python\n").count(), 2, "{md}");
-    // The piece that is not the file's first is named inside the fence,
-    // with its line, right where the other piece ends.
+    // The piece that is not the file's first starts inside the fence at
+    // a line saying where it is, right where the other piece ends, and
+    // its first line of code declares it.
     let later = if md.contains("`alpha_report`") {
         ("alpha_summary", 35, "alpha_total() / 2")
     } else {
         ("alpha_report", 1, "ledger.alpha_total()\n")
     };
-    let marker = format!("\n⋮ {} · line {}\n", later.0, later.1);
+    let marker = format!("\n⋮ line {}\ndef {}(", later.1, later.0);
     let at = md
         .find(&marker)
         .unwrap_or_else(|| panic!("no {marker:?} in {md}"));

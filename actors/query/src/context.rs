@@ -188,7 +188,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             .collect(),
     };
     // A file's later blocks continue its first one's fence under a line
-    // naming what they quote (`⋮ names · line n`) rather than opening a
+    // saying where they start (`⋮ line n`) rather than opening a
     // title and fence of their own: a file's pieces read together, and
     // the second piece of a file costs a line, not a title and a fence.
     // Packing takes a prefix of the blocks in rank order, so a later block
@@ -244,30 +244,20 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             (false, false) => {
                 let b = &blocks[i];
                 let e = r.entry(input.hits[b.members[0]].doc);
+                // A file's later piece says only where it starts: its
+                // members' declarations are its code's own lines, and the
+                // file and what holds them were said by the first piece.
+                if continues[i] {
+                    return format!("{CONTINUED} line {}\n{src}\n", b.line);
+                }
                 // Overloads (a Python `@overload`, a TypeScript signature)
-                // share a name: it is said once. A file's later piece names
-                // its members plainly (inside the fence) and by their own
-                // names: the file is said, and the code shows what holds
-                // them.
-                let continued = continues[i];
+                // share a name: it is said once.
                 let mut names: Vec<String> = Vec::new();
                 for m in block::titled(b, &spans, src) {
-                    let full = r.entry(input.hits[m].doc).name;
-                    let name = if continued {
-                        own_name(full).to_string()
-                    } else {
-                        code_span(full)
-                    };
+                    let name = code_span(r.entry(input.hits[m].doc).name);
                     if !names.contains(&name) {
                         names.push(name);
                     }
-                }
-                if continued {
-                    return format!(
-                        "{CONTINUED} {} · line {}\n{src}\n",
-                        names.join(", "),
-                        b.line
-                    );
                 }
                 let fence = &fences[e.path];
                 // The kind is the JSON form's: the code's first line
@@ -460,11 +450,10 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         }
         let finish = |pkg: &mut ContextPackage| -> usize {
             // The header counts what was left out; the line names what
-            // it has room for.
+            // it has room for (a line only counting them would say what
+            // the header says, in tokens taken from the code).
             let listed: Vec<String> = pkg.omitted.iter().map(omitted_text).collect();
             let omitted_line = match (listed.is_empty(), pkg.more) {
-                (true, 0) => String::new(),
-                (true, n) if !json => format!("{OMITTED_LEAD} {n} more\n"),
                 (true, _) => String::new(),
                 (false, 0) => format!("{OMITTED_LEAD} {}\n", listed.join(" · ")),
                 (false, n) => format!("{OMITTED_LEAD} {} · and {n} more\n", listed.join(" · ")),
@@ -619,13 +608,6 @@ fn code_span(text: &str) -> String {
     }
     let ticks = "`".repeat(longest + 1);
     format!("{ticks} {text} {ticks}")
-}
-
-/// A qualified name's last part (`Range.Spans.sourceRange` ->
-/// `sourceRange`, `de::from_str` -> `from_str`).
-fn own_name(qualified: &str) -> &str {
-    let tail = qualified.rsplit("::").next().unwrap_or(qualified);
-    tail.rsplit('.').next().unwrap_or(tail)
 }
 
 /// What opens the line of a file's later piece inside its fence.
@@ -833,13 +815,6 @@ mod tests {
             code_span("`UnicodeEncodeError` on Windows"),
             "`` `UnicodeEncodeError` on Windows ``"
         );
-    }
-
-    #[test]
-    fn a_later_piece_is_named_by_its_own_name() {
-        assert_eq!(own_name("Range.Spans.sourceRange"), "sourceRange");
-        assert_eq!(own_name("de::from_str"), "from_str");
-        assert_eq!(own_name("alpha_report"), "alpha_report");
     }
 
     #[test]

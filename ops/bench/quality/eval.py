@@ -1647,7 +1647,7 @@ FENCE = re.compile(r"^(`{3,})[^`\n]*\n(.*?)^\1`*[ \t]*$", re.S | re.M)
 
 def code_text(package):
     """The code a markdown package quotes: its fences' contents, less the
-    lines that name a file's later pieces (`⋮ names · line n`)."""
+    lines that start a file's later pieces (`⋮ line n`)."""
     code = "".join(m.group(2) for m in FENCE.finditer(package or ""))
     return "".join(l for l in code.splitlines(keepends=True) if not l.startswith("\u22ee "))
 
