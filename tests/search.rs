@@ -453,6 +453,12 @@ fn a_qualified_name_finds_its_definition_first() {
         "src/method.rs",
         "pub struct InvalidMethod { _p: () }\n\nimpl InvalidMethod {\n    fn new() -> InvalidMethod { InvalidMethod { _p: () } }\n}\n\nimpl std::fmt::Debug for InvalidMethod {\n    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result { f.write_str(\"x\") }\n}\n",
     );
+    // `$` starts names in TypeScript (zod's `$ZodRegistry`): the class is
+    // named in the method's qualified name, and ranks above it on words.
+    repo.write(
+        "src/registries.ts",
+        "export class $ZodRegistry {\n  _map = new Map<string, number>();\n  add(key: string): this { this._map.set(key, 1); return this; }\n  has(key: string): boolean { return this._map.has(key); }\n}\n\nexport interface $ZodCheckInternals {\n  check(payload: unknown): void;\n  onattach: (() => void)[];\n}\n\nexport const registry = new $ZodRegistry();\n",
+    );
     repo.commit("code");
     repo.sno_json(&["init", "--json"]);
     let first = |q: &str| {
@@ -474,6 +480,13 @@ fn a_qualified_name_finds_its_definition_first() {
     );
     // A type's definition before its impl blocks.
     assert_eq!(first("InvalidMethod"), ("src/method.rs".into(), 1));
+    // Names that start with `$`: the method, and an interface's method
+    // signature, not the class that holds the words.
+    assert_eq!(first("$ZodRegistry.has"), ("src/registries.ts".into(), 4));
+    assert_eq!(
+        first("$ZodCheckInternals.check"),
+        ("src/registries.ts".into(), 8)
+    );
 }
 
 #[test]

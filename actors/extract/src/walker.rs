@@ -390,6 +390,15 @@ impl<'t> Walk<'t> {
         index
     }
 
+    /// Closes the scope `index` opened before the walk leaves its node: for
+    /// definitions read off a macro's tokens, which have no nodes of their
+    /// own to leave.
+    pub(crate) fn close_scope(&mut self, index: usize) {
+        if self.scopes.last().is_some_and(|&(s, _)| s == index) {
+            self.scopes.pop();
+        }
+    }
+
     /// Moves the start of a symbol's span back to `head`'s, for a definition
     /// the grammar split in two (a macro call heading a block), and takes
     /// its signature from there to the body.

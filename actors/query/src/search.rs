@@ -101,9 +101,11 @@ pub fn name_shaped(query: &str) -> bool {
     let q = query.trim();
     !q.is_empty()
         && !q.contains(char::is_whitespace)
+        // `$` starts names in JavaScript and TypeScript (`$ZodType`) and
+        // PHP variables.
         && q.chars()
             .next()
-            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            .is_some_and(|c| c.is_alphabetic() || matches!(c, '_' | '$'))
         && q.chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':' | '$'))
 }

@@ -73,6 +73,10 @@ node_kinds! {
 
 static GRAMMAR: OnceLock<Grammar<K>> = OnceLock::new();
 
+/// How far after an item's keyword its body may start, in tokens, when the
+/// item is read off a macro's tokens: a long signature's worth.
+const ITEM_HEAD_TOKENS: usize = 96;
+
 /// Extracts the facts of a parsed Rust file.
 pub(crate) fn extract(tree: &Tree, src: &[u8]) -> FileFacts {
     let mut rules = RustRules {
@@ -203,6 +207,20 @@ impl<'t> Rules<'t> for RustRules {
                     let rules = name.next_sibling();
                     let name = w.text(name);
                     w.symbol(&name, SymbolKind::Macro, node, rules, doc, None, true);
+                    // What each rule expands to may define functions and
+                    // impls (serde visitors, `impl_trait!` tables): they
+                    // are the macro's members.
+                    let mut c = node.walk();
+                    for rule in node.named_children(&mut c) {
+                        let mut rc = rule.walk();
+                        let expansion = rule
+                            .children(&mut rc)
+                            .filter(|n| self.g.kind(*n) == K::TokenTree)
+                            .last();
+                        if let Some(tree) = expansion {
+                            self.token_tree_items(w, tree, false);
+                        }
+                    }
                 }
                 false
             }
@@ -248,8 +266,21 @@ impl<'t> Rules<'t> for RustRules {
                 }
                 // Macro arguments are token trees, not expressions: calls
                 // in them (`assert_eq!(f(x), 1)`, `itry!(self.push(d))`)
-                // are read off the tokens.
+                // are read off the tokens, and so are the items they
+                // define (`cfg_rt! { pub fn spawn() .. }`, `cfg_if!`).
                 self.token_tree_calls(w, node);
+                let in_type = matches!(
+                    w.container_kind(),
+                    Some(SymbolKind::Impl | SymbolKind::Trait)
+                );
+                let mut c = node.walk();
+                let trees: Vec<Node<'_>> = node
+                    .children(&mut c)
+                    .filter(|n| self.g.kind(*n) == K::TokenTree)
+                    .collect();
+                for tree in trees {
+                    self.token_tree_items(w, tree, in_type);
+                }
                 false
             }
             K::Skip | K::GenericType | K::ScopedTypeIdentifier | K::TypeIdentifier => false,
@@ -307,6 +338,179 @@ impl RustRules {
             }
             _ => {}
         }
+    }
+
+    /// Definitions in a macro's tokens, which the grammar leaves unparsed:
+    /// `fn name(..) {..}` (a method inside an `impl` or `trait`), `impl ..
+    /// {..}` with its methods, and `struct`, `enum`, `union`, `trait` and
+    /// `mod` by name. A definition spans from its first qualifier (`pub`,
+    /// `async`, ...) to the end of its body, and takes the `///` comments
+    /// just before it as its doc. A name written as a metavariable (`fn
+    /// $name`) is not known, and nothing is recorded for it.
+    fn token_tree_items(&self, w: &mut Walk<'_>, tree: Node<'_>, in_type: bool) {
+        let mut c = tree.walk();
+        let tokens: Vec<Node<'_>> = tree.children(&mut c).collect();
+        let group = |n: Node<'_>, open: &str| {
+            self.g.kind(n) == K::TokenTree && n.child(0).is_some_and(|o| o.kind() == open)
+        };
+        // The body of the item whose keyword is at `i`: the first `{..}`
+        // group (or `;`) within a head's length.
+        let body_after = |i: usize| {
+            (i + 1..tokens.len().min(i + 1 + ITEM_HEAD_TOKENS))
+                .find(|&k| group(tokens[k], "{") || tokens[k].kind() == ";")
+        };
+        let mut i = 0;
+        while i < tokens.len() {
+            let t = tokens[i];
+            let keyword = t.kind();
+            let named = tokens
+                .get(i + 1)
+                .filter(|n| self.g.kind(**n) == K::Identifier)
+                .copied();
+            let item = match (keyword, named) {
+                ("fn", Some(name)) => Some((
+                    name,
+                    if in_type {
+                        SymbolKind::Method
+                    } else {
+                        SymbolKind::Function
+                    },
+                )),
+                ("struct", Some(name)) => Some((name, SymbolKind::Struct)),
+                ("enum", Some(name)) => Some((name, SymbolKind::Enum)),
+                ("union", Some(name)) => Some((name, SymbolKind::Union)),
+                ("trait", Some(name)) => Some((name, SymbolKind::Trait)),
+                ("mod", Some(name)) => Some((name, SymbolKind::Module)),
+                _ => None,
+            };
+            let Some(end) = (item.is_some() || keyword == "impl")
+                .then(|| body_after(i))
+                .flatten()
+            else {
+                // A group that heads no item may hold some (`cfg_if!`'s
+                // branches); an item's own body is read below.
+                if group(t, "{") || group(t, "(") || group(t, "[") {
+                    self.token_tree_items(w, t, in_type);
+                }
+                i += 1;
+                continue;
+            };
+            let head = self.item_head(&tokens, i);
+            let doc = self.token_doc(w, &tokens, head);
+            let body = tokens[end];
+            let has_body = group(body, "{");
+            let sym = match item {
+                Some((name, kind)) => {
+                    let name = w.text(name).into_owned();
+                    let scope = has_body && matches!(kind, SymbolKind::Trait | SymbolKind::Module);
+                    w.symbol(&name, kind, body, Some(body), doc, None, scope)
+                }
+                None => {
+                    // `impl<T> Trait for Type<T> where .. {`: named by its
+                    // type's base name.
+                    let from = tokens[i..end]
+                        .iter()
+                        .rposition(|n| n.kind() == "for")
+                        .map_or(i + 1, |k| i + k + 1);
+                    let from = if from == i + 1 && tokens.get(from).is_some_and(|n| n.kind() == "<")
+                    {
+                        self.after_generics(&tokens, from).unwrap_or(from)
+                    } else {
+                        from
+                    };
+                    let text: String = tokens[from.min(end)..end]
+                        .iter()
+                        .map(|n| w.text(*n).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let text = text.split(" where ").next().unwrap_or_default();
+                    let name = source_text::base_name(&text.replace(" ", "")).to_string();
+                    if name.is_empty() || !has_body {
+                        i = end + 1;
+                        continue;
+                    }
+                    w.symbol(&name, SymbolKind::Impl, body, Some(body), doc, None, true)
+                }
+            };
+            w.widen_start(sym, tokens[head]);
+            let kind = w.symbols()[sym].kind;
+            if has_body
+                && matches!(
+                    kind,
+                    SymbolKind::Impl | SymbolKind::Trait | SymbolKind::Module
+                )
+            {
+                let members_in_type = kind != SymbolKind::Module;
+                self.token_tree_items(w, body, members_in_type);
+                w.close_scope(sym);
+            }
+            i = end + 1;
+        }
+    }
+
+    /// The first token of the item whose keyword is at `i`: back over its
+    /// qualifiers (`pub`, `pub(crate)`, `async`, `const`, `unsafe`, `extern
+    /// "C"`, `default`).
+    fn item_head(&self, tokens: &[Node<'_>], i: usize) -> usize {
+        let mut head = i;
+        while head > 0 {
+            let prev = tokens[head - 1];
+            let qualifier = matches!(
+                prev.kind(),
+                "pub" | "async" | "const" | "unsafe" | "extern" | "default" | "string_literal"
+            ) || (self.g.kind(prev) == K::TokenTree
+                && prev.child(0).is_some_and(|o| o.kind() == "(")
+                && head >= 2
+                && tokens[head - 2].kind() == "pub");
+            if !qualifier {
+                break;
+            }
+            head -= 1;
+        }
+        head
+    }
+
+    /// The `///` comments just before the token at `head` (attributes,
+    /// `#[..]`, may sit between), as a doc.
+    fn token_doc(&self, w: &Walk<'_>, tokens: &[Node<'_>], head: usize) -> String {
+        let mut k = head;
+        let mut docs: Vec<Node<'_>> = Vec::new();
+        while k > 0 {
+            let prev = tokens[k - 1];
+            match self.g.kind(prev) {
+                K::LineComment | K::BlockComment => docs.push(prev),
+                K::TokenTree if k >= 2 && tokens[k - 2].kind() == "#" => k -= 1,
+                _ => break,
+            }
+            k -= 1;
+        }
+        docs.reverse();
+        let texts: Vec<String> = docs
+            .iter()
+            .map(|n| w.text(*n).into_owned())
+            .filter(|c| {
+                (c.starts_with("///") && !c.starts_with("////"))
+                    || (c.starts_with("/**") && !c.starts_with("/***") && c != "/**/")
+            })
+            .collect();
+        source_text::clean_comments(texts.iter().map(|t| t.as_bytes()))
+    }
+
+    /// The index after the `<..>` that opens at `open`.
+    fn after_generics(&self, tokens: &[Node<'_>], open: usize) -> Option<usize> {
+        let mut depth = 0i32;
+        for (k, n) in tokens.iter().enumerate().skip(open) {
+            match n.kind() {
+                "<" => depth += 1,
+                ">" => depth -= 1,
+                ">>" => depth -= 2,
+                _ => {}
+            }
+            if depth == 0 {
+                return Some(k + 1);
+            }
+        }
+        None
     }
 
     /// Calls in a macro's token trees: a name followed by a parenthesised
@@ -695,6 +899,93 @@ mod tests {
                 "go -> m @5",
                 "go -> vec @6",
             ]
+        );
+    }
+
+    #[test]
+    fn items_inside_macro_tokens_are_definitions() {
+        // tokio's `cfg_rt! { .. }`, `cfg_if!` branches, and what a
+        // `macro_rules!` expands to (bytes' serde visitors): the grammar
+        // leaves them as tokens.
+        let src = r#"macro_rules! visitor {
+    ($ty:ident) => {
+        impl<'de> Visitor<'de> for $ty {
+            /// What the visitor expects.
+            fn expecting(&self, f: &mut Formatter) -> Result {
+                f.write_str("bytes")
+            }
+            fn $skipped(&self) {}
+        }
+    };
+}
+
+cfg_rt! {
+    /// Spawns a task.
+    #[track_caller]
+    pub(crate) async fn spawn_task(x: u32) -> u32 {
+        x + 1
+    }
+    impl<T: Into<Vec<u8>>> Runtime<T> where T: Send {
+        pub const fn block_on(&self) -> u8 { 0 }
+    }
+    pub trait Spawner {
+        fn spawn_it(&self);
+    }
+}
+
+cfg_if! {
+    if #[cfg(unix)] {
+        struct Unix(u8);
+    } else {
+        enum Other { A }
+    }
+}
+
+fn caller() -> u32 { spawn_task(1) }
+"#;
+        let f = extract_clean(Language::Rust, src);
+        let o = outline(&f);
+        let names: Vec<&str> = o.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "visitor",
+                "visitor.$ty",
+                "visitor.$ty.expecting",
+                "spawn_task",
+                "Runtime",
+                "Runtime.block_on",
+                "Spawner",
+                "Spawner.spawn_it",
+                "Unix",
+                "Other",
+                "caller",
+            ],
+            "{o:?}"
+        );
+        assert_eq!(sym(&f, "visitor.$ty.expecting").kind, S::Method);
+        assert_eq!(
+            sym(&f, "visitor.$ty.expecting").doc,
+            "What the visitor expects."
+        );
+        let spawn = sym(&f, "spawn_task");
+        assert_eq!(spawn.kind, S::Function);
+        assert_eq!(spawn.doc, "Spawns a task.");
+        assert_eq!(
+            spawn.signature,
+            "pub(crate) async fn spawn_task(x: u32) -> u32"
+        );
+        assert_span_text(src, spawn, "pub(crate) async fn spawn_task", "x + 1\n    }");
+        assert_eq!(lines(&f, "spawn_task"), (16, 18));
+        assert_eq!(sym(&f, "Runtime.block_on").kind, S::Method);
+        assert_eq!(sym(&f, "Spawner.spawn_it").signature, "fn spawn_it(&self)");
+        assert_eq!(sym(&f, "Unix").kind, S::Struct);
+        assert_eq!(sym(&f, "Other").kind, S::Enum);
+        // Calls still come off the tokens, and the caller's call is plain.
+        assert!(
+            calls(&f).contains(&"caller -> spawn_task @35".to_string()),
+            "{:?}",
+            calls(&f)
         );
     }
 
