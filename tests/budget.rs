@@ -146,6 +146,39 @@ fn every_answer_fits_its_budget_and_uses_it() {
 }
 
 #[test]
+fn the_cli_json_answer_is_within_its_budget_as_printed() {
+    // What `--json` prints is what the budget counts: a pretty-printed
+    // answer took a third more tokens than the header said.
+    let repo = corpus();
+    for max in [300, 1000, 4000] {
+        for extra in [&[][..], &["--files"][..]] {
+            let mut args = vec![
+                "search",
+                "settle the order against the invoice",
+                "--json",
+                "--lexical-only",
+            ];
+            let max_s = max.to_string();
+            args.extend(["--max-tokens", &max_s]);
+            args.extend(extra);
+            let out = stdout(&repo.sno(&args));
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let used = tokens(&out);
+            assert!(used <= max, "{max} {extra:?}: {used} tokens\n{out}");
+            assert_eq!(
+                v["header"]["completeness"]["tokens"].as_u64().unwrap() as usize,
+                tokens(out.trim_end()),
+                "{out}"
+            );
+            if max == 300 {
+                // The bound is tested where it bites.
+                assert_ne!(v["header"]["completeness"]["status"], "full", "{out}");
+            }
+        }
+    }
+}
+
+#[test]
 fn files_answers_rank_the_files_that_hold_the_answer() {
     let repo = corpus();
     let v = repo.sno_json(&[

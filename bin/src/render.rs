@@ -17,6 +17,13 @@ pub fn json<T: serde::Serialize>(v: &T) {
     );
 }
 
+/// Prints a value as compact JSON: the form a search answer's budget
+/// counts (the one MCP sends), so `--json --max-tokens N` prints at most
+/// N tokens; pretty-printing it added a third.
+pub fn wire<T: serde::Serialize>(v: &T) {
+    outln!("{}", sno_protocol::to_wire(v));
+}
+
 /// Renders an answer; the exit code.
 pub fn answer(a: &Answer, as_json: bool) -> ExitCode {
     if as_json {
@@ -28,7 +35,7 @@ pub fn answer(a: &Answer, as_json: bool) -> ExitCode {
             Answer::Rollback(x) => json(x),
             Answer::JournalLog(x) => json(&x.entries),
             Answer::Audit(x) => json(x),
-            Answer::Search(x) => json(x),
+            Answer::Search(x) => wire(x),
             Answer::Map(x) => json(x),
             Answer::Symbols(x) => json(x),
             Answer::Outline(x) => json(x),
