@@ -179,6 +179,51 @@ fn the_cli_json_answer_is_within_its_budget_as_printed() {
 }
 
 #[test]
+fn the_repository_map_is_within_its_budget_in_either_form() {
+    // `repo_map` takes `max_tokens` too: the whole answer keeps it, over
+    // MCP and from the CLI, as text and as JSON.
+    let repo = corpus();
+    let mut server = Server::init(&repo, "2025-06-18").0;
+    let mut cut = 0;
+    for max in [60, 150, 300, 800, 2000] {
+        for format in ["markdown", "json"] {
+            let r = server.call(
+                "repo_map",
+                json!({"max_tokens": max, "files": 50, "per_file": 8, "format": format}),
+            );
+            let answer = text(&r);
+            let used = tokens(&answer);
+            assert!(used <= max, "{max} {format}: {used} tokens\n{answer}");
+            if format == "json" {
+                let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+                assert_eq!(v["tokens"].as_u64().unwrap() as usize, used, "{answer}");
+                assert!(v.get("map").is_none(), "the text is not repeated: {answer}");
+                if v["omitted_files"].as_u64().unwrap() > 0 {
+                    cut += 1;
+                }
+            } else {
+                assert!(answer.starts_with("# repository map as of "), "{answer}");
+            }
+            let max_s = max.to_string();
+            let mut args = vec!["map", "--max-tokens", &max_s, "--files", "50"];
+            args.extend(["--per-file", "8"]);
+            if format == "json" {
+                args.push("--json");
+            }
+            let printed = stdout(&repo.sno(&args));
+            assert!(
+                tokens(&printed) <= max,
+                "sno {args:?}: {} tokens\n{printed}",
+                tokens(&printed)
+            );
+        }
+    }
+    // The small budgets left files out: the bound was tested where it bites.
+    assert!(cut >= 2, "{cut}");
+    server.finish();
+}
+
+#[test]
 fn files_answers_rank_the_files_that_hold_the_answer() {
     let repo = corpus();
     let v = repo.sno_json(&[

@@ -69,7 +69,7 @@ fn cli_json_and_mcp_tools_answer_alike() {
         (
             vec!["map", "--max-tokens", "800", "--per-file", "3"],
             "repo_map",
-            json!({"max_tokens": 800, "per_file": 3}),
+            json!({"max_tokens": 800, "per_file": 3, "format": "json"}),
         ),
         (
             vec!["search", "load the configuration file", "--lexical-only"],

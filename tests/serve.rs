@@ -154,7 +154,11 @@ fn a_real_mcp_client_calls_every_tool() {
             "search_text",
             json!({"pattern": "values\\.get\\("}),
         ),
-        ("repo_map", "repo_map", json!({"files": 3})),
+        (
+            "repo_map",
+            "repo_map",
+            json!({"files": 3, "format": "json"}),
+        ),
         (
             "edit",
             "context_for_edit",

@@ -224,6 +224,12 @@ fn request_of(cmd: Command) -> Result<(PathBuf, Request, Option<String>), ErrorC
                 per_file,
                 files,
                 at: q.at,
+                // --json prints the structured form, within the budget too.
+                format: if q.json {
+                    AnswerFormat::Json
+                } else {
+                    AnswerFormat::Markdown
+                },
             },
             None,
         ),

@@ -17,9 +17,9 @@ pub fn json<T: serde::Serialize>(v: &T) {
     );
 }
 
-/// Prints a value as compact JSON: the form a search answer's budget
-/// counts (the one MCP sends), so `--json --max-tokens N` prints at most
-/// N tokens; pretty-printing it added a third.
+/// Prints a value as compact JSON: the form a `search` or `map` answer's
+/// budget counts (the one MCP sends), so `--json --max-tokens N` prints at
+/// most N tokens; pretty-printing it added a third.
 pub fn wire<T: serde::Serialize>(v: &T) {
     outln!("{}", sno_protocol::to_wire(v));
 }
@@ -36,7 +36,7 @@ pub fn answer(a: &Answer, as_json: bool) -> ExitCode {
             Answer::JournalLog(x) => json(&x.entries),
             Answer::Audit(x) => json(x),
             Answer::Search(x) => wire(x),
-            Answer::Map(x) => json(x),
+            Answer::Map(x) => wire(x),
             Answer::Symbols(x) => json(x),
             Answer::Outline(x) => json(x),
             Answer::Show(x) => json(x),

@@ -113,7 +113,7 @@ def main():
     s = Server(sno, repo, 0)
     s.init()
     daemon_pid = s.call("session_info", {})["server_pid"]
-    m = s.call("repo_map", {"files": 40})
+    m = s.call("repo_map", {"files": 40, "format": "json"})
     files = [f["path"] for f in m["files"]]
     syms = [x["qualified_name"] for f in m["files"] for x in f["symbols"]]
     lines = [(f["path"], x["line"]) for f in m["files"] for x in f["symbols"]]

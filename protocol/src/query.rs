@@ -205,10 +205,12 @@ pub struct MapAnswer {
     pub files: Vec<MapFile>,
     /// Files left out for the budget.
     pub omitted_files: usize,
-    /// Tokens of `map` (cl100k_base).
+    /// Tokens of the answer as given (cl100k_base): the map text, or the
+    /// whole JSON form.
     pub tokens: usize,
     pub max_tokens: usize,
-    /// The map as text.
+    /// The map as text (the markdown answer; absent from the JSON one).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub map: String,
 }
 

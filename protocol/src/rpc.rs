@@ -74,6 +74,8 @@ pub enum Command {
         per_file: usize,
         files: usize,
         at: Option<String>,
+        #[serde(default)]
+        format: crate::context::AnswerFormat,
     },
     Symbols {
         name: String,

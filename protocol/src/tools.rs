@@ -85,6 +85,8 @@ pub struct MapArgs {
     pub per_file: Option<usize>,
     /// Answer from the state at this indexed commit-ish instead of the indexed head.
     pub at: Option<String>,
+    /// "markdown" (default: the map as text) or "json" (the structured form); either fits `max_tokens`.
+    pub format: Option<crate::context::AnswerFormat>,
 }
 
 /// `file_outline`.

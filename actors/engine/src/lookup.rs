@@ -414,13 +414,15 @@ impl Engine {
     }
 
     /// The most central files and symbols (PageRank over calls and
-    /// inheritance), packed into `max_tokens`.
+    /// inheritance), the whole answer within `max_tokens` (at least 50) as
+    /// `format` gives it.
     pub fn map(
         &self,
         max_tokens: usize,
         per_file: usize,
         max_files: Option<usize>,
         at: Option<&str>,
+        format: sno_protocol::context::AnswerFormat,
     ) -> Result<MapAnswer> {
         let (snap, _) = self.snapshot(at)?;
         let (docs, rank) = sno_query::map::symbol_ranks(&snap.state);
@@ -429,65 +431,49 @@ impl Engine {
             "# repository map as of {} — files by centrality (PageRank over calls and inheritance)\n",
             &snap.as_of.commit[..12]
         );
-        let mut text = header.clone();
-        let mut used = sno_query::pack::count_tokens(&header);
-        let mut files = Vec::new();
-        let mut omitted = 0;
-        for (path, score, syms) in ranked.iter().take(max_files.unwrap_or(usize::MAX)) {
-            let shown: Vec<&Symbol> = syms
-                .iter()
-                .take(per_file)
-                .map(|(i, _)| docs[*i].symbol)
-                .collect();
-            let mut block = format!("{path}  ({score:.4})\n");
-            for s in &shown {
-                block.push_str(&format!(
-                    "  {}:{} {} {}\n",
-                    s.kind.name(),
-                    s.span.start_line,
-                    s.qualified_name,
-                    s.signature
-                ));
-            }
-            let t = sno_query::pack::count_tokens(&block);
-            if used + t > max_tokens {
-                omitted += 1;
-                continue;
-            }
-            used += t;
-            text.push_str(&block);
-            files.push(MapFile {
-                path: path.to_string(),
-                score: round3(*score),
-                symbols: syms
+        let files = ranked
+            .iter()
+            .take(max_files.unwrap_or(usize::MAX))
+            .map(|(path, score, syms)| {
+                let shown: Vec<(&Symbol, f64)> = syms
                     .iter()
                     .take(per_file)
-                    .map(|(i, r)| {
-                        let s = docs[*i].symbol;
-                        MapSymbol {
+                    .map(|(i, r)| (docs[*i].symbol, *r))
+                    .collect();
+                let mut block = format!("{path}  ({score:.4})\n");
+                for (s, _) in &shown {
+                    block.push_str(&format!(
+                        "  {}:{} {} {}\n",
+                        s.kind.name(),
+                        s.span.start_line,
+                        s.qualified_name,
+                        s.signature
+                    ));
+                }
+                let file = MapFile {
+                    path: path.to_string(),
+                    score: round3(*score),
+                    symbols: shown
+                        .iter()
+                        .map(|(s, r)| MapSymbol {
                             qualified_name: s.qualified_name.clone(),
                             kind: s.kind.name().to_string(),
                             line: s.span.start_line,
                             signature: s.signature.clone(),
                             rank: round3(*r),
-                        }
-                    })
-                    .collect(),
-            });
-        }
-        if omitted > 0 {
-            text.push_str(&format!(
-                "… {omitted} more file(s) left out for the {max_tokens}-token budget\n"
-            ));
-        }
-        Ok(MapAnswer {
-            as_of: snap.as_of.clone(),
+                        })
+                        .collect(),
+                };
+                (block, file)
+            })
+            .collect();
+        Ok(sno_query::map::pack_map(
+            snap.as_of.clone(),
+            &header,
             files,
-            omitted_files: omitted,
-            tokens: sno_query::pack::count_tokens(&text),
-            max_tokens,
-            map: text,
-        })
+            max_tokens.max(50),
+            format,
+        ))
     }
 
     /// Symbols added, removed and changed between two indexed states, from

@@ -77,7 +77,8 @@ impl Engine {
                 per_file,
                 files,
                 at,
-            } => Answer::Map(self.map(max_tokens, per_file, Some(files), at.as_deref())?),
+                format,
+            } => Answer::Map(self.map(max_tokens, per_file, Some(files), at.as_deref(), format)?),
             Command::Symbols { name, limit, at } => {
                 Answer::Symbols(self.symbols(&name, limit, at.as_deref())?)
             }

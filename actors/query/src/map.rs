@@ -7,7 +7,11 @@ use std::collections::HashMap;
 use sno_journal::delta::State;
 use sno_journal::model::{EdgeKind, EdgeTarget, SymbolId};
 
+use sno_protocol::context::AnswerFormat;
+use sno_protocol::query::{AsOfCommit, MapAnswer, MapFile};
+
 use crate::lookup::{all_symbols, Located};
+use crate::pack::count_tokens;
 
 /// PageRank of every symbol (damping 0.85), indexed like [`all_symbols`].
 pub fn symbol_ranks(state: &State) -> (Vec<Located<'_>>, Vec<f64>) {
@@ -82,6 +86,96 @@ pub fn ranked_files<'a>(docs: &[Located<'a>], rank: &[f64]) -> Vec<RankedFile<'a
         .collect();
     v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
     v
+}
+
+/// The map's answer within `max_tokens` cl100k tokens as given: in
+/// markdown, `header`, then each file's block (`files`, best first) that
+/// still fits, then a line counting those left out; in JSON, the files that
+/// fit the whole structured answer. A smaller file ranked lower may take
+/// the place a bigger one did not fit, and the answer says how many were
+/// left out either way. The markdown text is not repeated in the JSON.
+pub fn pack_map(
+    as_of: AsOfCommit,
+    header: &str,
+    files: Vec<(String, MapFile)>,
+    max_tokens: usize,
+    format: AnswerFormat,
+) -> MapAnswer {
+    let n = files.len();
+    let mut ans = MapAnswer {
+        as_of,
+        files: Vec::new(),
+        omitted_files: n,
+        tokens: max_tokens,
+        max_tokens,
+        map: String::new(),
+    };
+    // What is counted whatever is included, at its longest.
+    let (base, costs): (usize, Vec<usize>) = match format {
+        AnswerFormat::Markdown => (
+            count_tokens(header) + count_tokens(&left_out_line(n, max_tokens)),
+            files.iter().map(|(text, _)| count_tokens(text)).collect(),
+        ),
+        AnswerFormat::Json => (
+            count_tokens(&sno_protocol::to_wire(&ans)),
+            files
+                .iter()
+                .map(|(_, f)| count_tokens(&sno_protocol::to_wire(f)) + 1)
+                .collect(),
+        ),
+    };
+    let mut used = base;
+    let mut included: Vec<usize> = Vec::new();
+    for (i, t) in costs.iter().enumerate() {
+        if used + t <= max_tokens {
+            used += t;
+            included.push(i);
+        }
+    }
+    // Pieces are counted apart and can merge where they meet: the whole is
+    // counted, and the last file dropped while it is over.
+    loop {
+        ans.omitted_files = n - included.len();
+        ans.files = included.iter().map(|&i| files[i].1.clone()).collect();
+        let total = match format {
+            AnswerFormat::Markdown => {
+                let mut text = header.to_string();
+                for &i in &included {
+                    text.push_str(&files[i].0);
+                }
+                if ans.omitted_files > 0 {
+                    text.push_str(&left_out_line(ans.omitted_files, max_tokens));
+                }
+                ans.map = text;
+                let total = count_tokens(&ans.map);
+                ans.tokens = total;
+                total
+            }
+            AnswerFormat::Json => {
+                // The count is part of what it counts: settled in a few
+                // rounds (it changes by a digit at most).
+                let mut total = 0;
+                for _ in 0..4 {
+                    ans.tokens = total;
+                    let measured = count_tokens(&sno_protocol::to_wire(&ans));
+                    if measured == total {
+                        break;
+                    }
+                    total = measured;
+                }
+                ans.tokens = total;
+                total
+            }
+        };
+        if total <= max_tokens || included.pop().is_none() {
+            return ans;
+        }
+    }
+}
+
+/// The line that says how many files the budget left out.
+fn left_out_line(omitted: usize, max_tokens: usize) -> String {
+    format!("… {omitted} more file(s) left out for the {max_tokens}-token budget\n")
 }
 
 #[cfg(test)]

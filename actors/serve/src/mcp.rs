@@ -192,12 +192,19 @@ impl SnoServer {
         description = "The repository's most central files and symbols (PageRank over calls and inheritance): a map to start exploring from."
     )]
     fn repo_map(&self, Parameters(a): Parameters<MapArgs>) -> Answer {
-        answer(self.engine.map(
+        let format = a.format.unwrap_or_default();
+        let r = self.engine.map(
             a.max_tokens.unwrap_or(defaults::MAP_MAX_TOKENS),
             a.per_file.unwrap_or(defaults::MAP_PER_FILE).clamp(1, 50),
             Some(a.files.unwrap_or(defaults::MAP_FILES).clamp(1, 500)),
             a.at.as_deref(),
-        ))
+            format,
+        );
+        match (r, format) {
+            // The map text alone, within the budget, as `search` answers.
+            (Ok(m), AnswerFormat::Markdown) => Ok(m.map),
+            (r, _) => answer(r),
+        }
     }
 
     #[tool(
