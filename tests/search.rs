@@ -459,6 +459,15 @@ fn a_qualified_name_finds_its_definition_first() {
         "src/registries.ts",
         "export class $ZodRegistry {\n  _map = new Map<string, number>();\n  add(key: string): this { this._map.set(key, 1); return this; }\n  has(key: string): boolean { return this._map.has(key); }\n}\n\nexport interface $ZodCheckInternals {\n  check(payload: unknown): void;\n  onattach: (() => void)[];\n}\n\nexport const registry = new $ZodRegistry();\n",
     );
+    // A C function declared in a header and defined in a source file.
+    repo.write(
+        "include/reader.h",
+        "/* Reads what the socket has into the context's buffer. */\nint buffer_read(struct ctx *c);\nint buffer_write(struct ctx *c);\n",
+    );
+    repo.write(
+        "src/reader.c",
+        "#include \"reader.h\"\n\nint buffer_read(struct ctx *c) {\n    int n = recv(c->fd, c->buf, sizeof(c->buf), 0);\n    c->len += n;\n    return n;\n}\n",
+    );
     repo.commit("code");
     repo.sno_json(&["init", "--json"]);
     let first = |q: &str| {
@@ -487,6 +496,10 @@ fn a_qualified_name_finds_its_definition_first() {
         first("$ZodCheckInternals.check"),
         ("src/registries.ts".into(), 8)
     );
+    // The definition before the header's prototype; a name only a header
+    // declares is still found there.
+    assert_eq!(first("buffer_read"), ("src/reader.c".into(), 3));
+    assert_eq!(first("buffer_write"), ("include/reader.h".into(), 3));
 }
 
 #[test]

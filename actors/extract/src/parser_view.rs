@@ -46,6 +46,120 @@ fn gleam_assert(source: &[u8]) -> Cow<'_, [u8]> {
 
 const VISIBILITY: [&[u8]; 4] = [b"private", b"internal", b"public", b"protected"];
 
+/// What tree-sitter-kotlin-ng 1.1.0 is shown: annotation classes and
+/// constructors it misreads, put as it reads them.
+fn kotlin(source: &[u8]) -> Cow<'_, [u8]> {
+    match kotlin_annotation_classes(source) {
+        Cow::Borrowed(s) => kotlin_constructors(s),
+        Cow::Owned(v) => Cow::Owned(kotlin_constructors(&v).into_owned()),
+    }
+}
+
+/// tree-sitter-kotlin-ng 1.1.0 reads an annotation class without a body
+/// after annotations (`@Target(FUNCTION) annotation class FromJson`, how
+/// moshi and most libraries declare theirs) as an expression, and the
+/// class is lost; without the annotations it reads it. The annotations
+/// before `annotation class` define nothing and are shown blank (line
+/// breaks kept): the class, its modifiers and its name stay where they are.
+fn kotlin_annotation_classes(source: &[u8]) -> Cow<'_, [u8]> {
+    let mut view: Option<Vec<u8>> = None;
+    for at in memchr::memmem::find_iter(source, b"annotation") {
+        let word_start = at == 0 || !is_word(source[at - 1]);
+        let rest = &source[at + 10..];
+        let gap = rest
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        let class = gap > 0
+            && rest[gap..].starts_with(b"class")
+            && rest.get(gap + 5).is_none_or(|b| !is_word(*b));
+        if !(word_start && class) {
+            continue;
+        }
+        for (from, to) in kotlin_annotations_before(source, at) {
+            let v = view.get_or_insert_with(|| source.to_vec());
+            for b in &mut v[from..to] {
+                if *b != b'\n' && *b != b'\r' {
+                    *b = b' ';
+                }
+            }
+        }
+    }
+    view.map_or(Cow::Borrowed(source), Cow::Owned)
+}
+
+/// The byte ranges of the annotations (`@Name`, `@a.b.Name(..)`,
+/// `@file:Name`) before the modifiers (`public`, `internal`, ...) that
+/// precede `at`, nearest first.
+fn kotlin_annotations_before(source: &[u8], at: usize) -> Vec<(usize, usize)> {
+    const MODIFIERS: [&[u8]; 6] = [
+        b"public",
+        b"internal",
+        b"private",
+        b"protected",
+        b"expect",
+        b"actual",
+    ];
+    let name_char = |b: u8| is_word(b) || b == b'.' || b == b':';
+    let mut found = Vec::new();
+    let mut i = at;
+    loop {
+        let mut end = i;
+        while end > 0 && source[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        let Some(&last) = end.checked_sub(1).and_then(|e| source.get(e)) else {
+            break;
+        };
+        // Where the annotation's name ends: before its arguments, if any.
+        let name_end = if last == b')' {
+            let mut depth = 0usize;
+            let mut k = end;
+            let open = loop {
+                if k == 0 {
+                    break None;
+                }
+                k -= 1;
+                match source[k] {
+                    b')' => depth += 1,
+                    b'(' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break Some(k);
+                        }
+                    }
+                    _ => {}
+                }
+            };
+            match open {
+                Some(open) => open,
+                None => break,
+            }
+        } else if is_word(last) {
+            end
+        } else {
+            break;
+        };
+        let mut start = name_end;
+        while start > 0 && name_char(source[start - 1]) {
+            start -= 1;
+        }
+        if start > 0 && source[start - 1] == b'@' && start < name_end {
+            found.push((start - 1, end));
+            i = start - 1;
+        } else if last != b')' && MODIFIERS.contains(&&source[start..end]) {
+            i = start;
+        } else {
+            break;
+        }
+    }
+    found
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
 /// tree-sitter-kotlin-ng 1.1.0 reads a nested class whose primary
 /// constructor starts on the next line with a visibility modifier
 /// (`class Builder\n  internal constructor(`) as broken, and loses the class
@@ -53,7 +167,7 @@ const VISIBILITY: [&[u8]; 4] = [b"private", b"internal", b"public", b"protected"
 /// With the break after the modifier (`class Builder   internal\nconstructor(`)
 /// the same declaration parses. The modifier is then one row early, and
 /// nothing else moves.
-fn kotlin(source: &[u8]) -> Cow<'_, [u8]> {
+fn kotlin_constructors(source: &[u8]) -> Cow<'_, [u8]> {
     let mut view: Option<Vec<u8>> = None;
     for at in memchr::memmem::find_iter(source, b"constructor") {
         if let Some((newline, space)) = kotlin_break(source, at) {
@@ -316,6 +430,35 @@ mod tests {
             parser_view(Language::Sql, b"CREATE TABLE t (castle int);\n"),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn an_annotation_class_after_an_annotation_is_read_as_a_class() {
+        let src = "@Retention(RUNTIME) @Target(FUNCTION) public annotation class FromJson\n\n@Target(FUNCTION)\nannotation class ToJson\n\nval annotationClass = 1 // annotation classes\n";
+        let v = view(src);
+        assert_eq!(v.len(), src.len());
+        assert_eq!(v.matches('@').count(), 0, "{v}");
+        assert_eq!(v.lines().count(), src.lines().count(), "{v}");
+        assert!(v.contains("public annotation class FromJson\n"), "{v}");
+        assert!(
+            v.contains("val annotationClass = 1 // annotation classes"),
+            "{v}"
+        );
+        // Annotations of anything else stay.
+        let other = "@Target(FUNCTION)\nclass Plain\n";
+        assert_eq!(view(other), other);
+        let f = crate::extract(Language::Kotlin, src.as_bytes());
+        let found: Vec<(&str, sno_journal::model::SymbolKind)> = f
+            .symbols
+            .iter()
+            .map(|s| (s.name.as_str(), s.kind))
+            .collect();
+        use sno_journal::model::SymbolKind as S;
+        assert!(found.contains(&("FromJson", S::Interface)), "{found:?}");
+        assert!(found.contains(&("ToJson", S::Interface)), "{found:?}");
+        let from_json = f.symbols.iter().find(|s| s.name == "FromJson").unwrap();
+        assert_eq!(from_json.span.start_line, 1);
+        assert_eq!(from_json.signature, "public annotation class FromJson");
     }
 
     #[test]

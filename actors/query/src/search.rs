@@ -183,8 +183,11 @@ fn name_match(l: &Located, query: &str) -> Option<u8> {
     let qualified = s.qualified_name.replace("::", ".");
     let tail = |full: &str, q: &str| full == q || full.ends_with(&format!(".{q}"));
     // An impl block (a Rust impl, a Swift extension) bears its type's
-    // name but is not its definition: it comes after the definition.
-    let after = u8::from(s.kind == sno_journal::model::SymbolKind::Impl);
+    // name but is not its definition: it comes after the definition. So
+    // does a C or C++ function in a header, which is most often the
+    // prototype of one a source file defines (where there is none, every
+    // match comes after alike and the order holds).
+    let after = u8::from(s.kind == sno_journal::model::SymbolKind::Impl || header_function(l));
     if tail(&qualified, &q) || s.name == q || module_qualified(l, &q) {
         return Some(after);
     }
@@ -193,6 +196,15 @@ fn name_match(l: &Located, query: &str) -> Option<u8> {
         return Some(2 + after);
     }
     None
+}
+
+/// A function or method of a C or C++ header.
+fn header_function(l: &Located) -> bool {
+    use sno_journal::model::SymbolKind as K;
+    matches!(l.symbol.kind, K::Function | K::Method | K::Constructor)
+        && l.path
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| matches!(ext, "h" | "hh" | "hpp" | "hxx" | "h++"))
 }
 
 /// A ranked symbol.
