@@ -13,7 +13,10 @@ use sno_journal::model::Language;
 pub(crate) fn parser_view(lang: Language, source: &[u8]) -> Cow<'_, [u8]> {
     match lang {
         Language::Kotlin => kotlin(source),
-        Language::C | Language::Cpp => c_statement_macros(source),
+        Language::C | Language::Cpp => match c_statement_macros(source) {
+            Cow::Borrowed(s) => c_trailing_macros(s),
+            Cow::Owned(v) => Cow::Owned(c_trailing_macros(&v).into_owned()),
+        },
         Language::Sql => sql_unread_statements(source),
         Language::Gleam => gleam_assert(source),
         _ => Cow::Borrowed(source),
@@ -222,6 +225,62 @@ fn kotlin_break(source: &[u8], at: usize) -> Option<(usize, usize)> {
     (ends_name && declares).then_some((newline, space))
 }
 
+/// A macro between a function's parameters and its body or `;`
+/// (spdlog's `bool is_color_terminal() SPDLOG_NOEXCEPT {`, an export or
+/// attribute macro) makes tree-sitter-c++ lose the function and the ones
+/// after it, up to a dozen (spdlog's `os-inl.h` lost 14 of 28). Only
+/// keywords (`const`, `noexcept`, `override`, ...) may stand there, so an
+/// all-capitals name there is a macro: it is shown blank.
+fn c_trailing_macros(source: &[u8]) -> Cow<'_, [u8]> {
+    const QUALIFIERS: [&[u8]; 6] = [
+        b"const",
+        b"volatile",
+        b"noexcept",
+        b"override",
+        b"final",
+        b"mutable",
+    ];
+    let mut view: Option<Vec<u8>> = None;
+    for close in memchr::memchr_iter(b')', source) {
+        let mut i = close + 1;
+        let mut macros: Vec<(usize, usize)> = Vec::new();
+        let ends_head = loop {
+            while i < source.len() && source[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let start = i;
+            while i < source.len() && is_word(source[i]) {
+                i += 1;
+            }
+            let word = &source[start..i];
+            if word.is_empty() {
+                break matches!(source.get(i), Some(b'{' | b';'));
+            }
+            if is_macro_name(word) {
+                macros.push((start, i));
+            } else if !QUALIFIERS.contains(&word) {
+                break false;
+            }
+        };
+        if ends_head {
+            for (from, to) in macros {
+                view.get_or_insert_with(|| source.to_vec())[from..to].fill(b' ');
+            }
+        }
+    }
+    view.map_or(Cow::Borrowed(source), Cow::Owned)
+}
+
+/// An all-capitals name of three characters or more (`SPDLOG_NOEXCEPT`,
+/// `VERIFY_FAILS_END`): a macro, by every C code base's convention.
+fn is_macro_name(t: &[u8]) -> bool {
+    t.len() >= 3
+        && t.iter()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+        && t[0] != b'_'
+        && !t[0].is_ascii_digit()
+}
+
 /// A macro used as a statement without a `;` (Unity's
 /// `EXPECT_ABORT_BEGIN` and `VERIFY_FAILS_END` on lines of their own) costs
 /// tree-sitter-c an error each; past a few hundred of them its recovery
@@ -256,12 +315,7 @@ fn c_statement_macros(source: &[u8]) -> Cow<'_, [u8]> {
     };
     for (i, &(start, line)) in lines.iter().enumerate() {
         let t = line.trim_ascii();
-        let is_macro_name = t.len() >= 3
-            && t.iter()
-                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
-            && t[0] != b'_'
-            && !t[0].is_ascii_digit();
-        if !is_macro_name || !line.first().is_some_and(|b| matches!(b, b' ' | b'\t')) {
+        if !is_macro_name(t) || !line.first().is_some_and(|b| matches!(b, b' ' | b'\t')) {
             continue;
         }
         // After a statement or a block's opening (not an enum's or an
@@ -459,6 +513,32 @@ mod tests {
         let from_json = f.symbols.iter().find(|s| s.name == "FromJson").unwrap();
         assert_eq!(from_json.span.start_line, 1);
         assert_eq!(from_json.signature, "public annotation class FromJson");
+    }
+
+    #[test]
+    fn a_macro_between_parameters_and_body_is_blank_to_the_cpp_parser() {
+        let src = "namespace os {\nSPDLOG_INLINE std::tm localtime() SPDLOG_NOEXCEPT\n{\n    return std::tm{};\n}\n\nSPDLOG_INLINE bool is_color_terminal() SPDLOG_NOEXCEPT {\n    return f(x) ? OK : BAD;\n}\n\nvoid size() const FMT_OVERRIDE;\nint g() const { return h(A) + B; }\n}\n";
+        let v = String::from_utf8(parser_view(Language::Cpp, src.as_bytes()).into_owned()).unwrap();
+        assert_eq!(v.len(), src.len());
+        assert_eq!(v.matches("SPDLOG_NOEXCEPT").count(), 0, "{v}");
+        assert!(!v.contains("FMT_OVERRIDE"), "{v}");
+        // Macros anywhere else stay: in expressions, and before the type.
+        assert!(
+            v.contains("f(x) ? OK : BAD;") && v.contains("h(A) + B;"),
+            "{v}"
+        );
+        assert_eq!(v.matches("SPDLOG_INLINE").count(), 2, "{v}");
+        let f = crate::extract(Language::Cpp, src.as_bytes());
+        let names: Vec<&str> = f.symbols.iter().map(|s| s.name.as_str()).collect();
+        for n in ["localtime", "is_color_terminal", "g"] {
+            assert!(names.contains(&n), "{n} in {names:?}");
+        }
+        let t = f
+            .symbols
+            .iter()
+            .find(|s| s.name == "is_color_terminal")
+            .unwrap();
+        assert_eq!(t.span.start_line, 7);
     }
 
     #[test]
