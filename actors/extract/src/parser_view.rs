@@ -13,10 +13,13 @@ use sno_journal::model::Language;
 pub(crate) fn parser_view(lang: Language, source: &[u8]) -> Cow<'_, [u8]> {
     match lang {
         Language::Kotlin => kotlin(source),
-        Language::C | Language::Cpp => match c_statement_macros(source) {
-            Cow::Borrowed(s) => c_trailing_macros(s),
-            Cow::Owned(v) => Cow::Owned(c_trailing_macros(&v).into_owned()),
-        },
+        Language::C | Language::Cpp => [c_trailing_macros, c_class_macros].into_iter().fold(
+            c_statement_macros(source),
+            |view, step| match view {
+                Cow::Borrowed(s) => step(s),
+                Cow::Owned(v) => Cow::Owned(step(&v).into_owned()),
+            },
+        ),
         Language::Sql => sql_unread_statements(source),
         Language::Gleam => gleam_assert(source),
         _ => Cow::Borrowed(source),
@@ -265,6 +268,61 @@ fn c_trailing_macros(source: &[u8]) -> Cow<'_, [u8]> {
         if ends_head {
             for (from, to) in macros {
                 view.get_or_insert_with(|| source.to_vec())[from..to].fill(b' ');
+            }
+        }
+    }
+    view.map_or(Cow::Borrowed(source), Cow::Owned)
+}
+
+/// An export or attribute macro between `class` or `struct` and the name
+/// (`class SPDLOG_API file_helper {`, `class Q_CORE_EXPORT QObject`) makes
+/// tree-sitter-c++ take the macro for the name, and the class's members
+/// lose their class. A name can follow `class` only once, so an
+/// all-capitals one followed by another name is a macro: it is shown
+/// blank.
+fn c_class_macros(source: &[u8]) -> Cow<'_, [u8]> {
+    let mut view: Option<Vec<u8>> = None;
+    for keyword in [&b"class"[..], &b"struct"[..]] {
+        for at in memchr::memmem::find_iter(source, keyword) {
+            if at > 0 && is_word(source[at - 1]) {
+                continue;
+            }
+            let words = |from: usize| {
+                let mut i = from;
+                let gap = source[i..]
+                    .iter()
+                    .take_while(|b| matches!(b, b' ' | b'\t'))
+                    .count();
+                i += gap;
+                let start = i;
+                while i < source.len() && is_word(source[i]) {
+                    i += 1;
+                }
+                (gap > 0).then_some((start, i))
+            };
+            let Some((m_start, m_end)) = words(at + keyword.len()) else {
+                continue;
+            };
+            let Some((n_start, n_end)) = words(m_end) else {
+                continue;
+            };
+            // Only where a class is defined (`{`, a base clause, `final`):
+            // `struct STAT buf;` declares a variable of a capitals tag.
+            let rest = &source[n_end..];
+            let next = rest.iter().position(|b| !b.is_ascii_whitespace());
+            let defines = next.is_some_and(|k| {
+                let r = &rest[k..];
+                r.starts_with(b"{")
+                    || (r.starts_with(b":") && !r.starts_with(b"::"))
+                    || r.starts_with(b"final")
+            });
+            let name = &source[n_start..n_end];
+            if is_macro_name(&source[m_start..m_end])
+                && n_end > n_start
+                && name != b"final"
+                && defines
+            {
+                view.get_or_insert_with(|| source.to_vec())[m_start..m_end].fill(b' ');
             }
         }
     }
@@ -539,6 +597,28 @@ mod tests {
             .find(|s| s.name == "is_color_terminal")
             .unwrap();
         assert_eq!(t.span.start_line, 7);
+    }
+
+    #[test]
+    fn an_export_macro_before_a_class_name_is_blank_to_the_cpp_parser() {
+        let src = "namespace d {\nclass SPDLOG_API file_helper {\npublic:\n    void reopen(bool truncate);\n};\nstruct FMT_API  Spec : Base { int w; };\nclass Plain { int x; };\nclass NAMED;\nclass RGB final { int r; };\nstruct STAT buf;\n}\n";
+        let v = String::from_utf8(parser_view(Language::Cpp, src.as_bytes()).into_owned()).unwrap();
+        assert_eq!(v.len(), src.len());
+        assert!(!v.contains("SPDLOG_API") && !v.contains("FMT_API"), "{v}");
+        // A class named in capitals keeps its name, and so does a tag a
+        // variable is declared with.
+        assert!(v.contains("class NAMED;"), "{v}");
+        assert!(v.contains("class RGB final {"), "{v}");
+        assert!(v.contains("struct STAT buf;"), "{v}");
+        let f = crate::extract(Language::Cpp, src.as_bytes());
+        let names: Vec<&str> = f
+            .symbols
+            .iter()
+            .map(|s| s.qualified_name.as_str())
+            .collect();
+        for n in ["d.file_helper", "d.file_helper.reopen", "d.Spec", "d.Plain"] {
+            assert!(names.contains(&n), "{n} in {names:?}");
+        }
     }
 
     #[test]

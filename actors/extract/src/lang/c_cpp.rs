@@ -497,12 +497,24 @@ fn split_qualified(text: &str) -> (String, String) {
     };
     let mut plain = String::with_capacity(scope.len());
     let mut angle = 0usize;
+    let mut spaced = false;
+    let word = |c: char| c.is_alphanumeric() || c == '_';
     for c in scope.chars() {
         match c {
             '<' => angle += 1,
             '>' if angle > 0 => angle -= 1,
-            _ if angle > 0 || c.is_whitespace() => {}
-            _ => plain.push(c),
+            _ if angle > 0 => {}
+            _ if c.is_whitespace() => spaced = true,
+            _ => {
+                // A word after a word is a new name: what came before was
+                // a macro the grammar took into the declarator
+                // (`size_t SPDLOG_INLINE thread_pool::queue_size()`).
+                if spaced && word(c) && plain.ends_with(word) {
+                    plain.clear();
+                }
+                spaced = false;
+                plain.push(c);
+            }
         }
     }
     if let Some(op) = operator {
@@ -835,5 +847,11 @@ mod split_tests {
             ("A".to_string(), "operator<<".to_string())
         );
         assert_eq!(s("make<int>"), (String::new(), "make".to_string()));
+        // A macro the grammar read into the declarator is not the scope.
+        assert_eq!(
+            s("SPDLOG_INLINE thread_pool::queue_size"),
+            ("thread_pool".to_string(), "queue_size".to_string())
+        );
+        assert_eq!(s("ns :: A :: f"), ("ns.A".to_string(), "f".to_string()));
     }
 }
