@@ -12,13 +12,10 @@ use sno_journal::model::Language;
 /// The bytes to parse for `source`.
 pub(crate) fn parser_view(lang: Language, source: &[u8]) -> Cow<'_, [u8]> {
     match lang {
-        Language::Kotlin => kotlin(source),
-        Language::C | Language::Cpp => [c_trailing_macros, c_class_macros].into_iter().fold(
-            c_statement_macros(source),
-            |view, step| match view {
-                Cow::Borrowed(s) => step(s),
-                Cow::Owned(v) => Cow::Owned(step(&v).into_owned()),
-            },
+        Language::Kotlin => in_turn(source, &[kotlin_annotation_classes, kotlin_constructors]),
+        Language::C | Language::Cpp => in_turn(
+            source,
+            &[c_statement_macros, c_trailing_macros, c_class_macros],
         ),
         Language::Sql => sql_unread_statements(source),
         Language::Gleam => gleam_assert(source),
@@ -52,14 +49,19 @@ fn gleam_assert(source: &[u8]) -> Cow<'_, [u8]> {
 
 const VISIBILITY: [&[u8]; 4] = [b"private", b"internal", b"public", b"protected"];
 
-/// What tree-sitter-kotlin-ng 1.1.0 is shown: annotation classes and
-/// constructors it misreads, put as it reads them.
-fn kotlin(source: &[u8]) -> Cow<'_, [u8]> {
-    match kotlin_annotation_classes(source) {
-        Cow::Borrowed(s) => kotlin_constructors(s),
-        Cow::Owned(v) => Cow::Owned(kotlin_constructors(&v).into_owned()),
-    }
+/// A view made by each of `steps` in turn, each shown the one before's;
+/// the source itself while none changes anything.
+fn in_turn<'a>(source: &'a [u8], steps: &[View]) -> Cow<'a, [u8]> {
+    steps
+        .iter()
+        .fold(Cow::Borrowed(source), |view, step| match view {
+            Cow::Borrowed(s) => step(s),
+            Cow::Owned(v) => Cow::Owned(step(&v).into_owned()),
+        })
 }
+
+/// One change to what the parser is shown.
+type View = fn(&[u8]) -> Cow<'_, [u8]>;
 
 /// tree-sitter-kotlin-ng 1.1.0 reads an annotation class without a body
 /// after annotations (`@Target(FUNCTION) annotation class FromJson`, how
@@ -71,7 +73,7 @@ fn kotlin_annotation_classes(source: &[u8]) -> Cow<'_, [u8]> {
     let mut view: Option<Vec<u8>> = None;
     for at in memchr::memmem::find_iter(source, b"annotation") {
         let word_start = at == 0 || !is_word(source[at - 1]);
-        let rest = &source[at + 10..];
+        let rest = &source[at + b"annotation".len()..];
         let gap = rest
             .iter()
             .take_while(|b| matches!(b, b' ' | b'\t'))

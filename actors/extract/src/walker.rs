@@ -327,12 +327,13 @@ impl<'t> Walk<'t> {
                 }
                 _ => String::new(),
             },
-            DocStyle::RustOuter => {
-                source_text::clean_comments(level.comments.iter().map(text_of).filter(|c| {
-                    (c.starts_with(b"///") && !c.starts_with(b"////"))
-                        || (c.starts_with(b"/**") && !c.starts_with(b"/***") && c != b"/**/")
-                }))
-            }
+            DocStyle::RustOuter => source_text::clean_comments(
+                level
+                    .comments
+                    .iter()
+                    .map(text_of)
+                    .filter(|c| is_rust_outer_doc(c)),
+            ),
         }
     }
 
@@ -680,6 +681,13 @@ fn last_row(node: Node<'_>) -> usize {
     } else {
         e.row
     }
+}
+
+/// Whether a comment is a Rust outer doc comment (`///`, `/** */`), not a
+/// plain one (`////`, `/***`, `/**/`).
+pub(crate) fn is_rust_outer_doc(c: &[u8]) -> bool {
+    (c.starts_with(b"///") && !c.starts_with(b"////"))
+        || (c.starts_with(b"/**") && !c.starts_with(b"/***") && c != b"/**/")
 }
 
 /// The children of `node` in field `field` (a field can repeat: Go's

@@ -494,20 +494,13 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                     };
                 }
             };
-            let mut total = 0;
-            for _ in 0..4 {
-                let measured = match around {
-                    Some(around) => around + count_tokens(&total.to_string()),
-                    None => {
-                        render(pkg, total);
-                        measure(pkg, json)
-                    }
-                };
-                if measured == total {
-                    break;
+            let total = crate::pack::settled_count(|total| match around {
+                Some(around) => around + count_tokens(&total.to_string()),
+                None => {
+                    render(pkg, total);
+                    measure(pkg, json)
                 }
-                total = measured;
-            }
+            });
             render(pkg, total);
             total
         };

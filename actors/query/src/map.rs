@@ -152,17 +152,11 @@ pub fn pack_map(
                 total
             }
             AnswerFormat::Json => {
-                // The count is part of what it counts: settled in a few
-                // rounds (it changes by a digit at most).
-                let mut total = 0;
-                for _ in 0..4 {
+                // The count is part of what it counts.
+                let total = crate::pack::settled_count(|total| {
                     ans.tokens = total;
-                    let measured = count_tokens(&sno_protocol::to_wire(&ans));
-                    if measured == total {
-                        break;
-                    }
-                    total = measured;
-                }
+                    count_tokens(&sno_protocol::to_wire(&ans))
+                });
                 ans.tokens = total;
                 total
             }

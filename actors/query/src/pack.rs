@@ -39,6 +39,22 @@ const REMEMBERED: usize = 1 << 16;
 static COUNTS: std::sync::OnceLock<std::sync::Mutex<rustc_hash::FxHashMap<u64, u32>>> =
     std::sync::OnceLock::new();
 
+/// The token count an answer states of itself: the answer is measured
+/// (`measure`) with a guess of the count, then with what that gave, until
+/// the two agree; a digit more or less moves the count by a token at most,
+/// so a few rounds settle it.
+pub fn settled_count(mut measure: impl FnMut(usize) -> usize) -> usize {
+    let mut total = 0;
+    for _ in 0..4 {
+        let measured = measure(total);
+        if measured == total {
+            break;
+        }
+        total = measured;
+    }
+    total
+}
+
 /// How an item ended up in the package.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Packed {

@@ -350,9 +350,7 @@ impl RustRules {
     fn token_tree_items(&self, w: &mut Walk<'_>, tree: Node<'_>, in_type: bool) {
         let mut c = tree.walk();
         let tokens: Vec<Node<'_>> = tree.children(&mut c).collect();
-        let group = |n: Node<'_>, open: &str| {
-            self.g.kind(n) == K::TokenTree && n.child(0).is_some_and(|o| o.kind() == open)
-        };
+        let group = |n: Node<'_>, open: &str| self.group(n, &[open]);
         // The body of the item whose keyword is at `i`: the first `{..}`
         // group (or `;`) within a head's length.
         let body_after = |i: usize| {
@@ -389,7 +387,7 @@ impl RustRules {
             else {
                 // A group that heads no item may hold some (`cfg_if!`'s
                 // branches); an item's own body is read below.
-                if group(t, "{") || group(t, "(") || group(t, "[") {
+                if self.group(t, &["{", "(", "["]) {
                     self.token_tree_items(w, t, in_type);
                 }
                 i += 1;
@@ -455,13 +453,11 @@ impl RustRules {
         let mut head = i;
         while head > 0 {
             let prev = tokens[head - 1];
-            let qualifier = matches!(
-                prev.kind(),
-                "pub" | "async" | "const" | "unsafe" | "extern" | "default" | "string_literal"
-            ) || (self.g.kind(prev) == K::TokenTree
-                && prev.child(0).is_some_and(|o| o.kind() == "(")
-                && head >= 2
-                && tokens[head - 2].kind() == "pub");
+            let qualifier =
+                matches!(
+                    prev.kind(),
+                    "pub" | "async" | "const" | "unsafe" | "extern" | "default" | "string_literal"
+                ) || (self.group(prev, &["("]) && head >= 2 && tokens[head - 2].kind() == "pub");
             if !qualifier {
                 break;
             }
@@ -485,15 +481,16 @@ impl RustRules {
             k -= 1;
         }
         docs.reverse();
-        let texts: Vec<String> = docs
-            .iter()
-            .map(|n| w.text(*n).into_owned())
-            .filter(|c| {
-                (c.starts_with("///") && !c.starts_with("////"))
-                    || (c.starts_with("/**") && !c.starts_with("/***") && c != "/**/")
-            })
-            .collect();
-        source_text::clean_comments(texts.iter().map(|t| t.as_bytes()))
+        source_text::clean_comments(
+            docs.iter()
+                .map(|n| w.bytes(*n))
+                .filter(|c| walker::is_rust_outer_doc(c)),
+        )
+    }
+
+    /// Whether `n` is a token tree opened by one of `open` (`(`, `[`, `{`).
+    fn group(&self, n: Node<'_>, open: &[&str]) -> bool {
+        self.g.kind(n) == K::TokenTree && n.child(0).is_some_and(|o| open.contains(&o.kind()))
     }
 
     /// The index after the `<..>` that opens at `open`.
@@ -533,10 +530,7 @@ impl RustRules {
                     continue;
                 }
                 let group = |k: usize, open: &[&str]| {
-                    tokens.get(i + k).is_some_and(|n| {
-                        self.g.kind(*n) == K::TokenTree
-                            && n.child(0).is_some_and(|o| open.contains(&o.kind()))
-                    })
+                    tokens.get(i + k).is_some_and(|n| self.group(*n, open))
                 };
                 // `f(..)`, or a macro `m!(..)` / `m![..]` / `m!{..}`.
                 let opens_call = group(1, &["("])
