@@ -290,3 +290,60 @@ fn an_ambiguous_name_gets_the_same_answer_from_the_cli_and_mcp() {
     let r = repo.sno_json(&["show", "B.search_path", "--json"]);
     assert_eq!(r["symbol"]["line"], 10, "{r}");
 }
+
+#[test]
+fn a_c_prototype_and_its_definition_are_one_function() {
+    // hiredis' layout: the header declares, the source defines, a test
+    // includes the header and calls; spdlog's: a method declared in its
+    // class and defined out of it in another header.
+    let repo = Repo::new();
+    repo.write(
+        "hiredis.h",
+        "#ifndef H\n#define H\nint redisSetTimeout(int *c, int tv);\nstatic int helper(void);\n#endif\n",
+    );
+    repo.write(
+        "hiredis.c",
+        "#include \"hiredis.h\"\n\nstatic int helper(void);\n\nint redisSetTimeout(int *c, int tv) {\n    return helper() + tv;\n}\n\nstatic int helper(void) {\n    return 1;\n}\n",
+    );
+    repo.write(
+        "test.c",
+        "#include \"hiredis.h\"\n\nint main(void) {\n    int c = 0;\n    return redisSetTimeout(&c, 5);\n}\n",
+    );
+    repo.write(
+        "include/common.h",
+        "namespace spdlog {\nclass spdlog_ex {\npublic:\n    const char *what() const;\n};\n}\n",
+    );
+    repo.write(
+        "include/common-inl.h",
+        "#include \"common.h\"\nnamespace spdlog {\nconst char *spdlog_ex::what() const {\n    return \"x\";\n}\n}\n",
+    );
+    repo.commit("c");
+    repo.sno_json(&["init", "--json"]);
+
+    // One function: no ambiguity, the definition answers, and the call
+    // made through the header's prototype is its exact caller.
+    let r = repo.sno_json(&["show", "redisSetTimeout", "--json"]);
+    assert_eq!(r["symbol"]["path"], "hiredis.c", "{r}");
+    assert_eq!(callers(&repo, "redisSetTimeout"), [("test.c:5".to_string(), false)]);
+    // A static function declared before its use is called at its definition.
+    assert_eq!(callers(&repo, "helper"), [("hiredis.c:6".to_string(), false)]);
+    // The prototype is still there, shown as the declaration it is.
+    let r = repo.sno_json(&["symbol", "redisSetTimeout", "--json"]);
+    let sigs: Vec<(&str, &str)> = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["path"].as_str().unwrap(), x["signature"].as_str().unwrap()))
+        .collect();
+    assert!(
+        sigs.contains(&("hiredis.h", "int redisSetTimeout(int *c, int tv);")),
+        "{sigs:?}"
+    );
+    // A search for the name puts the definitions before the prototypes.
+    for (name, path) in [("redisSetTimeout", "hiredis.c"), ("what", "include/common-inl.h")] {
+        let r = repo.sno_json(&["search", name, "--json", "--lexical-only"]);
+        assert_eq!(r["items"][0]["path"], path, "{name}: {r}");
+    }
+    let r = repo.sno_json(&["show", "spdlog_ex.what", "--json"]);
+    assert_eq!(r["symbol"]["path"], "include/common-inl.h", "{r}");
+}

@@ -449,6 +449,19 @@ pub struct Symbol {
     pub content_hash: u64,
 }
 
+impl Symbol {
+    /// A function declared here and defined elsewhere: a C or C++
+    /// prototype (`int f(int);` in a header, `void m();` in a class body).
+    /// The extractor keeps such a declaration's `;` in its signature, where
+    /// every other signature drops it.
+    pub fn is_declaration(&self) -> bool {
+        matches!(
+            self.kind,
+            SymbolKind::Function | SymbolKind::Method | SymbolKind::Constructor
+        ) && self.signature.ends_with(';')
+    }
+}
+
 /// The relation an edge expresses.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Debug)]
 pub enum EdgeKind {

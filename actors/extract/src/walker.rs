@@ -400,6 +400,18 @@ impl<'t> Walk<'t> {
         }
     }
 
+    /// Marks a symbol as a declaration whose body is elsewhere (a C or C++
+    /// prototype): its signature keeps the declaration's `;`, as the source
+    /// writes it, which is how a reader tells it from the definition
+    /// ([`sno_journal::model::Symbol::is_declaration`]).
+    pub(crate) fn mark_declaration(&mut self, index: usize) {
+        if let Some(s) = self.facts.symbols.get_mut(index) {
+            if !s.signature.ends_with(';') {
+                s.signature.push(';');
+            }
+        }
+    }
+
     /// Moves the start of a symbol's span back to `head`'s, for a definition
     /// the grammar split in two (a macro call heading a block), and takes
     /// its signature from there to the body.

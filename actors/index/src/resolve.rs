@@ -472,6 +472,9 @@ struct NameEntry {
     /// Language family: a name is only unique among files that can call
     /// each other.
     family: u8,
+    /// A C or C++ prototype ([`Symbol::is_declaration`]): the function it
+    /// declares is defined elsewhere, under the same name.
+    declaration: bool,
 }
 
 /// Languages whose files can refer to each other's symbols.
@@ -569,6 +572,7 @@ impl SymbolIndex {
                 top_level: sym.parent.is_none(),
                 parent,
                 family: family(rec.language),
+                declaration: sym.is_declaration(),
             };
             if in_order {
                 let at = v.partition_point(|x| (&*x.path, x.order) < (&*e.path, e.order));
@@ -793,9 +797,11 @@ impl<'r, 'a> FileScope<'r, 'a> {
     fn imported(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
         self.imports.iter().find_map(|(imp, t)| {
             let t = t.as_ref()?;
-            // A Swift `import Module` brings in every public name of it.
-            let named = imp.names.iter().any(|n| n == name || n == "*")
-                || (self.lang == Language::Swift && imp.names.is_empty());
+            // A Swift `import Module` brings in every public name of it,
+            // and a C or C++ `#include` every name its header declares.
+            let whole = matches!(self.lang, Language::Swift | Language::C | Language::Cpp);
+            let named =
+                imp.names.iter().any(|n| n == name || n == "*") || (whole && imp.names.is_empty());
             if named {
                 return self.resolver.in_target(name, t, want, true);
             }
@@ -956,7 +962,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
     /// A callable in this file's own scope, not a member of a type: a
     /// top-level function, or one nested in a function.
     fn free_function(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<Resolved> {
-        let cands: Vec<&Symbol> = self
+        let mut cands: Vec<&Symbol> = self
             .local_by_name
             .get(name)?
             .iter()
@@ -969,6 +975,11 @@ impl<'r, 'a> FileScope<'r, 'a> {
                         .is_some_and(|p| is_container(p.kind))
             })
             .collect();
+        // A C prototype before the function's definition is the same
+        // function, not an alternative to it.
+        if cands.iter().any(|s| !s.is_declaration()) {
+            cands.retain(|s| !s.is_declaration());
+        }
         let pick = cands
             .iter()
             .find(|s| s.parent.is_none())
@@ -1092,16 +1103,48 @@ impl<'a> Resolver<'a> {
         all.first().map(|l| l.id)
     }
 
+    /// The one symbol of the family named `name` of a kind `want` accepts.
+    /// Prototypes do not count beside a definition: a C function declared in
+    /// a header and defined in a source file is one function.
     fn unique(&self, name: &str, want: fn(SymbolKind) -> bool, fam: u8) -> Option<SymbolId> {
-        let mut it = self
-            .symbols
-            .by_name
-            .get(name)?
+        let cands = self.symbols.by_name.get(name)?;
+        let one = |declaration: bool| {
+            let mut it = cands
+                .iter()
+                .filter(|l| want(l.kind) && l.family == fam && l.declaration == declaration);
+            match (it.next(), it.next()) {
+                (Some(one), None) => Some(Some(one.id)),
+                (None, _) => None,
+                _ => Some(None),
+            }
+        };
+        one(false).unwrap_or_else(|| one(true).flatten())
+    }
+
+    /// The definition of the function the prototype `id` (named `name`)
+    /// declares: the one in the prototype's file if it has one (a static
+    /// function declared before its use), else the family's only definition
+    /// of that name and kind. `id` itself when it declares
+    /// nothing or the definition is not one symbol.
+    fn defined(&self, id: SymbolId, name: &str) -> SymbolId {
+        let Some(cands) = self.symbols.by_name.get(name) else {
+            return id;
+        };
+        let Some(decl) = cands.iter().find(|l| l.id == id && l.declaration) else {
+            return id;
+        };
+        // A method declared in its class is defined out of it (`A::f` in a
+        // namespace): the kinds match where the parents need not.
+        let defs: Vec<&NameEntry> = cands
             .iter()
-            .filter(|l| want(l.kind) && l.family == fam);
-        match (it.next(), it.next()) {
-            (Some(one), None) => Some(one.id),
-            _ => None,
+            .filter(|l| !l.declaration && l.kind == decl.kind && l.family == decl.family)
+            .collect();
+        if let Some(same_file) = defs.iter().find(|l| l.path == decl.path) {
+            return same_file.id;
+        }
+        match defs.as_slice() {
+            [one] => one.id,
+            _ => id,
         }
     }
 
@@ -1177,7 +1220,12 @@ impl<'a> Resolver<'a> {
         }
         for call in &rec.refs.calls {
             let (to, certainty) = match scope.call(call) {
-                Some((id, c)) => (EdgeTarget::Symbol(id), c),
+                // A call reaches a C or C++ function through its prototype
+                // (the header a file includes): it calls the definition.
+                Some((id, c)) => (
+                    EdgeTarget::Symbol(scope.resolver.defined(id, &call.callee)),
+                    c,
+                ),
                 None => (
                     EdgeTarget::Unresolved(match &call.receiver {
                         Some(r) => format!("{r}.{}", call.callee),

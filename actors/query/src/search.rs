@@ -183,17 +183,23 @@ fn name_match(l: &Located, query: &str) -> Option<u8> {
     let qualified = s.qualified_name.replace("::", ".");
     let tail = |full: &str, q: &str| full == q || full.ends_with(&format!(".{q}"));
     // An impl block (a Rust impl, a Swift extension) bears its type's
-    // name but is not its definition: it comes after the definition. So
-    // does a C or C++ function in a header, which is most often the
-    // prototype of one a source file defines (where there is none, every
-    // match comes after alike and the order holds).
-    let after = u8::from(s.kind == sno_journal::model::SymbolKind::Impl || header_function(l));
+    // name but is not its definition, nor is a C or C++ prototype: they
+    // come after the definitions. Between them comes a C or C++ function
+    // of a header not known to be either: an index written before
+    // prototypes were marked holds the prototypes of a source file's
+    // functions that way (where nothing else matches, every match comes
+    // after alike and the order holds).
+    let after = if s.kind == sno_journal::model::SymbolKind::Impl || s.is_declaration() {
+        2
+    } else {
+        u8::from(header_function(l))
+    };
     if tail(&qualified, &q) || s.name == q || module_qualified(l, &q) {
         return Some(after);
     }
     let (ql, fl) = (q.to_lowercase(), qualified.to_lowercase());
     if tail(&fl, &ql) || s.name.to_lowercase() == ql {
-        return Some(2 + after);
+        return Some(3 + after);
     }
     None
 }

@@ -20,6 +20,13 @@ on stdio), in two modes: "hybrid" (the model in SNO_MODEL / --model) and
 per definition) and over whole files at the parent commit (set c), with the
 same identifier-splitting tokenizer for queries and documents.
 
+Definitions and doc comments are read by this script's own parsers for
+Python, Go, Rust, Java and JavaScript/TypeScript, and through universal-ctags
+(`apt install universal-ctags`) for C, C++, C#, PHP, Kotlin and Ruby: ctags
+gives the definitions, the comment above each is its doc (any comment in C
+and C++, `/**`, `///` or Ruby's `#` lines elsewhere). Without ctags those
+languages give no queries.
+
 It prints R@1/5/10 and MRR@10 per set and language, latencies, the share of
 the token budget each answer used, whether ranks depend on `limit`, and
 writes everything (every query and its ranks too) to a JSON file.
@@ -46,6 +53,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -84,7 +92,23 @@ LANG_EXT = {
     ".mts": "typescript",
     ".cts": "typescript",
     ".java": "java",
+    # Read through universal-ctags (`parse_ctags`): definitions from an
+    # independent parser, doc comments from the lines above them.
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".cs": "csharp",
+    ".php": "php",
+    ".kt": "kotlin",
+    ".rb": "ruby",
 }
+
+# ctags' language names for the languages `parse_ctags` reads.
+CTAGS_LANG = {"c": "C", "cpp": "C++", "csharp": "C#", "php": "PHP", "kotlin": "Kotlin", "ruby": "Ruby"}
 
 TEST_DIRS = {
     "test", "tests", "testing", "__tests__", "spec", "specs", "testdata",
@@ -106,6 +130,7 @@ def is_test(path):
         or f == "conftest.py"
         or f in ("tests.rs", "test.rs")
         or f.endswith(("_test.go", "_test.py", "_tests.py", "_test.rs", "_tests.rs", "test.java", "tests.java"))
+        or f.endswith(("test.cs", "tests.cs", "test.php", "test.kt", "tests.kt", "_test.rb", "_spec.rb", "_test.c", "_test.cc", "_test.cpp", "_unittest.cc"))
         or re.search(r"\.(test|spec)\.[cm]?[jt]sx?$", f) is not None
     )
 
@@ -969,8 +994,151 @@ def js_doc(text, doc):
     return "\n".join(star_block(text[a:b]))
 
 
+CTAGS_FUNCS = {"function", "method", "singletonMethod", "func"}
+CTAGS_TYPES = {"class", "struct", "interface", "enum", "trait", "object", "module", "union", "record", "typealias"}
+# Attribute and annotation lines between a doc comment and its definition
+# (C# `[Obsolete]`, PHP `#[Pure]`, Kotlin `@JvmStatic`, C++ `template <...>`).
+CTAGS_ATTR = re.compile(r"\s*(?:@[\w.]+(?:\(.*\))?|\[[\w.: ,()\"=]+\]|#\[.*\]|template\s*<.*>)\s*$")
+_CTAGS_ON = None
+
+
+def ctags_available():
+    global _CTAGS_ON
+    if _CTAGS_ON is None:
+        try:
+            out = subprocess.run(["ctags", "--version"], capture_output=True, text=True).stdout
+            _CTAGS_ON = "Universal Ctags" in out
+        except OSError:
+            _CTAGS_ON = False
+        if not _CTAGS_ON:
+            log("universal-ctags not found: C, C++, C#, PHP, Kotlin and Ruby sources give no definitions")
+    return _CTAGS_ON
+
+
+def line_doc(lines, ln, lang):
+    """The doc comment ending just above line `ln` (1-based; attribute lines
+    skipped): (first line, last line, text) or None. C and C++ take any
+    comment there; the other languages their doc forms (`/**`, `///`, and
+    Ruby's `#` lines)."""
+    i = ln - 2
+    while i >= 0 and CTAGS_ATTR.match(lines[i]):
+        i -= 1
+    if lang in ("c", "cpp") and i >= 0 and lines[i].strip() and not re.search(r"[;{}/]|\*/", lines[i]) and not lines[i].lstrip().startswith(("#", "*")):
+        i -= 1  # `static int` above `name(...)`
+    if i < 0:
+        return None
+    t = lines[i].strip()
+    if lang == "ruby":
+        if not t.startswith("#") or t.startswith(("#!", "# frozen_string_literal", "# rubocop", "# -*-")):
+            return None
+        first = i
+        while first - 1 >= 0 and lines[first - 1].strip().startswith("#"):
+            first -= 1
+        body = [re.sub(r"^\s*#+ ?", "", x) for x in lines[first:i + 1]]
+        return (first + 1, i + 1, "\n".join(body))
+    if t.endswith("*/"):
+        first = i
+        while first >= 0 and "/*" not in lines[first]:
+            first -= 1
+        if first < 0 or not lines[first].strip().startswith("/*"):
+            return None
+        head = lines[first].strip()
+        if lang not in ("c", "cpp") and not (head.startswith("/**") and not head.startswith("/***")):
+            return None
+        text = "\n".join(lines[first:i + 1])
+        text = re.sub(r"^/\*[*!]?", "", text.strip())
+        text = re.sub(r"\*/$", "", text)
+        body = [re.sub(r"^\s*\*+ ?", "", x) for x in text.split("\n")]
+        return (first + 1, i + 1, "\n".join(body))
+    prefix = "//" if lang in ("c", "cpp") else "///"
+    if t.startswith(prefix):
+        first = i
+        while first - 1 >= 0 and lines[first - 1].strip().startswith(prefix):
+            first -= 1
+        body = [re.sub(r"^\s*//[/!]? ?", "", x) for x in lines[first:i + 1]]
+        return (first + 1, i + 1, "\n".join(body))
+    return None
+
+
+def doc_text(doc, lang):
+    """A doc comment's prose: C#'s `<summary>`, a Doxygen `@brief`."""
+    if lang == "csharp" and "<summary>" in doc:
+        doc = doc.split("<summary>", 1)[1].split("</summary>", 1)[0]
+    doc = re.sub(r"^\s*[@\\]brief\s+", "", doc.strip())
+    return doc
+
+
+def parse_ctags(path, text, lang):
+    """Definitions of a C, C++, C#, PHP, Kotlin or Ruby file as universal-ctags
+    reads them, with their ends (ctags' `end:` field, else the matching
+    brace) and the doc comments above them."""
+    if not ctags_available():
+        return [], [], False
+    ext = os.path.splitext(path)[1]
+    with tempfile.NamedTemporaryFile("w", suffix=ext, encoding="utf-8", delete=False) as f:
+        f.write(text)
+        tmp = f.name
+    try:
+        out = subprocess.run(
+            ["ctags", "-o", "-", "--output-format=json", "--fields=+neZK", f"--language-force={CTAGS_LANG[lang]}", tmp],
+            capture_output=True, text=True, errors="replace",
+        ).stdout
+    finally:
+        os.unlink(tmp)
+    lines = text.split("\n")
+    src = None
+    syms, strip = [], []
+    starts = [0]
+    for m in re.finditer("\n", text):
+        starts.append(m.end())
+    for row in out.splitlines():
+        try:
+            t = json.loads(row)
+        except ValueError:
+            continue
+        name, kind, ln = t.get("name", ""), t.get("kind", ""), t.get("line", 0)
+        end = str(t.get("end", ""))
+        if name.startswith("<") or not re.match(r"^[\w$]+$", name) or not 0 < ln <= len(lines):
+            continue
+        if re.match(r"^(?:AnonymousClass|__anon)[0-9a-f]{6,}", name):
+            continue  # a name ctags makes up (from the temporary file's name)
+        # A package or namespace is no container: Kotlin's and PHP's top-level
+        # functions are functions.
+        scoped = t.get("scopeKind") not in (None, "package", "namespace")
+        container = re.split(r"::|\.|\\", t.get("scope", ""))[-1].strip() if scoped else ""
+        if container and not re.search(rf"\b{re.escape(container)}\b", text.replace(t.get("scope", ""), "")):
+            container = ""  # ctags' scope is a file name (`-JsonUtf8Reader.kt`), not a type
+        if kind in CTAGS_FUNCS:
+            k = "method" if container and lang != "c" else "function"
+        elif kind in CTAGS_TYPES:
+            k = "type"
+        else:
+            syms.append(Sym(path, lang, name, container, "other", ln, ln, ln, False, None))
+            continue
+        if end.isdigit():
+            e = int(end)
+        elif lang != "ruby":
+            if src is None:
+                src = Source(path, text, "java" if lang == "kotlin" else lang)
+            off = starts[ln - 1] + max(0, lines[ln - 1].find(name))
+            ob = src.body_open(off, stop=";=" if lang == "kotlin" else ";")
+            e = src.line_of(src.match_brace(ob) - 1) if ob is not None and src.line_of(ob) <= ln + 15 else ln
+        else:
+            e = ln
+        doc = line_doc(lines, ln, lang)
+        start = ln if doc is None else doc[1] + 1
+        if doc is not None:
+            strip.append((starts[doc[0] - 1], starts[doc[1] - 1] + len(lines[doc[1] - 1])))
+        syms.append(Sym(path, lang, name, container, k, ln, min(start, ln), e, e > ln, doc_text(doc[2], lang) if doc else None))
+    return syms, sorted(set(strip)), True
+
+
 def parse_source(path, text):
     lang = lang_of(path)
+    if lang == "c" and path.endswith(".h") and re.search(r"^\s*(?:namespace|class|template\s*<)\b|::", text, re.M):
+        lang = "cpp"  # a C++ header
+    if lang in CTAGS_LANG:
+        return parse_ctags(path, text, lang)
     if lang == "python":
         return parse_python(path, text)
     if lang == "go":
@@ -1005,6 +1173,7 @@ ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Dr|Mr|Mrs|No|
 
 
 def clean_markup(t, lang):
+    t = re.sub(r"<(?:see|seealso|paramref|typeparamref)\s+(?:cref|name|langword)=\"([^\"]*)\"\s*/>", lambda m: re.sub(r"\{.*\}|\(.*\)", "", m.group(1)).split(":")[-1], t)
     t = re.sub(r"\{@(?:code|link|linkplain|literal|value)\s+([^}\s]*)(?:\s+([^}]*))?\}", lambda m: m.group(2) or m.group(1), t)
     t = re.sub(r"<[^>]{1,40}>", " ", t)  # HTML tags
     t = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", t)  # markdown links
@@ -1019,7 +1188,7 @@ def first_paragraph(doc, lang):
     para = []
     for line in lines:
         s = line.strip()
-        if lang in ("java", "javascript", "typescript") and s.startswith("@"):
+        if lang in ("java", "javascript", "typescript", "csharp", "php", "kotlin", "ruby", "c", "cpp") and s.startswith("@"):
             break
         if lang == "java" and re.match(r"<p\b", s, re.I) and para:
             break
@@ -1230,6 +1399,8 @@ class Corpus:
             if p.startswith(self.exclude):
                 os.remove(os.path.join(d, p))
         for p, text in self.stripped.items():
+            # `git archive` leaves out `export-ignore` paths; the tree has them
+            os.makedirs(os.path.dirname(os.path.join(d, p)), exist_ok=True)
             with open(os.path.join(d, p), "w", encoding="utf-8") as f:
                 f.write(text)
         ident = {

@@ -102,7 +102,17 @@ impl<'t> Rules<'t> for CFamily {
                 w.doc_transparent();
                 false
             }
-            K::FriendDeclaration => false,
+            // `friend class X;` and `friend void f(X&);` declare nothing
+            // here, but a hidden friend defined in its class
+            // (`friend bool operator==(..) { .. }`) is a function, written
+            // there and found through it.
+            K::FriendDeclaration => {
+                let mut cursor = node.walk();
+                let defines = node
+                    .named_children(&mut cursor)
+                    .any(|c| self.g.kind(c) == K::FunctionDefinition);
+                defines
+            }
             K::PreprocInclude => {
                 if let Some(path) = node.child_by_field_id(f.path) {
                     let text = w.text(path);
@@ -342,7 +352,10 @@ impl CFamily {
             None => SymbolKind::Function,
         };
         let doc = w.doc_comment(node, DocStyle::AnyComment);
-        w.symbol(&name, kind, node, body, doc, Some(&qualifier), true);
+        let i = w.symbol(&name, kind, node, body, doc, Some(&qualifier), true);
+        if body.is_none() {
+            w.mark_declaration(i);
+        }
     }
 
     /// The name node of a function declarator chain (`*f(..)`, `A::f(..)`),
@@ -853,5 +866,27 @@ mod split_tests {
             ("thread_pool".to_string(), "queue_size".to_string())
         );
         assert_eq!(s("ns :: A :: f"), ("ns.A".to_string(), "f".to_string()));
+    }
+}
+
+#[cfg(test)]
+mod friend_tests {
+    use sno_journal::model::{Language, SymbolKind as S};
+
+    use crate::lang::test_support::*;
+
+    #[test]
+    fn a_friend_defined_in_its_class_is_a_function_there() {
+        // The hidden-friend idiom, and Qt's `Q_OBJECT` (a macro with no `;`)
+        // before it (hiredis' adapters/qt.h).
+        let src = "class Adapter : public QObject {\n\n    Q_OBJECT\n\n    friend\n    void AddRead(void * adapter) {\n        static_cast<Adapter *>(adapter)->addRead();\n    }\n\n    friend bool operator==(const Adapter&, const Adapter&) { return true; }\n    friend class Other;\n    friend void declared(Adapter&);\n\npublic:\n    void addRead() {}\n};\n";
+        let f = crate::extract(Language::Cpp, src.as_bytes());
+        let got: Vec<(String, S)> = outline(&f);
+        assert!(got.contains(&("Adapter.AddRead".to_string(), S::Method)), "{got:?}");
+        assert!(got.contains(&("Adapter.operator==".to_string(), S::Method)), "{got:?}");
+        assert!(got.contains(&("Adapter.addRead".to_string(), S::Method)), "{got:?}");
+        assert!(!got.iter().any(|(n, _)| n.ends_with("declared") || n.ends_with("Other")), "{got:?}");
+        // The definition's lines, as ctags gives them (from its return type).
+        assert_eq!(lines(&f, "Adapter.AddRead"), (6, 8));
     }
 }
