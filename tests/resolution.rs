@@ -324,23 +324,37 @@ fn a_c_prototype_and_its_definition_are_one_function() {
     // made through the header's prototype is its exact caller.
     let r = repo.sno_json(&["show", "redisSetTimeout", "--json"]);
     assert_eq!(r["symbol"]["path"], "hiredis.c", "{r}");
-    assert_eq!(callers(&repo, "redisSetTimeout"), [("test.c:5".to_string(), false)]);
+    assert_eq!(
+        callers(&repo, "redisSetTimeout"),
+        [("test.c:5".to_string(), false)]
+    );
     // A static function declared before its use is called at its definition.
-    assert_eq!(callers(&repo, "helper"), [("hiredis.c:6".to_string(), false)]);
+    assert_eq!(
+        callers(&repo, "helper"),
+        [("hiredis.c:6".to_string(), false)]
+    );
     // The prototype is still there, shown as the declaration it is.
     let r = repo.sno_json(&["symbol", "redisSetTimeout", "--json"]);
     let sigs: Vec<(&str, &str)> = r["results"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|x| (x["path"].as_str().unwrap(), x["signature"].as_str().unwrap()))
+        .map(|x| {
+            (
+                x["path"].as_str().unwrap(),
+                x["signature"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert!(
         sigs.contains(&("hiredis.h", "int redisSetTimeout(int *c, int tv);")),
         "{sigs:?}"
     );
     // A search for the name puts the definitions before the prototypes.
-    for (name, path) in [("redisSetTimeout", "hiredis.c"), ("what", "include/common-inl.h")] {
+    for (name, path) in [
+        ("redisSetTimeout", "hiredis.c"),
+        ("what", "include/common-inl.h"),
+    ] {
         let r = repo.sno_json(&["search", name, "--json", "--lexical-only"]);
         assert_eq!(r["items"][0]["path"], path, "{name}: {r}");
     }

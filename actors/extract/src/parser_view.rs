@@ -19,8 +19,36 @@ pub(crate) fn parser_view(lang: Language, source: &[u8]) -> Cow<'_, [u8]> {
         ),
         Language::Sql => sql_unread_statements(source),
         Language::Gleam => gleam_assert(source),
+        Language::CSharp => csharp_app_directives(source),
         _ => Cow::Borrowed(source),
     }
+}
+
+/// The directives of a .NET 10 file-based app (`#:sdk Cake.Sdk`, `#:package
+/// Newtonsoft.Json`, and a `#!` line to run it), which the C# compiler
+/// ignores and tree-sitter-c-sharp 0.23 does not know: its recovery lost
+/// every definition of Polly's `cake.cs` after them. They are shown blank;
+/// they come before any code, so the view only looks at the file's head.
+fn csharp_app_directives(source: &[u8]) -> Cow<'_, [u8]> {
+    let mut view: Option<Vec<u8>> = None;
+    let mut at = 0;
+    while at < source.len() {
+        let end = memchr::memchr(b'\n', &source[at..]).map_or(source.len(), |p| at + p);
+        let line = &source[at..end];
+        let text = line.trim_ascii_start();
+        if text.starts_with(b"#:") || (at == 0 && text.starts_with(b"#!")) {
+            let v = view.get_or_insert_with(|| source.to_vec());
+            for b in &mut v[at..end] {
+                if *b != b'\r' {
+                    *b = b' ';
+                }
+            }
+        } else if !(text.is_empty() || text.starts_with(b"//")) {
+            break;
+        }
+        at = end + 1;
+    }
+    view.map_or(Cow::Borrowed(source), Cow::Owned)
 }
 
 /// Gleam 1.11's `assert` statement (`assert list.length([]) == 0`), which
@@ -459,6 +487,31 @@ fn sql_statement_end(source: &[u8], start: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_based_apps_directives_are_blank_to_the_csharp_parser() {
+        let src = "#!/usr/bin/env dotnet\n#:sdk Cake.Sdk\n#:package Newtonsoft.Json\n\n// ARGS\nvar target = Argument(\"target\");\n\nstring Patch(string path)\n{\n    return path;\n}\n\n#:not-a-directive-here\n";
+        let v =
+            String::from_utf8(parser_view(Language::CSharp, src.as_bytes()).into_owned()).unwrap();
+        assert_eq!(v.len(), src.len());
+        assert!(
+            v.starts_with(&format!("{}\n{}\n", " ".repeat(21), " ".repeat(14))),
+            "{v}"
+        );
+        // Only the head: a `#:` line after code is the grammar's business.
+        assert!(v.ends_with("#:not-a-directive-here\n"), "{v}");
+        let f = crate::extract(Language::CSharp, src.as_bytes());
+        let names: Vec<&str> = f
+            .symbols
+            .iter()
+            .map(|s| s.qualified_name.as_str())
+            .collect();
+        assert!(names.contains(&"Patch"), "{names:?}");
+        assert!(matches!(
+            parser_view(Language::CSharp, b"namespace A;\nclass B {}\n"),
+            Cow::Borrowed(_)
+        ));
+    }
 
     #[test]
     fn a_gleam_assert_statement_is_shown_as_a_discarded_let() {

@@ -228,8 +228,8 @@ pub fn resolve_one<'a>(state: &'a State, query: &str) -> Result<Located<'a>, Loo
             let repeats_parent = l.symbol.parent.is_some_and(|p| ids.contains(&p));
             let impl_of_it =
                 has_definition && l.symbol.kind == sno_journal::model::SymbolKind::Impl;
-            let declares_it = l.symbol.is_declaration()
-                && defined.contains(l.symbol.qualified_name.as_str());
+            let declares_it =
+                l.symbol.is_declaration() && defined.contains(l.symbol.qualified_name.as_str());
             !(repeats_parent || impl_of_it || declares_it)
         });
     }

@@ -882,10 +882,23 @@ mod friend_tests {
         let src = "class Adapter : public QObject {\n\n    Q_OBJECT\n\n    friend\n    void AddRead(void * adapter) {\n        static_cast<Adapter *>(adapter)->addRead();\n    }\n\n    friend bool operator==(const Adapter&, const Adapter&) { return true; }\n    friend class Other;\n    friend void declared(Adapter&);\n\npublic:\n    void addRead() {}\n};\n";
         let f = crate::extract(Language::Cpp, src.as_bytes());
         let got: Vec<(String, S)> = outline(&f);
-        assert!(got.contains(&("Adapter.AddRead".to_string(), S::Method)), "{got:?}");
-        assert!(got.contains(&("Adapter.operator==".to_string(), S::Method)), "{got:?}");
-        assert!(got.contains(&("Adapter.addRead".to_string(), S::Method)), "{got:?}");
-        assert!(!got.iter().any(|(n, _)| n.ends_with("declared") || n.ends_with("Other")), "{got:?}");
+        assert!(
+            got.contains(&("Adapter.AddRead".to_string(), S::Method)),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&("Adapter.operator==".to_string(), S::Method)),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&("Adapter.addRead".to_string(), S::Method)),
+            "{got:?}"
+        );
+        assert!(
+            !got.iter()
+                .any(|(n, _)| n.ends_with("declared") || n.ends_with("Other")),
+            "{got:?}"
+        );
         // The definition's lines, as ctags gives them (from its return type).
         assert_eq!(lines(&f, "Adapter.AddRead"), (6, 8));
     }
