@@ -1402,3 +1402,36 @@ fn a_docs_sections_with_fences_of_their_own_stay_one_quote() {
         "the later section is named inside the quote: {md}"
     );
 }
+
+#[test]
+fn a_c_function_is_answered_by_its_definition_where_its_header_documents_it() {
+    // sds' layout: the header's prototype carries the doc comment, the
+    // source file's definition the code. A question in the doc's words is
+    // answered by the definition, with the prototype after it.
+    let repo = Repo::new();
+    repo.write(
+        "sds.h",
+        "typedef char *sds;\n\n/* Duplicate an sds string. */\nsds sdsdup(const sds s);\n\n/* Free an sds string. */\nvoid sdsfree(sds s);\n",
+    );
+    repo.write(
+        "sds.c",
+        "#include \"sds.h\"\n\nsds sdsdup(const sds s) {\n    return sdsnewlen(s, sdslen(s));\n}\n\nvoid sdsfree(sds s) {\n    if (s == NULL) return;\n    s_free((char*)s - sdsHdrSize(s[-1]));\n}\n",
+    );
+    repo.commit("sds");
+    repo.sno_json(&["init", "--json"]);
+    let v = repo.sno_json(&["search", "duplicate a string", "--lexical-only", "--json"]);
+    let items: Vec<(String, u64)> = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["path"].as_str().unwrap().to_string(),
+                i["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(items[0], ("sds.c".to_string(), 3), "{v}");
+    let proto = items.iter().position(|i| *i == ("sds.h".to_string(), 4));
+    assert!(proto.is_some_and(|p| p > 0), "{v}");
+}

@@ -24,6 +24,10 @@ pub struct DocMap {
     first: Vec<u32>,
     /// Each symbol document's kind.
     kinds: Vec<SymbolKind>,
+    /// Whether each symbol document is a C or C++ prototype
+    /// ([`sno_journal::model::Symbol::is_declaration`]): one function with
+    /// its definition, which search answers with.
+    prototypes: Vec<bool>,
     /// Each symbol document's [`name_hash`].
     names: Vec<u32>,
     /// Each symbol document's id: what edges name.
@@ -102,6 +106,7 @@ impl DocMap {
                     map.paths.push(path.to_string());
                     map.first.push(at as u32);
                     map.kinds.extend_from_slice(&self.kinds[lo..hi]);
+                    map.prototypes.extend_from_slice(&self.prototypes[lo..hi]);
                     map.names.extend_from_slice(&self.names[lo..hi]);
                     map.ids.extend_from_slice(&self.ids[lo..hi]);
                     for (k, d) in (lo..hi).enumerate() {
@@ -150,6 +155,7 @@ impl DocMap {
         self.first.push(self.kinds.len() as u32);
         for s in &rec.symbols {
             self.kinds.push(s.kind);
+            self.prototypes.push(s.is_declaration());
             self.names.push(name_hash(&s.name));
             self.ids.push(s.id.0);
         }
@@ -230,6 +236,41 @@ impl DocMap {
         self.kinds.get(doc).copied()
     }
 
+    /// Whether a document is a C or C++ prototype.
+    pub fn is_prototype(&self, doc: usize) -> bool {
+        self.prototypes.get(doc).copied().unwrap_or(false)
+    }
+
+    /// For each prototype among `docs`, the one definition of the function
+    /// it declares: a document of the same name hash and kind that is no
+    /// prototype, where there is exactly one. One pass over the names.
+    pub fn definitions_of(&self, docs: &[usize]) -> Vec<(usize, usize)> {
+        let protos: Vec<usize> = docs
+            .iter()
+            .copied()
+            .filter(|d| self.is_prototype(*d))
+            .collect();
+        if protos.is_empty() {
+            return Vec::new();
+        }
+        let wanted: rustc_hash::FxHashSet<(u32, SymbolKind)> = protos
+            .iter()
+            .map(|d| (self.names[*d], self.kinds[*d]))
+            .collect();
+        // (name, kind) -> the definition, or `None` once a second is seen.
+        let mut defs: rustc_hash::FxHashMap<(u32, SymbolKind), Option<usize>> = Default::default();
+        for (d, key) in self.names.iter().zip(&self.kinds).enumerate() {
+            let key = (*key.0, *key.1);
+            if !self.prototypes[d] && wanted.contains(&key) {
+                defs.entry(key).and_modify(|e| *e = None).or_insert(Some(d));
+            }
+        }
+        protos
+            .into_iter()
+            .filter_map(|p| Some((p, (*defs.get(&(self.names[p], self.kinds[p]))?)?)))
+            .collect()
+    }
+
     /// How many symbols the map holds for `path` (0 for a file it lacks).
     pub fn symbols_in(&self, path: &str) -> usize {
         match self.paths.binary_search_by(|p| p.as_str().cmp(path)) {
@@ -290,7 +331,13 @@ impl DocMap {
         for f in &self.first {
             put_u32(&mut out, *f);
         }
-        out.extend(self.kinds.iter().map(|k| *k as u8));
+        // A prototype's kind byte has its high bit set.
+        out.extend(
+            self.kinds
+                .iter()
+                .zip(&self.prototypes)
+                .map(|(k, p)| *k as u8 | if *p { 0x80 } else { 0 }),
+        );
         for n in &self.names {
             put_u32(&mut out, *n);
         }
@@ -326,11 +373,12 @@ impl DocMap {
             .map(|_| r.str())
             .collect::<Option<Vec<String>>>()?;
         let first = r.u32s(files + 1)?;
-        let kinds = r
-            .take(symbols)?
+        let kind_bytes = r.take(symbols)?;
+        let kinds = kind_bytes
             .iter()
-            .map(|b| SymbolKind::from_repr(*b))
+            .map(|b| SymbolKind::from_repr(*b & 0x7f))
             .collect::<Option<Vec<_>>>()?;
+        let prototypes = kind_bytes.iter().map(|b| *b & 0x80 != 0).collect();
         let names = r.u32s(symbols)?;
         let ids = r
             .take(symbols.checked_mul(8)?)?
@@ -365,6 +413,7 @@ impl DocMap {
             paths,
             first,
             kinds,
+            prototypes,
             names,
             ids,
             sections,
@@ -374,7 +423,8 @@ impl DocMap {
     }
 }
 
-const MAGIC: &[u8; 8] = b"SNODOC02";
+// 03: a prototype's kind byte has its high bit set.
+const MAGIC: &[u8; 8] = b"SNODOC03";
 const END: &[u8; 4] = b"END\n";
 
 fn put_u32(out: &mut Vec<u8>, n: u32) {
@@ -687,7 +737,33 @@ mod tests {
         let kinds_at = 8 + 12 + 2 * (4 + 4) + 3 * 4;
         bad[kinds_at] = 200;
         assert!(DocMap::from_bytes(&bad).is_none());
-        assert_eq!(DocMap::from_bytes(b"SNODOC02END\n"), None);
+        assert_eq!(DocMap::from_bytes(b"SNODOC03END\n"), None);
+    }
+
+    #[test]
+    fn a_prototype_is_kept_and_finds_its_one_definition() {
+        // sds.h declares sdsdup and sdsfree; sds.c defines sdsdup, and both
+        // sds.c and alt.c define an sdsfree: that one has no one definition.
+        let mut h = record("sds.h", 1, &["sdsdup", "sdsfree"]);
+        for s in &mut h.symbols {
+            s.signature.push(';');
+        }
+        let c = record("sds.c", 2, &["sdsdup", "sdsfree"]);
+        let alt = record("alt.c", 3, &["sdsfree"]);
+        let st = State::from([
+            ("alt.c".to_string(), alt),
+            ("sds.c".to_string(), c),
+            ("sds.h".to_string(), h),
+        ]);
+        let m = DocMap::of(&st, &[]);
+        // alt.c 0; sds.c 1, 2; sds.h 3, 4.
+        assert_eq!(
+            (0..5).map(|d| m.is_prototype(d)).collect::<Vec<_>>(),
+            [false, false, false, true, true]
+        );
+        assert_eq!(m.definitions_of(&[0, 1, 3, 4]), [(3, 1)]);
+        assert_eq!(m.definitions_of(&[1, 2]), []);
+        assert_eq!(DocMap::from_bytes(&m.to_bytes()), Some(m));
     }
 
     fn calls(rec: &mut sno_journal::model::FileRecord, from: usize, to: SymbolId) {

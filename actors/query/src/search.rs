@@ -861,6 +861,18 @@ impl<'a> Retriever<'a> {
                 signals.entry(doc).or_default().semantic = weight * norm;
             }
         }
+        // A C or C++ prototype and its definition are one function, which
+        // the definition answers: it takes the better of the two's signals
+        // (the header's doc comment finds the source file's code), and in a
+        // question in words the prototype counts as a declaration (below).
+        let docs: Vec<usize> = signals.keys().copied().collect();
+        let folded = map.definitions_of(&docs);
+        for (proto, def) in &folded {
+            let p = signals.get(proto).copied().unwrap_or_default();
+            let d = signals.entry(*def).or_default();
+            d.lexical = d.lexical.max(p.lexical);
+            d.semantic = d.semantic.max(p.semantic);
+        }
         // Structural: neighbours of the strongest seeds, decaying per hop.
         let mut seeds: Vec<(usize, f32)> = signals
             .iter()
@@ -921,6 +933,12 @@ impl<'a> Retriever<'a> {
             // weigh each word most: its match counts for less.
             for (doc, s) in signals.iter_mut() {
                 if map.kind(*doc).is_some_and(is_declaration) {
+                    s.lexical *= DECLARATION_PRIOR;
+                    s.semantic *= DECLARATION_PRIOR;
+                }
+            }
+            for (proto, _) in &folded {
+                if let Some(s) = signals.get_mut(proto) {
                     s.lexical *= DECLARATION_PRIOR;
                     s.semantic *= DECLARATION_PRIOR;
                 }

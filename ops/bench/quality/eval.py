@@ -105,6 +105,9 @@ LANG_EXT = {
     ".php": "php",
     ".kt": "kotlin",
     ".rb": "ruby",
+    # Read by `parse_braced` (universal-ctags 5.9 has no Swift or Scala).
+    ".swift": "swift",
+    ".scala": "scala",
 }
 
 # ctags' language names for the languages `parse_ctags` reads.
@@ -1133,12 +1136,68 @@ def parse_ctags(path, text, lang):
     return syms, sorted(set(strip)), True
 
 
+# `func name` (Swift) and `def name` (Scala) after modifiers and attributes;
+# the types that contain them.
+BRACED_FUNC = {
+    "swift": re.compile(r"\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|internal|fileprivate|open|static|class|final|override|mutating|nonmutating|convenience|required|dynamic|nonisolated|isolated|async|package|@objc)\s+)*func\s+([A-Za-z_]\w*)\s*[<(]"),
+    "scala": re.compile(r"\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:private|protected|override|final|implicit|inline|transparent|infix|sealed|abstract|lazy)(?:\[\w+\])?\s+)*def\s+([A-Za-z_]\w*)\s*[\[(:=]"),
+}
+BRACED_TYPE = {
+    "swift": re.compile(r"(?<![\w.])(?:class|struct|enum|protocol|extension|actor)\s+([A-Za-z_][\w.]*)"),
+    "scala": re.compile(r"(?<![\w.])(?:class|object|trait|enum)\s+([A-Za-z_]\w*)"),
+}
+
+
+def parse_braced(path, text, lang):
+    """Functions and methods of a Swift or Scala file: a `func`/`def` line,
+    its body by brace matching (an expression body `= ...` has none, and is
+    no set (a) target), its container the innermost braced type around it,
+    its doc the `///` or `/** */` comment above (attributes skipped)."""
+    src = Source(path, text, "java")
+    lines = text.split("\n")
+    starts = src.starts
+    types = []  # (open, close, name)
+    for m in BRACED_TYPE[lang].finditer(src.code):
+        ob = src.body_open(m.end(), stop=";\n=" if lang == "scala" else ";")
+        if ob is not None:
+            types.append((ob, src.match_brace(ob), m.group(1).split(".")[-1]))
+    syms, strip = [], []
+    for idx, cline in enumerate(src.code_lines):
+        m = BRACED_FUNC[lang].match(cline)
+        if not m:
+            continue
+        ln, name = idx + 1, m.group(1)
+        o = starts[idx] + m.start(1)
+        encl = None
+        for bs, be, tname in types:
+            if bs < o < be and (encl is None or bs > encl[0]):
+                encl = (bs, be, tname)
+        paren = starts[idx] + m.end() - 1
+        after = src.match_paren(paren) if src.code[paren] == "(" else paren
+        ob = src.body_open(after, stop=";=" if lang == "scala" else ";")
+        if ob is not None and src.line_of(ob) > ln + 12:
+            ob = None  # a protocol requirement or an abstract def: the brace is someone else's
+        end = src.line_of(src.match_brace(ob) - 1) if ob is not None else ln
+        doc = line_doc(lines, ln, lang)
+        if doc is not None:
+            strip.append((starts[doc[0] - 1], starts[doc[1] - 1] + len(lines[doc[1] - 1])))
+        start = ln if doc is None else doc[1] + 1
+        syms.append(Sym(path, lang, name, encl[2] if encl else "", "method" if encl else "function", ln, min(start, ln), end,
+                        ob is not None, doc[2] if doc else None))
+    for bs, be, tname in types:
+        ln = src.line_of(bs)
+        syms.append(Sym(path, lang, tname, "", "type", ln, ln, src.line_of(be - 1), True, None))
+    return syms, sorted(set(strip)), True
+
+
 def parse_source(path, text):
     lang = lang_of(path)
     if lang == "c" and path.endswith(".h") and re.search(r"^\s*(?:namespace|class|template\s*<)\b|::", text, re.M):
         lang = "cpp"  # a C++ header
     if lang in CTAGS_LANG:
         return parse_ctags(path, text, lang)
+    if lang in BRACED_FUNC:
+        return parse_braced(path, text, lang)
     if lang == "python":
         return parse_python(path, text)
     if lang == "go":
@@ -1188,7 +1247,7 @@ def first_paragraph(doc, lang):
     para = []
     for line in lines:
         s = line.strip()
-        if lang in ("java", "javascript", "typescript", "csharp", "php", "kotlin", "ruby", "c", "cpp") and s.startswith("@"):
+        if lang in ("java", "javascript", "typescript", "csharp", "php", "kotlin", "ruby", "c", "cpp", "swift", "scala") and s.startswith("@"):
             break
         if lang == "java" and re.match(r"<p\b", s, re.I) and para:
             break
