@@ -257,10 +257,20 @@ impl DocMap {
             .iter()
             .map(|d| (self.names[*d], self.kinds[*d]))
             .collect();
+        // A bit per value of a name hash's top twelve bits: most documents
+        // of a large map are passed over on one test, not a set lookup.
+        let slot = |h: u32| (h >> 20) as usize;
+        let mut filter = [0u64; 64];
+        for (h, _) in &wanted {
+            filter[slot(*h) >> 6] |= 1 << (slot(*h) & 63);
+        }
         // (name, kind) -> the definition, or `None` once a second is seen.
         let mut defs: rustc_hash::FxHashMap<(u32, SymbolKind), Option<usize>> = Default::default();
-        for (d, key) in self.names.iter().zip(&self.kinds).enumerate() {
-            let key = (*key.0, *key.1);
+        for (d, h) in self.names.iter().enumerate() {
+            if filter[slot(*h) >> 6] & (1 << (slot(*h) & 63)) == 0 {
+                continue;
+            }
+            let key = (*h, self.kinds[d]);
             if !self.prototypes[d] && wanted.contains(&key) {
                 defs.entry(key).and_modify(|e| *e = None).or_insert(Some(d));
             }
