@@ -475,6 +475,27 @@ struct NameEntry {
     /// A C or C++ prototype ([`Symbol::is_declaration`]): the function it
     /// declares is defined elsewhere, under the same name.
     declaration: bool,
+    /// A hash of the segment of the qualified name before the name (`A` of
+    /// `ns.A.run`; 0 for none): what a method declared in its class and
+    /// defined out of it (`A::run` in a namespace) share, where their
+    /// parents differ.
+    owner: u32,
+}
+
+/// [`NameEntry::owner`] of a symbol.
+fn owner_of(sym: &Symbol) -> u32 {
+    use std::hash::{Hash, Hasher};
+    let Some(owner) = sym
+        .qualified_name
+        .strip_suffix(sym.name.as_str())
+        .and_then(|q| q.strip_suffix('.'))
+        .map(|q| q.rsplit('.').next().unwrap_or(q))
+    else {
+        return 0;
+    };
+    let mut h = rustc_hash::FxHasher::default();
+    owner.hash(&mut h);
+    (h.finish() >> 32) as u32 | 1
 }
 
 /// Languages whose files can refer to each other's symbols.
@@ -573,6 +594,7 @@ impl SymbolIndex {
                 parent,
                 family: family(rec.language),
                 declaration: sym.is_declaration(),
+                owner: owner_of(sym),
             };
             if in_order {
                 let at = v.partition_point(|x| (&*x.path, x.order) < (&*e.path, e.order));
@@ -1107,24 +1129,34 @@ impl<'a> Resolver<'a> {
     /// Prototypes do not count beside a definition: a C function declared in
     /// a header and defined in a source file is one function.
     fn unique(&self, name: &str, want: fn(SymbolKind) -> bool, fam: u8) -> Option<SymbolId> {
-        let cands = self.symbols.by_name.get(name)?;
-        let one = |declaration: bool| {
-            let mut it = cands
-                .iter()
-                .filter(|l| want(l.kind) && l.family == fam && l.declaration == declaration);
-            match (it.next(), it.next()) {
-                (Some(one), None) => Some(Some(one.id)),
-                (None, _) => None,
-                _ => Some(None),
-            }
+        let mut it = self
+            .symbols
+            .by_name
+            .get(name)?
+            .iter()
+            .filter(|l| want(l.kind) && l.family == fam);
+        let (first, second) = (it.next()?, it.next());
+        let Some(second) = second else {
+            return Some(first.id);
         };
-        one(false).unwrap_or_else(|| one(true).flatten())
+        if !(first.declaration || second.declaration) {
+            return None;
+        }
+        // Two or more, some of them prototypes: the one definition, or the
+        // one prototype where nothing here defines it.
+        let all = [first, second].into_iter().chain(it);
+        let (defs, decls): (Vec<&NameEntry>, Vec<&NameEntry>) = all.partition(|l| !l.declaration);
+        match (defs.as_slice(), decls.as_slice()) {
+            ([one], _) | ([], [one]) => Some(one.id),
+            _ => None,
+        }
     }
 
     /// The definition of the function the prototype `id` (named `name`)
     /// declares: the one in the prototype's file if it has one (a static
     /// function declared before its use), else the family's only definition
-    /// of that name and kind. `id` itself when it declares
+    /// of that name and kind with the same owner (`A` of `A::run`). `id`
+    /// itself when it declares
     /// nothing or the definition is not one symbol.
     fn defined(&self, id: SymbolId, name: &str) -> SymbolId {
         let Some(cands) = self.symbols.by_name.get(name) else {
@@ -1134,10 +1166,15 @@ impl<'a> Resolver<'a> {
             return id;
         };
         // A method declared in its class is defined out of it (`A::f` in a
-        // namespace): the kinds match where the parents need not.
+        // namespace): the kinds and owners match where the parents need not.
         let defs: Vec<&NameEntry> = cands
             .iter()
-            .filter(|l| !l.declaration && l.kind == decl.kind && l.family == decl.family)
+            .filter(|l| {
+                !l.declaration
+                    && l.kind == decl.kind
+                    && l.family == decl.family
+                    && l.owner == decl.owner
+            })
             .collect();
         if let Some(same_file) = defs.iter().find(|l| l.path == decl.path) {
             return same_file.id;
@@ -1218,14 +1255,19 @@ impl<'a> Resolver<'a> {
                 certainty: Certainty::Exact,
             });
         }
+        // Only C and C++ declare functions apart from their definitions;
+        // elsewhere a call's target needs no second look (a name as common
+        // as Rust's `new` has tens of thousands of definitions to scan).
+        let declares = matches!(scope.lang, Language::C | Language::Cpp);
         for call in &rec.refs.calls {
             let (to, certainty) = match scope.call(call) {
                 // A call reaches a C or C++ function through its prototype
                 // (the header a file includes): it calls the definition.
-                Some((id, c)) => (
+                Some((id, c)) if declares => (
                     EdgeTarget::Symbol(scope.resolver.defined(id, &call.callee)),
                     c,
                 ),
+                Some((id, c)) => (EdgeTarget::Symbol(id), c),
                 None => (
                     EdgeTarget::Unresolved(match &call.receiver {
                         Some(r) => format!("{r}.{}", call.callee),
@@ -1600,5 +1642,61 @@ mod tests {
             ix.resolve_import("c.cs", Language::CSharp, &using("Config")),
             module("a/Config")
         );
+    }
+}
+
+#[cfg(test)]
+mod declaration_tests {
+    use super::*;
+    use sno_journal::delta::State;
+    use sno_journal::test_support::record;
+
+    /// A C++ file whose symbols are methods `(qualified name, signature)`.
+    fn cpp(path: &str, b: u8, methods: &[(&str, &str)]) -> FileRecord {
+        let names: Vec<&str> = methods
+            .iter()
+            .map(|(q, _)| q.rsplit('.').next().unwrap())
+            .collect();
+        let mut r = record(path, b, &names);
+        r.language = Some(Language::Cpp);
+        for (s, (q, sig)) in r.symbols.iter_mut().zip(methods) {
+            s.kind = SymbolKind::Method;
+            s.qualified_name = q.to_string();
+            s.signature = sig.to_string();
+        }
+        r
+    }
+
+    #[test]
+    fn a_prototype_leads_to_the_definition_of_its_own_owner_only() {
+        let st = State::from([
+            (
+                "a.h".to_string(),
+                cpp(
+                    "a.h",
+                    1,
+                    &[("ns.A.run", "void run();"), ("ns.A.stop", "void stop();")],
+                ),
+            ),
+            (
+                "a.cc".to_string(),
+                cpp("a.cc", 2, &[("ns.A.run", "void A::run()")]),
+            ),
+            (
+                "b.h".to_string(),
+                cpp("b.h", 3, &[("B.stop", "void stop()")]),
+            ),
+        ]);
+        let symbols = SymbolIndex::new(&st);
+        let paths = PathIndex::new(st.keys());
+        let r = Resolver::new(&paths, &symbols);
+        let (run, stop) = (st["a.h"].symbols[0].id, st["a.h"].symbols[1].id);
+        // A::run is defined out of its class: the call lands there.
+        assert_eq!(r.defined(run, "run"), st["a.cc"].symbols[0].id);
+        // A::stop is defined nowhere here; B::stop is another function.
+        assert_eq!(r.defined(stop, "stop"), stop);
+        // A definition is its own.
+        let def = st["b.h"].symbols[0].id;
+        assert_eq!(r.defined(def, "stop"), def);
     }
 }

@@ -41,6 +41,20 @@ pub struct DocMap {
     out: Csr,
     /// Both directions of `out`: what the structural signal walks.
     neighbours: Csr,
+    /// Each prototype's one definition, found on first use.
+    definitions: Definitions,
+}
+
+/// [`DocMap::definitions_of`]'s table, made once per map: a pass over every
+/// name is a few milliseconds on millions of symbols, too much per query.
+/// Made from the map's other fields, so it is no part of its value.
+#[derive(Clone, Debug, Default)]
+struct Definitions(std::sync::OnceLock<rustc_hash::FxHashMap<u32, u32>>);
+
+impl PartialEq for Definitions {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// The hash a name is found by: its last `.`-segment, lowercased, so that
@@ -243,33 +257,29 @@ impl DocMap {
 
     /// For each prototype among `docs`, the one definition of the function
     /// it declares: a document of the same name hash and kind that is no
-    /// prototype, where there is exactly one. One pass over the names.
+    /// prototype, where there is exactly one.
     pub fn definitions_of(&self, docs: &[usize]) -> Vec<(usize, usize)> {
-        let protos: Vec<usize> = docs
-            .iter()
-            .copied()
-            .filter(|d| self.is_prototype(*d))
-            .collect();
-        if protos.is_empty() {
+        if !docs.iter().any(|d| self.is_prototype(*d)) {
             return Vec::new();
         }
+        let table = self.definitions.0.get_or_init(|| self.find_definitions());
+        docs.iter()
+            .filter_map(|d| Some((*d, *table.get(&u32::try_from(*d).ok()?)? as usize)))
+            .collect()
+    }
+
+    /// Every prototype's one definition, in one pass over the names.
+    fn find_definitions(&self) -> rustc_hash::FxHashMap<u32, u32> {
+        let protos: Vec<usize> = (0..self.kinds.len())
+            .filter(|d| self.prototypes[*d])
+            .collect();
         let wanted: rustc_hash::FxHashSet<(u32, SymbolKind)> = protos
             .iter()
             .map(|d| (self.names[*d], self.kinds[*d]))
             .collect();
-        // A bit per value of a name hash's top twelve bits: most documents
-        // of a large map are passed over on one test, not a set lookup.
-        let slot = |h: u32| (h >> 20) as usize;
-        let mut filter = [0u64; 64];
-        for (h, _) in &wanted {
-            filter[slot(*h) >> 6] |= 1 << (slot(*h) & 63);
-        }
         // (name, kind) -> the definition, or `None` once a second is seen.
         let mut defs: rustc_hash::FxHashMap<(u32, SymbolKind), Option<usize>> = Default::default();
         for (d, h) in self.names.iter().enumerate() {
-            if filter[slot(*h) >> 6] & (1 << (slot(*h) & 63)) == 0 {
-                continue;
-            }
             let key = (*h, self.kinds[d]);
             if !self.prototypes[d] && wanted.contains(&key) {
                 defs.entry(key).and_modify(|e| *e = None).or_insert(Some(d));
@@ -277,7 +287,10 @@ impl DocMap {
         }
         protos
             .into_iter()
-            .filter_map(|p| Some((p, (*defs.get(&(self.names[p], self.kinds[p]))?)?)))
+            .filter_map(|p| {
+                let def = (*defs.get(&(self.names[p], self.kinds[p]))?)?;
+                Some((p as u32, def as u32))
+            })
             .collect()
     }
 
@@ -429,12 +442,15 @@ impl DocMap {
             sections,
             out,
             neighbours,
+            definitions: Definitions::default(),
         })
     }
 }
 
-// 03: a prototype's kind byte has its high bit set.
-const MAGIC: &[u8; 8] = b"SNODOC03";
+// A prototype's kind byte has its high bit set. A map stored before
+// prototypes were marked has none set, which is right for it: the records
+// it was made from mark none either, so it needs no new format.
+const MAGIC: &[u8; 8] = b"SNODOC02";
 const END: &[u8; 4] = b"END\n";
 
 fn put_u32(out: &mut Vec<u8>, n: u32) {
@@ -747,7 +763,7 @@ mod tests {
         let kinds_at = 8 + 12 + 2 * (4 + 4) + 3 * 4;
         bad[kinds_at] = 200;
         assert!(DocMap::from_bytes(&bad).is_none());
-        assert_eq!(DocMap::from_bytes(b"SNODOC03END\n"), None);
+        assert_eq!(DocMap::from_bytes(b"SNODOC02END\n"), None);
     }
 
     #[test]
