@@ -37,12 +37,7 @@ fn csharp_app_directives(source: &[u8]) -> Cow<'_, [u8]> {
         let line = &source[at..end];
         let text = line.trim_ascii_start();
         if text.starts_with(b"#:") || (at == 0 && text.starts_with(b"#!")) {
-            let v = view.get_or_insert_with(|| source.to_vec());
-            for b in &mut v[at..end] {
-                if *b != b'\r' {
-                    *b = b' ';
-                }
-            }
+            blank_keeping_lines(&mut view.get_or_insert_with(|| source.to_vec())[at..end]);
         } else if !(text.is_empty() || text.starts_with(b"//")) {
             break;
         }
@@ -73,6 +68,16 @@ fn gleam_assert(source: &[u8]) -> Cow<'_, [u8]> {
         }
     }
     view.map_or(Cow::Borrowed(source), Cow::Owned)
+}
+
+/// Spaces in place of every byte but line ends, so every line keeps its
+/// number and length.
+fn blank_keeping_lines(bytes: &mut [u8]) {
+    for b in bytes {
+        if *b != b'\n' && *b != b'\r' {
+            *b = b' ';
+        }
+    }
 }
 
 const VISIBILITY: [&[u8]; 4] = [b"private", b"internal", b"public", b"protected"];
@@ -113,12 +118,7 @@ fn kotlin_annotation_classes(source: &[u8]) -> Cow<'_, [u8]> {
             continue;
         }
         for (from, to) in kotlin_annotations_before(source, at) {
-            let v = view.get_or_insert_with(|| source.to_vec());
-            for b in &mut v[from..to] {
-                if *b != b'\n' && *b != b'\r' {
-                    *b = b' ';
-                }
-            }
+            blank_keeping_lines(&mut view.get_or_insert_with(|| source.to_vec())[from..to]);
         }
     }
     view.map_or(Cow::Borrowed(source), Cow::Owned)

@@ -1156,8 +1156,7 @@ impl<'a> Resolver<'a> {
     /// declares: the one in the prototype's file if it has one (a static
     /// function declared before its use), else the family's only definition
     /// of that name and kind with the same owner (`A` of `A::run`). `id`
-    /// itself when it declares
-    /// nothing or the definition is not one symbol.
+    /// itself when it declares nothing or the definition is not one symbol.
     fn defined(&self, id: SymbolId, name: &str) -> SymbolId {
         let Some(cands) = self.symbols.by_name.get(name) else {
             return id;

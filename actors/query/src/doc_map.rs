@@ -257,7 +257,10 @@ impl DocMap {
 
     /// For each prototype among `docs`, the one definition of the function
     /// it declares: a document of the same name hash and kind that is no
-    /// prototype, where there is exactly one.
+    /// prototype, where there is exactly one. The map holds no owners, so
+    /// `A::run`'s prototype may take `B::run` for its definition when that
+    /// is the only `run`: it moves a rank, where resolution
+    /// (`sno_index::resolve`) would draw a false edge and checks owners.
     pub fn definitions_of(&self, docs: &[usize]) -> Vec<(usize, usize)> {
         if !docs.iter().any(|d| self.is_prototype(*d)) {
             return Vec::new();

@@ -931,14 +931,11 @@ impl<'a> Retriever<'a> {
             // body of its own (a field, a variable, a constant) matches its
             // one line's words at full BM25 strength, since short documents
             // weigh each word most: its match counts for less.
+            // So does a prototype whose definition took its signals.
             for (doc, s) in signals.iter_mut() {
-                if map.kind(*doc).is_some_and(is_declaration) {
-                    s.lexical *= DECLARATION_PRIOR;
-                    s.semantic *= DECLARATION_PRIOR;
-                }
-            }
-            for (proto, _) in &folded {
-                if let Some(s) = signals.get_mut(proto) {
+                if map.kind(*doc).is_some_and(is_declaration)
+                    || folded.iter().any(|(proto, _)| proto == doc)
+                {
                     s.lexical *= DECLARATION_PRIOR;
                     s.semantic *= DECLARATION_PRIOR;
                 }

@@ -1063,6 +1063,12 @@ def line_doc(lines, ln, lang):
     return None
 
 
+def doc_strip_span(lines, starts, doc):
+    """The offsets of `doc`'s lines (from `line_doc`): what the stripped
+    copy blanks."""
+    return (starts[doc[0] - 1], starts[doc[1] - 1] + len(lines[doc[1] - 1]))
+
+
 def doc_text(doc, lang):
     """A doc comment's prose: C#'s `<summary>`, a Doxygen `@brief`."""
     if lang == "csharp" and "<summary>" in doc:
@@ -1131,7 +1137,7 @@ def parse_ctags(path, text, lang):
         doc = line_doc(lines, ln, lang)
         start = ln if doc is None else doc[1] + 1
         if doc is not None:
-            strip.append((starts[doc[0] - 1], starts[doc[1] - 1] + len(lines[doc[1] - 1])))
+            strip.append(doc_strip_span(lines, starts, doc))
         syms.append(Sym(path, lang, name, container, k, ln, min(start, ln), e, e > ln, doc_text(doc[2], lang) if doc else None))
     return syms, sorted(set(strip)), True
 
@@ -1180,7 +1186,7 @@ def parse_braced(path, text, lang):
         end = src.line_of(src.match_brace(ob) - 1) if ob is not None else ln
         doc = line_doc(lines, ln, lang)
         if doc is not None:
-            strip.append((starts[doc[0] - 1], starts[doc[1] - 1] + len(lines[doc[1] - 1])))
+            strip.append(doc_strip_span(lines, starts, doc))
         start = ln if doc is None else doc[1] + 1
         syms.append(Sym(path, lang, name, encl[2] if encl else "", "method" if encl else "function", ln, min(start, ln), end,
                         ob is not None, doc[2] if doc else None))
