@@ -1025,6 +1025,35 @@ fn code_answers_a_question_before_the_tests_that_repeat_its_words() {
     assert_eq!(ranked_names(&v)[0], "test_follow_redirects", "{v}");
 }
 
+/// A method ranked above the class around it: the class's quote is its
+/// lines the method's block does not already quote (its head above the
+/// method; what follows the method runs on in the method's block), so no
+/// line is quoted twice and both are in the answer.
+#[test]
+fn a_class_ranked_after_its_method_does_not_quote_the_method_again() {
+    let repo = Repo::new();
+    repo.write(
+        "store/cache.py",
+        "class LruCache:\n    \"\"\"Keeps recent entries.\"\"\"\n\n    def __init__(self, capacity):\n        self.capacity = capacity\n        self.entries = {}\n\n    def size(self):\n        return len(self.entries)\n\n    def evict_oldest_entry(self):\n        oldest = next(iter(self.entries))\n        del self.entries[oldest]\n        return oldest\n\n    def clear(self):\n        self.entries = {}\n",
+    );
+    repo.write("other.py", "def unrelated():\n    return 0\n");
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let v = repo.sno_json(&["search", "evict oldest entry", "--lexical-only", "--json"]);
+    let names = ranked_names(&v);
+    assert_eq!(names[0], "LruCache.evict_oldest_entry", "{v}");
+    assert!(names.iter().any(|n| n == "LruCache"), "{v}");
+    let md = lexical_markdown(&repo, "evict oldest entry", 2000);
+    assert_eq!(md.matches("del self.entries[oldest]").count(), 1, "{md}");
+    assert_eq!(md.matches("class LruCache:").count(), 1, "{md}");
+    assert_eq!(md.matches("def clear(self):").count(), 1, "{md}");
+    // The class's piece stops above the method it holds.
+    let class_piece = md.split("\n⋮ line 1\n").nth(1).expect("the class's piece");
+    let class_piece = class_piece.split("\n```").next().unwrap_or_default();
+    assert!(class_piece.contains("def size(self):"), "{md}");
+    assert!(!class_piece.contains("def evict_oldest_entry"), "{md}");
+}
+
 /// Ranked methods next to each other in one file are quoted as one block
 /// under one title naming them: no code is quoted twice, and the JSON
 /// form still has each item on its own.

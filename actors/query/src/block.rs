@@ -82,11 +82,30 @@ pub fn group(spans: &[Span], newlines: &dyn Fn(&str, usize, usize) -> usize) -> 
                 b.members.push(i);
             }
             None => {
+                // Blocks of better-ranked items inside this one's span (a
+                // method quoted before its impl or class): its quote stops
+                // where the first of them starts, and its lines after each
+                // go to the end of that block, so no line is quoted twice.
+                let mut inside: Vec<usize> = of_path
+                    .get(s.path)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&b| s.start < blocks[b].start && blocks[b].start < s.end)
+                    .collect();
+                inside.sort_unstable_by_key(|&b| blocks[b].start);
+                for (k, &b) in inside.iter().enumerate() {
+                    let upto = inside.get(k + 1).map_or(s.end, |&next| blocks[next].start);
+                    if blocks[b].end < upto {
+                        blocks[b].end = upto;
+                    }
+                }
+                let end = inside.first().map_or(s.end, |&b| blocks[b].start);
                 of_path.entry(s.path).or_default().push(blocks.len());
                 blocks.push(Block {
                     members: vec![i],
                     start: s.start,
-                    end: s.end,
+                    end,
                     line: s.line,
                 });
             }
@@ -281,8 +300,43 @@ mod tests {
         assert_eq!(blocks[0].members, [0, 1]);
         assert_eq!((blocks[0].start, blocks[0].line), (f.start, f.line));
         assert_eq!(blocks[1].members, [2]);
+        // The class's quote stops where f's block starts: f and g are
+        // quoted once.
+        assert_eq!((blocks[1].start, blocks[1].end), (class.start, f.start));
         let quoted = &FILE[blocks[0].start..blocks[0].end];
         assert_eq!(titled(&blocks[0], &spans, quoted), [0, 1]);
+    }
+
+    #[test]
+    fn a_container_ranked_after_its_members_quotes_only_the_rest() {
+        let file = "impl A {\n    fn head() {}\n\n\n\n\n    fn f() { pass }\n\n\n\n\n    fn mid() {}\n\n\n\n\n    fn g() { pass }\n    fn tail() {}\n}\n";
+        let at = |needle: &str, upto: &str| {
+            let start = file.find(needle).unwrap();
+            let end = start + file[start..].find(upto).unwrap() + upto.len();
+            let line = |x: usize| file[..x].matches('\n').count() as u32 + 1;
+            Span {
+                path: "m.rs",
+                start,
+                end,
+                line: line(start),
+                end_line: line(end),
+            }
+        };
+        let count = |_: &str, from: usize, to: usize| file[from..to].matches('\n').count();
+        let (f, g) = (at("fn f", "pass }"), at("fn g", "pass }"));
+        let whole = at("impl A", "}\n}");
+        let blocks = group(&[f, g, whole], &count);
+        // f's block runs on to where g's starts, g's to the impl's end (and
+        // the two, now meeting, are one), the impl's own quote is its head
+        // above f: every line once.
+        assert_eq!(blocks.len(), 2, "{blocks:?}");
+        assert_eq!((blocks[0].start, blocks[0].end), (f.start, whole.end));
+        assert_eq!(blocks[0].members, [0, 1]);
+        assert_eq!((blocks[1].start, blocks[1].end), (whole.start, f.start));
+        assert_eq!(blocks[1].members, [2]);
+        let mut covered: Vec<(usize, usize)> = blocks.iter().map(|b| (b.start, b.end)).collect();
+        covered.sort_unstable();
+        assert!(covered.windows(2).all(|w| w[0].1 <= w[1].0), "{covered:?}");
     }
 
     #[test]

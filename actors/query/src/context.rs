@@ -181,9 +181,20 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         None => blocks
             .iter()
             .map(|b| {
-                served(spans[b.members[0]].path)
+                let path = spans[b.members[0]].path;
+                let text = served(path)
                     .map(|file| file.slice(b.start..b.end))
-                    .unwrap_or_default()
+                    .unwrap_or_default();
+                // A quote stopped where another block starts ends on
+                // that block's indentation.
+                let stopped = blocks
+                    .iter()
+                    .any(|o| o.start == b.end && spans[o.members[0]].path == path);
+                if stopped {
+                    text.trim_end().to_string()
+                } else {
+                    text
+                }
             })
             .collect(),
     };
