@@ -1025,6 +1025,47 @@ fn code_answers_a_question_before_the_tests_that_repeat_its_words() {
     assert_eq!(ranked_names(&v)[0], "test_follow_redirects", "{v}");
 }
 
+/// A name spelled as one lowercase word of several (`sdsdup`, `sdsfree`:
+/// C's way) is found by the words it is made of, where each is a word the
+/// repository uses on its own; a name split at underscores is not counted
+/// twice for its whole.
+#[test]
+fn a_question_finds_names_spelled_as_one_word_of_several() {
+    let repo = Repo::new();
+    repo.write(
+        "sds.c",
+        "typedef char *sds;\n\nsds sdsnewlen(const void *init, size_t initlen) {\n    return alloc_block(init, initlen);\n}\n\nsds sdsdup(const sds s) {\n    return sdsnewlen(s, sdslen(s));\n}\n\nvoid sdsfree(sds s) {\n    if (s == NULL) return;\n    release_block(s);\n}\n\nsize_t sdslen(const sds s) {\n    return header_of(s)->len;\n}\n",
+    );
+    repo.write(
+        "pool.c",
+        "void *alloc_block(const void *p, size_t n) {\n    return copy_bytes(p, n);\n}\n\nvoid release_block(void *p) {\n    give_back(p);\n}\n\nvoid free_list(struct node *head) {\n    while (head) head = drop_node(head);\n}\n\nstruct node *dup_node(struct node *n) {\n    return clone_node(n);\n}\n",
+    );
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let ask = |q: &str| ranked_names(&repo.sno_json(&["search", q, "--lexical-only", "--json"]));
+    let names = ask("free an sds string");
+    assert_eq!(names[0], "sdsfree", "{names:?}");
+    let names = ask("duplicate an sds string");
+    assert_eq!(names[0], "sdsdup", "{names:?}");
+    // A second process reads the compounds the first one kept.
+    let kept = std::fs::read_dir(repo.path().join(".sno"))
+        .unwrap()
+        .flatten()
+        .any(|e| walk_has(&e.path(), "sno-compounds"));
+    assert!(kept, "compounds kept under .sno");
+    assert_eq!(ask("free an sds string")[0], "sdsfree");
+}
+
+/// Whether `name` is a file somewhere under `dir`.
+fn walk_has(dir: &std::path::Path, name: &str) -> bool {
+    if dir.file_name().is_some_and(|n| n == name) {
+        return true;
+    }
+    std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().any(|e| walk_has(&e.path(), name)))
+        .unwrap_or(false)
+}
+
 /// A method ranked above the class around it: the class's quote is its
 /// lines the method's block does not already quote (its head above the
 /// method; what follows the method runs on in the method's block), so no

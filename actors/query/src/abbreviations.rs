@@ -61,6 +61,7 @@ const TABLE: &[(&str, &[&str])] = &[
     ("divide", &["div"]),
     ("division", &["div"]),
     ("document", &["doc"]),
+    ("duplicate", &["dup"]),
     ("element", &["elem"]),
     ("environment", &["env"]),
     ("equal", &["eq"]),

@@ -15,7 +15,9 @@
 //! by replacing the documents of the files whose blob changed
 //! ([`LexicalIndex::open_or_update`]), not by a rebuild.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::compounds::Compounds;
 use sno_journal::delta::State;
 use sno_journal::model::{FileRecord, SymbolId};
 use tantivy::collector::{DocSetCollector, TopDocs};
@@ -28,6 +30,7 @@ use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
     TokenStream,
 };
+use tantivy::Directory as _;
 use tantivy::Term;
 use tantivy::{Index, IndexReader, TantivyDocument};
 
@@ -143,7 +146,27 @@ pub struct LexicalIndex {
     analyzer: TextAnalyzer,
     file: Field,
     local: Field,
+    /// The name field, whose words may be compounds, and the fields whose
+    /// words may be their pieces.
+    name: Field,
+    worded: [Field; 4],
+    /// Where the compounds are kept for the next process: the index's own
+    /// directory (on disk for a stored index).
+    index: Index,
+    /// The compounds of the searcher generation they were made for,
+    /// made on the first question in words that generation answers.
+    compounds: std::sync::Mutex<Option<(u64, std::sync::Arc<Compounds>)>>,
 }
+
+/// The file of an index's directory that keeps its compounds: the
+/// segments they were read from on the first line, then a compound and
+/// its pieces a line. One file, rewritten when the segments change.
+const COMPOUNDS_FILE: &str = "sno-compounds";
+
+/// Name words past which compounds are not looked for: reading the term
+/// dictionaries and splitting costs about a second per 100k name words
+/// (3.6 s on 8.6M lines, 343k), once per index change.
+const MAX_NAME_WORDS: usize = 100_000;
 
 /// A stored index being made from nothing, file by file, in the bounded
 /// memory of tantivy's writer: what [`LexicalIndex::build`] makes from a
@@ -606,6 +629,7 @@ impl LexicalIndex {
         index.tokenizers().register(ANALYZER, analyzer());
         let f = fields(&index)?;
         let reader = index.reader().map_err(err)?;
+        let index = index.clone();
         let weighted = |boosts: [(&str, f32); 5]| boosts.map(|(n, b)| (fields_by_name(&f, n), b));
         Ok(LexicalIndex {
             reader,
@@ -614,7 +638,149 @@ impl LexicalIndex {
             analyzer: analyzer(),
             file: f.file,
             local: f.local,
+            name: f.name,
+            worded: [f.name, f.signature, f.doc, f.body],
+            index,
+            compounds: Default::default(),
         })
+    }
+
+    /// The compounds of the index's name words ([`crate::compounds`]) as
+    /// `searcher` sees it: made once per searcher generation, and kept in
+    /// the index's directory for the processes after this one.
+    fn compounds(&self, searcher: &tantivy::Searcher) -> std::sync::Arc<Compounds> {
+        let generation = searcher.generation().generation_id();
+        let mut held = self
+            .compounds
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((g, c)) = held.as_ref() {
+            if *g == generation {
+                return c.clone();
+            }
+        }
+        let mut segments: Vec<String> = searcher
+            .segment_readers()
+            .iter()
+            .map(|s| s.segment_id().uuid_string())
+            .collect();
+        segments.sort_unstable();
+        let key = segments.join(" ");
+        let path = std::path::Path::new(COMPOUNDS_FILE);
+        let kept = self
+            .index
+            .directory()
+            .atomic_read(path)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .and_then(|text| {
+                let (first, rest) = text.split_once('\n')?;
+                (first == key).then(|| Compounds::from_lines(rest))
+            });
+        let made = match kept {
+            Some(c) => c,
+            None => {
+                let c = self.make_compounds(searcher).unwrap_or_else(|e| {
+                    tracing::warn!(error = %e, "compound names not read; searching without them");
+                    Compounds::default()
+                });
+                let text = format!("{key}\n{}", c.to_lines());
+                // A read-only or full disk only costs the next process
+                // the same work again.
+                if let Err(e) = self.index.directory().atomic_write(path, text.as_bytes()) {
+                    tracing::debug!(error = %e, "compound names not kept");
+                }
+                c
+            }
+        };
+        let made = std::sync::Arc::new(made);
+        *held = Some((generation, made.clone()));
+        made
+    }
+
+    /// Reads the term dictionaries: every name word, and each word's
+    /// document count over the worded fields. None past
+    /// [`MAX_NAME_WORDS`].
+    fn make_compounds(&self, searcher: &tantivy::Searcher) -> Result<Compounds, LexicalError> {
+        let name_words: u64 = searcher
+            .segment_readers()
+            .iter()
+            .map(|s| {
+                s.inverted_index(self.name)
+                    .map(|i| i.terms().num_terms() as u64)
+            })
+            .sum::<tantivy::Result<u64>>()
+            .map_err(err)?;
+        if name_words > MAX_NAME_WORDS as u64 {
+            return Ok(Compounds::default());
+        }
+        let mut counts: FxHashMap<String, u32> = FxHashMap::default();
+        let mut names: FxHashSet<String> = FxHashSet::default();
+        for segment in searcher.segment_readers() {
+            for field in self.worded {
+                let inverted = segment.inverted_index(field).map_err(err)?;
+                let mut terms = inverted.terms().stream().map_err(err)?;
+                while terms.advance() {
+                    let key = terms.key();
+                    if key.len() < crate::compounds::MIN_PIECE
+                        || !key.iter().all(u8::is_ascii_lowercase)
+                    {
+                        continue;
+                    }
+                    // ASCII letters alone: valid UTF-8.
+                    let word = std::str::from_utf8(key).map_err(err)?;
+                    match counts.get_mut(word) {
+                        Some(c) => *c += terms.value().doc_freq,
+                        None => {
+                            counts.insert(word.to_string(), terms.value().doc_freq);
+                        }
+                    }
+                    if field == self.name && !names.contains(word) {
+                        names.insert(word.to_string());
+                    }
+                }
+            }
+        }
+        let words: FxHashSet<&str> = counts
+            .iter()
+            .filter(|(_, c)| **c >= 2)
+            .map(|(w, _)| w.as_str())
+            .collect();
+        let mut compounds = Compounds::new(names.iter().map(String::as_str), &words);
+        // A name split at case or underscores is also indexed whole
+        // (`sds_empty` as `sdsempti` too, for a query naming it): that
+        // whole is no compound to expand to, its pieces are the name's own
+        // words already. It is told by a start of it being a name word of
+        // the same document (`sds`, or `ffc` of `ffc_bigint_empty`).
+        let mut joined: FxHashSet<String> = FxHashSet::default();
+        for segment in searcher.segment_readers() {
+            let inverted = segment.inverted_index(self.name).map_err(err)?;
+            let postings = |t: &str| {
+                inverted.read_postings(
+                    &Term::from_field_text(self.name, t),
+                    IndexRecordOption::Basic,
+                )
+            };
+            for (name, _) in compounds.iter() {
+                if joined.contains(name) {
+                    continue;
+                }
+                let Some(whole) = postings(name).map_err(err)? else {
+                    continue;
+                };
+                let first = tantivy::DocSet::doc(&whole);
+                for end in 1..name.len() {
+                    if let Some(mut start) = postings(&name[..end]).map_err(err)? {
+                        if tantivy::DocSet::seek(&mut start, first) == first {
+                            joined.insert(name.to_string());
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        compounds.retain(|name| !joined.contains(name));
+        Ok(compounds)
     }
 
     /// The query for analysed `terms`: one flat disjunction of each term
@@ -623,25 +789,36 @@ impl LexicalIndex {
     /// term, and tantivy prunes the union with block-max WAND; a term per
     /// field nested in a term's own disjunction is scored document by
     /// document instead, which was a third of a warm search on 9M lines.
-    fn query(&self, terms: &str, fields: &[(Field, f32)]) -> BooleanQuery {
-        let mut analyzer = self.analyzer.clone();
+    fn query(&self, terms: &[(String, f32)], fields: &[(Field, f32)]) -> BooleanQuery {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for word in terms.split(' ') {
-            let mut tokens = analyzer.token_stream(word);
-            while let Some(t) = tokens.next() {
-                for &(field, boost) in fields {
-                    let term = TermQuery::new(
-                        Term::from_field_text(field, &t.text),
-                        IndexRecordOption::WithFreqs,
-                    );
-                    clauses.push((
-                        Occur::Should,
-                        Box::new(BoostQuery::new(Box::new(term), boost)),
-                    ));
-                }
+        for (t, weight) in terms {
+            for &(field, boost) in fields {
+                let term = TermQuery::new(
+                    Term::from_field_text(field, t),
+                    IndexRecordOption::WithFreqs,
+                );
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(term), boost * weight)),
+                ));
             }
         }
         BooleanQuery::new(clauses)
+    }
+
+    /// `text`'s words as the index's terms (analysed: lowercased, stop
+    /// words out, stemmed). Two words of one stem are two terms, as a
+    /// query parser makes them.
+    fn terms(&self, text: &str) -> Vec<String> {
+        let mut analyzer = self.analyzer.clone();
+        let mut out: Vec<String> = Vec::new();
+        for word in text.split(' ') {
+            let mut tokens = analyzer.token_stream(word);
+            while let Some(t) = tokens.next() {
+                out.push(t.text.clone());
+            }
+        }
+        out
     }
 
     /// The best `limit` documents for `query` with their BM25 scores, best
@@ -661,7 +838,21 @@ impl LexicalIndex {
         if !named {
             text.push_str(&short_forms(&text));
         }
-        let q = self.query(&text, if named { &self.named } else { &self.prose });
+        let mut terms: Vec<(String, f32)> =
+            self.terms(&text).into_iter().map(|t| (t, 1.0)).collect();
+        if !named {
+            // A question in words also asks for the names its words make
+            // up (`sdsdup` for "duplicate an sds string").
+            let compounds = self.compounds(&self.reader.searcher());
+            let asked: Vec<&str> = terms.iter().map(|(t, _)| t.as_str()).collect();
+            let more: Vec<(String, f32)> = compounds
+                .expand(&asked)
+                .into_iter()
+                .map(|(t, w)| (t.to_string(), w))
+                .collect();
+            terms.extend(more);
+        }
+        let q = self.query(&terms, if named { &self.named } else { &self.prose });
         let hits = top_docs(&self.reader, &q, limit)?;
         let mut out = Vec::with_capacity(hits.len());
         for (score, d) in hits {
@@ -867,7 +1058,9 @@ mod tests {
                         .search(query, &TopDocs::with_limit(20).order_by_score())
                         .unwrap()
                 };
-                let ours = top(&ix.query(&text, weighted));
+                let terms: Vec<(String, f32)> =
+                    ix.terms(&text).into_iter().map(|t| (t, 1.0)).collect();
+                let ours = top(&ix.query(&terms, weighted));
                 let theirs = top(&parser.parse_query_lenient(&text).0);
                 assert!(!theirs.is_empty(), "{q}");
                 assert_eq!(ours.len(), theirs.len(), "{q}");
