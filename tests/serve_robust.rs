@@ -225,6 +225,42 @@ fn two_servers_and_the_cli_share_one_repository() {
     assert!(c.finish().success());
 }
 
+/// A tool that panics inside sno answers with an error in the contract;
+/// the session, the daemon and the stored index go on (unanswered, the
+/// request left its client waiting for ever).
+#[test]
+fn a_tool_that_panics_answers_with_an_error_and_the_session_goes_on() {
+    let repo = indexed();
+    let mut s = Server::start_with(&repo, &[("SNO_TEST_SEARCH_PANIC", "make it panic")]);
+    s.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let r = s.call(
+        "search",
+        json!({"query": "make it panic", "format": "json"}),
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let e = body(&r);
+    assert_eq!(e["error"]["code"], "SNO-INTERNAL", "{e}");
+    assert!(
+        e["error"]["llm_hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("serve.log")),
+        "{e}"
+    );
+    let ok = s.call(
+        "search",
+        json!({"query": "load the config", "format": "json"}),
+    );
+    assert_ne!(ok["result"]["isError"], true, "{ok}");
+    assert!(!body(&ok)["items"].as_array().unwrap().is_empty(), "{ok}");
+    assert!(s.finish().success());
+    let v = repo.sno_json(&["status", "--json"]);
+    assert!(v.to_string().contains("files"), "{v}");
+}
+
 #[test]
 fn retrieval_context_on_errors_is_a_setting() {
     let repo = Repo::new();

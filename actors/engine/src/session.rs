@@ -310,6 +310,9 @@ impl crate::Engine {
         args: &crate::search::SearchArgs,
     ) -> crate::Result<sno_protocol::context::ContextPackage> {
         let t = std::time::Instant::now();
+        if self.hooks.search_panic.as_deref() == Some(args.query.as_str()) {
+            panic!("SNO_TEST_SEARCH_PANIC: a search for {:?}", args.query);
+        }
         let r = self.search(args);
         let (hits, top_score) = r
             .as_ref()

@@ -21,6 +21,9 @@ pub struct TestHooks {
     /// `SNO_TEST_LAZY_COMMITS=1`: a commit is indexed over records read on
     /// demand, as on a repository too large to hold, whatever its size.
     pub lazy_commits: bool,
+    /// `SNO_TEST_SEARCH_PANIC=<query>`: a search for exactly that query
+    /// panics.
+    pub search_panic: Option<String>,
 }
 
 impl TestHooks {
@@ -44,6 +47,7 @@ impl TestHooks {
             agent_panic: std::env::var("SNO_TEST_AGENT_PANIC").is_ok_and(|v| v == "1"),
             parts_from_state: std::env::var("SNO_TEST_PARTS_FROM_STATE").is_ok_and(|v| v == "1"),
             lazy_commits: std::env::var("SNO_TEST_LAZY_COMMITS").is_ok_and(|v| v == "1"),
+            search_panic: std::env::var("SNO_TEST_SEARCH_PANIC").ok(),
         }
     }
 }

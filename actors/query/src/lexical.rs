@@ -769,9 +769,18 @@ impl LexicalIndex {
                     continue;
                 };
                 let first = tantivy::DocSet::doc(&whole);
-                for end in 1..name.len() {
+                // A start is looked up only where it can be a word: short,
+                // or one the dictionaries hold.
+                let starts = (1..name.len()).filter(|&end| {
+                    end < crate::compounds::MIN_PIECE || counts.contains_key(&name[..end])
+                });
+                for end in starts {
                     if let Some(mut start) = postings(&name[..end]).map_err(err)? {
-                        if tantivy::DocSet::seek(&mut start, first) == first {
+                        // Seeking back is not allowed: a list that starts
+                        // past the document does not hold it.
+                        if tantivy::DocSet::doc(&start) <= first
+                            && tantivy::DocSet::seek(&mut start, first) == first
+                        {
                             joined.insert(name.to_string());
                             break;
                         }

@@ -540,7 +540,19 @@ impl ServerHandler for SnoServer {
         let run = self.tool_router.call(tcc);
         let handle = tokio::runtime::Handle::current();
         let result = if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
-            tokio::task::block_in_place(|| handle.block_on(run))
+            // A tool that panics answers with an error: unanswered, the
+            // request would leave its client waiting for ever.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                tokio::task::block_in_place(|| handle.block_on(run))
+            }))
+            .unwrap_or_else(|_| {
+                let c = ErrorCode::Internal
+                    .with(format!("the tool `{}` failed inside sno", cut(&tool, 100)))
+                    .hinted("the server log (.sno/logs/serve.log) has the panic; the stored index is untouched, and other calls go on");
+                Ok(CallToolResponse::Complete(CallToolResult::error(vec![
+                    ContentBlock::text(contract_json(&c)),
+                ])))
+            })
         } else {
             run.await
         };
