@@ -1050,23 +1050,28 @@ fn a_question_finds_names_spelled_as_one_word_of_several() {
     assert_eq!(names[0], "sdsfree", "{names:?}");
     let names = ask("duplicate an sds string");
     assert_eq!(names[0], "sdsdup", "{names:?}");
-    // A second process reads the compounds the first one kept.
-    let kept = std::fs::read_dir(repo.path().join(".sno"))
-        .unwrap()
-        .flatten()
-        .any(|e| walk_has(&e.path(), "sno-compounds"));
-    assert!(kept, "compounds kept under .sno");
+    // A second process reads the compounds the first one kept, and does
+    // not write them again.
+    let kept = find_file(&repo.path().join(".sno"), "sno-compounds").expect("compounds kept");
+    let written = std::fs::metadata(&kept).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(&kept).unwrap();
+    assert!(text.contains("\nsdsfree sds free\n"), "{text}");
     assert_eq!(ask("free an sds string")[0], "sdsfree");
+    assert_eq!(
+        std::fs::metadata(&kept).unwrap().modified().unwrap(),
+        written
+    );
 }
 
-/// Whether `name` is a file somewhere under `dir`.
-fn walk_has(dir: &std::path::Path, name: &str) -> bool {
-    if dir.file_name().is_some_and(|n| n == name) {
-        return true;
+/// A file named `name` somewhere under `dir`.
+fn find_file(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
+    if dir.file_name().is_some_and(|n| n == name) && dir.is_file() {
+        return Some(dir.to_path_buf());
     }
     std::fs::read_dir(dir)
-        .map(|entries| entries.flatten().any(|e| walk_has(&e.path(), name)))
-        .unwrap_or(false)
+        .ok()?
+        .flatten()
+        .find_map(|e| find_file(&e.path(), name))
 }
 
 /// A method ranked above the class around it: the class's quote is its

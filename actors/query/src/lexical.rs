@@ -163,6 +163,9 @@ pub struct LexicalIndex {
 /// its pieces a line. One file, rewritten when the segments change.
 const COMPOUNDS_FILE: &str = "sno-compounds";
 
+/// The version of how [`COMPOUNDS_FILE`]'s compounds are made.
+const COMPOUNDS_VERSION: &str = "compounds-1";
+
 /// Name words past which compounds are not looked for: reading the term
 /// dictionaries and splitting costs about a second per 100k name words
 /// (3.6 s on 8.6M lines, 343k), once per index change.
@@ -665,7 +668,9 @@ impl LexicalIndex {
             .map(|s| s.segment_id().uuid_string())
             .collect();
         segments.sort_unstable();
-        let key = segments.join(" ");
+        // The way compounds are made is part of the key: a file an older
+        // sno kept for the same segments is made again.
+        let key = format!("{COMPOUNDS_VERSION} {}", segments.join(" "));
         let path = std::path::Path::new(COMPOUNDS_FILE);
         let kept = self
             .index
