@@ -103,11 +103,9 @@ impl Compounds {
         out
     }
 
-    /// Each compound and its pieces.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &[String])> {
-        self.compounds
-            .iter()
-            .map(|(n, p)| (n.as_str(), p.as_slice()))
+    /// The compounds' names.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.compounds.iter().map(|(n, _)| n.as_str())
     }
 
     /// Keeps the compounds `keep` accepts.

@@ -168,7 +168,9 @@ const COMPOUNDS_VERSION: &str = "compounds-1";
 
 /// Name words past which compounds are not looked for: reading the term
 /// dictionaries and splitting costs about a second per 100k name words
-/// (3.6 s on 8.6M lines, 343k), once per index change.
+/// (3.6 s on 8.6M lines, 343k), once per index change. Counted per
+/// segment, so a word in several segments counts in each: an index of
+/// many segments stops a little sooner.
 const MAX_NAME_WORDS: usize = 100_000;
 
 /// A stored index being made from nothing, file by file, in the bounded
@@ -766,7 +768,7 @@ impl LexicalIndex {
                     IndexRecordOption::Basic,
                 )
             };
-            for (name, _) in compounds.iter() {
+            for name in compounds.names() {
                 if joined.contains(name) {
                     continue;
                 }
