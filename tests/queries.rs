@@ -128,7 +128,8 @@ fn show_prints_exactly_the_symbols_source() {
     let r = repo.sno_json(&["show", "Config.get", "--json"]);
     assert_eq!(
         r["source"],
-        "def get(self, key, default=None):\n        return self.values.get(key, default)"
+        "    def get(self, key, default=None):\n        return self.values.get(key, default)",
+        "the file's lines, the first with its indentation like the rest"
     );
     assert_eq!(r["symbol"]["line"], 17);
     let r = repo.sno_json(&["show", "app/util.py:3", "--json"]);

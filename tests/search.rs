@@ -40,7 +40,10 @@ fn package_has_a_trust_header_and_whole_symbols() {
         md.contains("\n`Config.load`, `Config.get` app/config.py:13\n```python\n"),
         "{md}"
     );
-    // The whole method, decorator line to last line.
+    // The whole method, each line as the file has it: the first keeps its
+    // indentation like the rest.
+    assert!(md.contains("```python\n    def load(cls, path):\n"), "{md}");
+    // The whole method, first line to last.
     assert!(md.contains("def load(cls, path):\n        \"\"\"Read a config file.\"\"\"\n        return cls(json.loads(read_text(path)))"), "{md}");
 
     let v = repo.sno_json(&["search", "load config file", "--lexical-only", "--json"]);

@@ -183,7 +183,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             .map(|b| {
                 let path = spans[b.members[0]].path;
                 let text = served(path)
-                    .map(|file| file.slice(b.start..b.end))
+                    .map(|file| file.slice(file.line_start(b.start)..b.end))
                     .unwrap_or_default();
                 // A quote stopped where another block starts ends on
                 // that block's indentation.

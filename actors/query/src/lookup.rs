@@ -122,10 +122,11 @@ pub fn names_near<'k>(keys: &'k [String], query: &str, suggest: usize) -> Vec<&'
 pub const MAX_FUZZY_LEN: usize = 256;
 
 /// The source text of `symbol` in its file's `bytes` (empty when the span
-/// does not fit them).
+/// does not fit them), from the start of its first line when only
+/// indentation precedes it ([`crate::served::Served::line_start`]).
 pub fn source_of(symbol: &Symbol, file: &crate::served::Served) -> String {
     let sp = symbol.span;
-    file.slice(sp.start_byte as usize..sp.end_byte as usize)
+    file.slice(file.line_start(sp.start_byte as usize)..sp.end_byte as usize)
 }
 
 /// Similarity of two strings in [0, 1] (Jaro-Winkler, case-insensitive).

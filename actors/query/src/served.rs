@@ -38,6 +38,23 @@ impl Served {
         mask_range(&self.text, range, &self.findings)
     }
 
+    /// Where a quote of a span starting at byte `at` starts: the start of
+    /// its line when only indentation precedes it there, else `at`. A
+    /// method quoted from its name's column would show its first line
+    /// flush left and the rest indented, which misreads in Python and
+    /// cannot be pasted back as the file's lines.
+    pub fn line_start(&self, at: usize) -> usize {
+        let Some(head) = self.text.as_bytes().get(..at) else {
+            return at;
+        };
+        let from = head.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if head[from..].iter().all(|&b| b == b' ' || b == b'\t') {
+            from
+        } else {
+            at
+        }
+    }
+
     /// The whole file, masked. Lines are those of the file.
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
         if self.findings.is_empty() {
@@ -60,5 +77,25 @@ impl Served {
     /// Whether the file is empty.
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quote_starts_at_its_line_when_only_indentation_precedes_it() {
+        let text = "class A:\n    def f(self):\n        return 1\nx = 1; y = 2\n";
+        let f = Served::new(text.as_bytes(), false);
+        let def = text.find("def").unwrap();
+        assert_eq!(f.line_start(def), text.find("    def").unwrap());
+        assert_eq!(f.slice(f.line_start(def)..def + 3), "    def");
+        // Code before it on the line: the quote starts at the span.
+        let y = text.find("y = 2").unwrap();
+        assert_eq!(f.line_start(y), y);
+        // The first line, and a position past the end, stay in the text.
+        assert_eq!(f.line_start(0), 0);
+        assert_eq!(f.line_start(10_000), 10_000);
     }
 }
