@@ -2033,7 +2033,7 @@ def run_sno(corpus, args, tok, qa, qb, qc, out):
                         r["coverage"][mode] = len(set(files[:10]) & set(r["targets"])) / len(r["targets"])
                         r["ms"][mode] = ms
                         r.setdefault("distinct_files", {})[mode] = len(files)
-                        r.setdefault("top_files", {})[mode] = files[:10]
+                        r.setdefault("top_files", {})[mode] = files[:50]
                         if err:
                             r.setdefault("errors", {})[mode] = err
                         out["budget"].append(answer_budget(tok, ans, text, args.max_tokens, args.limit_files, mode,

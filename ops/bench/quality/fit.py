@@ -27,12 +27,16 @@ SIGNALS = ("lexical", "semantic", "structural", "history", "memory")
 
 
 def collect(args):
-    specs = ev.REPOS if not args.repos else [s for s in ev.REPOS if s["name"] in args.repos.split(",")]
+    if args.local:
+        specs = [ev.parse_local(s) for s in args.local]
+    else:
+        specs = ev.REPOS if not args.repos else [s for s in ev.REPOS if s["name"] in args.repos.split(",")]
     cap_a, cap_b = args.cap_a, args.cap_b
     out = []
     env = ev.mode_env("hybrid", args.model)
     for spec in specs:
         git_dir = ev.ensure_source(spec, args.cache, ["/work/.mirror"] if os.path.isdir("/work/.mirror") else [])
+        args.files = True
         ns = argparse.Namespace(**vars(args))
         corpus = ev.Corpus(spec, git_dir, os.path.join(args.cache, "work"), ns)
         qa = corpus.set_a(cap_a) if "a" in corpus.sets else []
@@ -132,6 +136,7 @@ def main():
     ap.add_argument("--sno", default=os.path.join(ev.ROOT, "target", "release", "sno"))
     ap.add_argument("--model", default=os.environ.get("SNO_MODEL"))
     ap.add_argument("--repos", default=None)
+    ap.add_argument("--local", action="append", default=[], metavar="NAME=PATH[:SETS]", help="local repositories instead of the built-in list (as eval.py's --local)")
     ap.add_argument("--cap-a", type=int, default=120)
     ap.add_argument("--cap-b", type=int, default=40)
     ap.add_argument("--cache", default=os.path.join(HERE, ".cache"))
