@@ -361,3 +361,75 @@ fn a_c_prototype_and_its_definition_are_one_function() {
     let r = repo.sno_json(&["show", "spdlog_ex.what", "--json"]);
     assert_eq!(r["symbol"]["path"], "include/common-inl.h", "{r}");
 }
+
+#[test]
+fn an_override_is_called_through_the_method_it_overrides_and_says_so() {
+    let repo = Repo::new();
+    repo.write(
+        "app/base.py",
+        "class Base:\n    def render(self, x):\n        return x\n\n    def show(self, x):\n        return self.render(x)\n",
+    );
+    // The middle of the chain defines no `render`: a point query reads it
+    // by its name to reach Base.
+    repo.write(
+        "app/mid.py",
+        "from app.base import Base\n\n\nclass Mid(Base):\n    def other(self):\n        return 0\n",
+    );
+    repo.write(
+        "app/leaf.py",
+        "from app.mid import Mid\n\n\nclass Leaf(Mid):\n    def render(self, x):\n        return '*' + x\n",
+    );
+    repo.write(
+        "src/Shape.java",
+        "class Shape {\n    double area() { return 0; }\n    String describe() { return \"area \" + area(); }\n}\n\nclass Square extends Shape {\n    @Override\n    double area() { return 4; }\n}\n",
+    );
+    repo.commit("overrides");
+    repo.sno_json(&["init", "--json"]);
+
+    // Base.show calls Base.render, exactly; with a Leaf it runs
+    // Leaf.render, which is a guess and says why.
+    assert_eq!(
+        callers(&repo, "Base.render"),
+        [("app/base.py:6".into(), false)]
+    );
+    assert_eq!(
+        callers(&repo, "Leaf.render"),
+        [("app/base.py:6".into(), true)]
+    );
+    let r = repo.sno_json(&["refs", "Leaf.render", "--callers", "--json"]);
+    let first = &r["results"][0];
+    assert_eq!(first["from"], "Base.show", "{r}");
+    assert_eq!(first["to"], "Base.render", "{r}");
+    let reason = first["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("overrides") && reason.contains("Leaf"),
+        "{reason}"
+    );
+    // References list it too, and a method overriding nothing gains none.
+    let refs = repo.sno_json(&["refs", "Leaf.render", "--json"]);
+    assert!(
+        refs["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["path"] == "app/base.py" && x["line"] == 6 && x["heuristic"] == true),
+        "{refs}"
+    );
+    assert!(callers(&repo, "Mid.other").is_empty());
+    // MCP answers alike.
+    let mut s = Server::init(&repo, "2025-06-18").0;
+    let m = s.call("callers", json!({"name": "Leaf.render"}));
+    let mcp = body(&m);
+    s.finish();
+    assert_eq!(mcp["results"], r["results"], "{mcp}");
+
+    // Java: the base's own `area()` reaches the override.
+    assert_eq!(
+        callers(&repo, "Shape.area"),
+        [("src/Shape.java:3".into(), false)]
+    );
+    assert_eq!(
+        callers(&repo, "Square.area"),
+        [("src/Shape.java:3".into(), true)]
+    );
+}

@@ -211,7 +211,10 @@ fn a_model_directory_turns_the_semantic_signal_on() {
     let semantic = |i: &serde_json::Value| i["signals"]["semantic"].as_f64().unwrap();
     let items = v["items"].as_array().unwrap();
     assert!(semantic(&items[0]) > 0.0, "{v}");
-    assert!(items.iter().all(|i| semantic(i) <= semantic(&items[0])), "{v}");
+    assert!(
+        items.iter().all(|i| semantic(i) <= semantic(&items[0])),
+        "{v}"
+    );
     assert_eq!(items[0]["signals"]["lexical"], 0.0, "{v}");
     // SNO_MODEL works the same way.
     let o = sno_in(

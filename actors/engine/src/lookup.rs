@@ -42,6 +42,10 @@ const NEAR_SUGGESTIONS: usize = 40;
 /// The most files a lookup reads instead of the whole state.
 const NEAR_FILES: usize = 2000;
 
+/// The most files a round of a method's bases reads by name (a common
+/// base name is defined in many files); past it, the whole state answers.
+const BASE_FILES: usize = 2000;
+
 /// Longest regular expression program accepted (bytes of compiled size):
 /// a pattern is an agent's input.
 const REGEX_SIZE_LIMIT: usize = 1 << 22;
@@ -335,7 +339,8 @@ impl Engine {
                 return Ok(None);
             }
         };
-        let (target, target_name) = (found.symbol.id, found.symbol.name.clone());
+        let target_symbol = found.symbol.clone();
+        let (target, target_name) = (target_symbol.id, target_symbol.name.clone());
         let Snapshot {
             mut state,
             as_of,
@@ -349,6 +354,36 @@ impl Engine {
             &mut state,
         )? {
             return Ok(None);
+        }
+        // A method's callers include the calls of the methods it
+        // overrides: its type's bases are read by name up the chain, then
+        // the files calling their methods.
+        let mut asked = std::collections::BTreeSet::new();
+        loop {
+            let missing: Vec<String> = sno_query::graph::Graph::new(&state)
+                .missing_bases(&target_symbol)
+                .into_iter()
+                .filter(|n| asked.insert(n.clone()))
+                .collect();
+            if missing.is_empty() {
+                break;
+            }
+            let keys: Vec<&str> = missing
+                .iter()
+                .map(|n| sno_journal::store::name_key(n))
+                .collect();
+            let Some(more) = j.files_naming_at_head(seq, &keys, BASE_FILES)? else {
+                return Ok(None);
+            };
+            for (path, rec) in more {
+                state.entry(path).or_insert(rec);
+            }
+        }
+        for base in sno_query::graph::Graph::new(&state).overridden(&target_symbol) {
+            let key = sno_journal::store::symbol_referred(base);
+            if !j.add_referrers(&key, seq, &mut state)? {
+                return Ok(None);
+            }
         }
         // Hop by hop: the files referring to the frontier, then the callers
         // in them make the next frontier.

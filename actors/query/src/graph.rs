@@ -12,6 +12,19 @@ use crate::lookup::Located;
 /// Why an unresolved call listed by its name is heuristic.
 const UNRESOLVED: &str = "unresolved call; only its name matches";
 
+/// Why a call of a method that `target` overrides is listed among its
+/// references: the call is resolved to the base's method, and reaches the
+/// override only when the receiver is of the overriding type.
+fn through_base(base: &str, owner: &str) -> String {
+    format!(
+        "calls {base}, which this method overrides: it runs here when the receiver's type is {owner} or derives from it"
+    )
+}
+
+/// Types followed up an inheritance chain: past this, a cycle or a
+/// generated hierarchy, not code a reader follows.
+const MAX_BASES: usize = 64;
+
 /// Lookups over a whole state's symbols and edges.
 pub struct Graph<'a> {
     symbols: HashMap<SymbolId, Located<'a>>,
@@ -19,6 +32,10 @@ pub struct Graph<'a> {
     incoming: HashMap<SymbolId, Vec<(&'a str, &'a Edge)>>,
     /// callee name -> unresolved call sites written with that name.
     unresolved_calls: HashMap<&'a str, Vec<(&'a str, &'a Edge)>>,
+    /// type -> (what its inheritance edge names, the resolved base).
+    bases: HashMap<SymbolId, Vec<(&'a str, SymbolId)>>,
+    /// type -> its members.
+    members: HashMap<SymbolId, Vec<SymbolId>>,
 }
 
 impl<'a> Graph<'a> {
@@ -27,11 +44,24 @@ impl<'a> Graph<'a> {
         let mut symbols = HashMap::new();
         let mut incoming: HashMap<SymbolId, Vec<(&str, &Edge)>> = HashMap::new();
         let mut unresolved_calls: HashMap<&str, Vec<(&str, &Edge)>> = HashMap::new();
+        let mut bases: HashMap<SymbolId, Vec<(&str, SymbolId)>> = HashMap::new();
+        let mut members: HashMap<SymbolId, Vec<SymbolId>> = HashMap::new();
         for (path, rec) in state {
             for symbol in &rec.symbols {
                 symbols.insert(symbol.id, Located { path, symbol });
+                if let Some(parent) = symbol.parent {
+                    members.entry(parent).or_default().push(symbol.id);
+                }
             }
             for e in &rec.edges {
+                if let (EdgeKind::Inherits, Some(from), EdgeTarget::Symbol(base)) =
+                    (e.kind, e.from, &e.to)
+                {
+                    bases
+                        .entry(from)
+                        .or_default()
+                        .push((e.name.as_str(), *base));
+                }
                 match &e.to {
                     EdgeTarget::Symbol(t) if e.kind != EdgeKind::Contains => {
                         incoming.entry(*t).or_default().push((path, e))
@@ -48,7 +78,88 @@ impl<'a> Graph<'a> {
             symbols,
             incoming,
             unresolved_calls,
+            bases,
+            members,
         }
+    }
+
+    /// The types `owner` inherits from, nearest first, and the names of
+    /// the bases whose definitions this graph lacks (a point query's
+    /// partial state loads them by name and asks again).
+    fn ancestors(&self, owner: SymbolId) -> (Vec<SymbolId>, Vec<&'a str>) {
+        let mut found = Vec::new();
+        let mut missing = Vec::new();
+        let mut seen = BTreeSet::from([owner]);
+        let mut queue = VecDeque::from([owner]);
+        while let Some(t) = queue.pop_front() {
+            if self.symbols.contains_key(&t) && t != owner {
+                found.push(t);
+            }
+            for &(name, base) in self.bases.get(&t).into_iter().flatten() {
+                if !self.symbols.contains_key(&base) {
+                    missing.push(name);
+                } else if seen.len() < MAX_BASES && seen.insert(base) {
+                    queue.push_back(base);
+                }
+            }
+        }
+        (found, missing)
+    }
+
+    /// The methods `target` overrides: the methods of its name in the
+    /// types its type inherits from, nearest first.
+    pub fn overridden(&self, target: &Symbol) -> Vec<SymbolId> {
+        if target.kind != SymbolKind::Method {
+            return Vec::new();
+        }
+        let Some(owner) = target.parent else {
+            return Vec::new();
+        };
+        self.ancestors(owner)
+            .0
+            .into_iter()
+            .flat_map(|base| self.members.get(&base).into_iter().flatten())
+            .copied()
+            .filter(|m| {
+                self.symbols.get(m).is_some_and(|l| {
+                    l.symbol.kind == SymbolKind::Method && l.symbol.name == target.name
+                })
+            })
+            .collect()
+    }
+
+    /// Names of the bases up `target`'s inheritance chain whose
+    /// definitions are not in this graph's state.
+    pub fn missing_bases(&self, target: &Symbol) -> Vec<String> {
+        match (target.kind, target.parent) {
+            (SymbolKind::Method, Some(owner)) => self
+                .ancestors(owner)
+                .1
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Resolved calls of the methods `target` overrides, as references
+    /// to it: heuristic, since they reach it only through dispatch.
+    fn calls_through_bases(&self, target: &Symbol) -> Vec<Reference> {
+        let owner = self.name_of(target.parent).unwrap_or_default();
+        let mut out = Vec::new();
+        for base in self.overridden(target) {
+            let base_name = self.name_of(Some(base)).unwrap_or_default();
+            for (p, e) in self.incoming.get(&base).into_iter().flatten() {
+                if e.kind != EdgeKind::Calls {
+                    continue;
+                }
+                let mut r = self.reference(p, e, base_name.clone(), 1, false);
+                r.heuristic = true;
+                r.reason = Some(through_base(&base_name, &owner));
+                out.push(r);
+            }
+        }
+        out
     }
 
     /// Unresolved calls spelled like `target`, as written: a method is
@@ -111,6 +222,7 @@ impl<'a> Graph<'a> {
         for (p, e) in self.unresolved_named(target) {
             out.push(self.reference(p, e, target.qualified_name.clone(), 1, true));
         }
+        out.extend(self.calls_through_bases(target));
         out.sort_by(|a, b| (a.heuristic, &a.path, a.line).cmp(&(b.heuristic, &b.path, b.line)));
         out
     }
@@ -139,6 +251,9 @@ impl<'a> Graph<'a> {
                 for (p, e) in self.unresolved_named(callee.symbol) {
                     out.push(self.reference(p, e, callee.symbol.qualified_name.clone(), d, true));
                 }
+                // Listed, not followed: a chain through dispatch is a
+                // guess at every hop.
+                out.extend(self.calls_through_bases(callee.symbol));
             }
         }
         out
