@@ -416,12 +416,44 @@ fn an_override_is_called_through_the_method_it_overrides_and_says_so() {
         "{refs}"
     );
     assert!(callers(&repo, "Mid.other").is_empty());
+    // The base method's references name its overrides, down the chain
+    // (Leaf through Mid, whose file holds no `render`).
+    let base_refs = repo.sno_json(&["refs", "Base.render", "--json"]);
+    let overrides: Vec<(&str, &str, u64, bool)> = base_refs["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["kind"] == "overrides")
+        .map(|x| {
+            (
+                x["from"].as_str().unwrap(),
+                x["path"].as_str().unwrap(),
+                x["line"].as_u64().unwrap(),
+                x["heuristic"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        overrides,
+        [("Leaf.render", "app/leaf.py", 5, true)],
+        "{base_refs}"
+    );
+    assert!(repo.sno_json(&["refs", "Leaf.render", "--json"])["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|x| x["kind"] != "overrides"));
     // MCP answers alike.
     let mut s = Server::init(&repo, "2025-06-18").0;
     let m = s.call("callers", json!({"name": "Leaf.render"}));
     let mcp = body(&m);
     s.finish();
     assert_eq!(mcp["results"], r["results"], "{mcp}");
+    let mut s = Server::init(&repo, "2025-06-18").0;
+    let m = s.call("references", json!({"name": "Base.render"}));
+    let mcp = body(&m);
+    s.finish();
+    assert_eq!(mcp["results"], base_refs["results"], "{mcp}");
 
     // Java: the base's own `area()` reaches the override.
     assert_eq!(

@@ -59,7 +59,8 @@ pub struct OutlineNode {
 /// One reference to or from a symbol.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Reference {
-    /// `calls`, `inherits`, `imports`.
+    /// `calls`, `inherits`, `imports`, `overrides` (a method of a derived
+    /// type with the referred method's name).
     pub kind: String,
     /// Where the reference is written.
     pub path: String,

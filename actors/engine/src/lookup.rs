@@ -385,6 +385,27 @@ impl Engine {
                 return Ok(None);
             }
         }
+        // Its references include the methods overriding it: the files
+        // whose types inherit from its type, down the chain.
+        if let (RefsKind::References, sno_journal::model::SymbolKind::Method, Some(owner)) =
+            (kind, target_symbol.kind, target_symbol.parent)
+        {
+            let mut asked = std::collections::BTreeSet::from([owner]);
+            let mut frontier = vec![owner];
+            while !frontier.is_empty() {
+                for t in frontier.drain(..) {
+                    let key = sno_journal::store::symbol_referred(t);
+                    if !j.add_referrers(&key, seq, &mut state)? {
+                        return Ok(None);
+                    }
+                }
+                frontier = sno_query::graph::Graph::new(&state)
+                    .descendants(owner)
+                    .into_iter()
+                    .filter(|d| asked.insert(*d))
+                    .collect();
+            }
+        }
         // Hop by hop: the files referring to the frontier, then the callers
         // in them make the next frontier.
         let hops = if kind == RefsKind::Callers { depth } else { 1 };

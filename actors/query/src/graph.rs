@@ -21,9 +21,16 @@ fn through_base(base: &str, owner: &str) -> String {
     )
 }
 
-/// Types followed up an inheritance chain: past this, a cycle or a
+/// Why a method of a derived type is listed among a method's references.
+fn overrides_reason(owner: &str, base: &str) -> String {
+    format!(
+        "same name in {owner}, derived from {base}: an override (or an overload, where the language has them)"
+    )
+}
+
+/// Types followed along an inheritance chain: past this, a cycle or a
 /// generated hierarchy, not code a reader follows.
-const MAX_BASES: usize = 64;
+const MAX_TYPES: usize = 64;
 
 /// Lookups over a whole state's symbols and edges.
 pub struct Graph<'a> {
@@ -34,6 +41,8 @@ pub struct Graph<'a> {
     unresolved_calls: HashMap<&'a str, Vec<(&'a str, &'a Edge)>>,
     /// type -> (what its inheritance edge names, the resolved base).
     bases: HashMap<SymbolId, Vec<(&'a str, SymbolId)>>,
+    /// type -> the types inheriting from it.
+    derived: HashMap<SymbolId, Vec<SymbolId>>,
     /// type -> its members.
     members: HashMap<SymbolId, Vec<SymbolId>>,
 }
@@ -46,6 +55,7 @@ impl<'a> Graph<'a> {
         let mut unresolved_calls: HashMap<&str, Vec<(&str, &Edge)>> = HashMap::new();
         let mut bases: HashMap<SymbolId, Vec<(&str, SymbolId)>> = HashMap::new();
         let mut members: HashMap<SymbolId, Vec<SymbolId>> = HashMap::new();
+        let mut derived: HashMap<SymbolId, Vec<SymbolId>> = HashMap::new();
         for (path, rec) in state {
             for symbol in &rec.symbols {
                 symbols.insert(symbol.id, Located { path, symbol });
@@ -61,6 +71,7 @@ impl<'a> Graph<'a> {
                         .entry(from)
                         .or_default()
                         .push((e.name.as_str(), *base));
+                    derived.entry(*base).or_default().push(from);
                 }
                 match &e.to {
                     EdgeTarget::Symbol(t) if e.kind != EdgeKind::Contains => {
@@ -79,8 +90,38 @@ impl<'a> Graph<'a> {
             incoming,
             unresolved_calls,
             bases,
+            derived,
             members,
         }
+    }
+
+    /// The types inheriting from `owner`, directly or not, nearest first.
+    pub fn descendants(&self, owner: SymbolId) -> Vec<SymbolId> {
+        let mut out = Vec::new();
+        let mut seen = BTreeSet::from([owner]);
+        let mut queue = VecDeque::from([owner]);
+        while let Some(t) = queue.pop_front() {
+            for &d in self.derived.get(&t).into_iter().flatten() {
+                if seen.len() < MAX_TYPES && seen.insert(d) {
+                    out.push(d);
+                    queue.push_back(d);
+                }
+            }
+        }
+        out
+    }
+
+    /// The methods of `target`'s name in the types derived from its type.
+    fn overriding(&self, target: &Symbol) -> Vec<Located<'a>> {
+        let (SymbolKind::Method, Some(owner)) = (target.kind, target.parent) else {
+            return Vec::new();
+        };
+        self.descendants(owner)
+            .into_iter()
+            .flat_map(|t| self.members.get(&t).into_iter().flatten())
+            .filter_map(|m| self.symbols.get(m).copied())
+            .filter(|l| l.symbol.kind == SymbolKind::Method && l.symbol.name == target.name)
+            .collect()
     }
 
     /// The types `owner` inherits from, nearest first, and the names of
@@ -98,7 +139,7 @@ impl<'a> Graph<'a> {
             for &(name, base) in self.bases.get(&t).into_iter().flatten() {
                 if !self.symbols.contains_key(&base) {
                     missing.push(name);
-                } else if seen.len() < MAX_BASES && seen.insert(base) {
+                } else if seen.len() < MAX_TYPES && seen.insert(base) {
                     queue.push_back(base);
                 }
             }
@@ -223,6 +264,21 @@ impl<'a> Graph<'a> {
             out.push(self.reference(p, e, target.qualified_name.clone(), 1, true));
         }
         out.extend(self.calls_through_bases(target));
+        for o in self.overriding(target) {
+            let owner = self.name_of(o.symbol.parent).unwrap_or_default();
+            let base = self.name_of(target.parent).unwrap_or_default();
+            let reason = overrides_reason(&owner, &base);
+            out.push(Reference {
+                kind: "overrides".to_string(),
+                path: o.path.to_string(),
+                line: o.symbol.span.start_line,
+                from: Some(o.symbol.qualified_name.clone()),
+                to: target.qualified_name.clone(),
+                depth: 1,
+                heuristic: true,
+                reason: Some(reason),
+            });
+        }
         out.sort_by(|a, b| (a.heuristic, &a.path, a.line).cmp(&(b.heuristic, &b.path, b.line)));
         out
     }
