@@ -358,16 +358,25 @@ impl Engine {
         // A method's callers include the calls of the methods it
         // overrides: its type's bases are read by name up the chain, then
         // the files calling their methods.
+        let method = target_symbol.kind == sno_journal::model::SymbolKind::Method
+            && target_symbol.parent.is_some();
         let mut asked = std::collections::BTreeSet::new();
-        loop {
-            let missing: Vec<String> = sno_query::graph::Graph::new(&state)
-                .missing_bases(&target_symbol)
-                .into_iter()
-                .filter(|n| asked.insert(n.clone()))
-                .collect();
-            if missing.is_empty() {
-                break;
+        let overridden = loop {
+            if !method {
+                break Vec::new();
             }
+            let missing: Vec<String> = {
+                let g = sno_query::graph::Graph::new(&state);
+                let missing: Vec<String> = g
+                    .missing_bases(&target_symbol)
+                    .into_iter()
+                    .filter(|n| asked.insert(n.clone()))
+                    .collect();
+                if missing.is_empty() {
+                    break g.overridden(&target_symbol);
+                }
+                missing
+            };
             let keys: Vec<&str> = missing
                 .iter()
                 .map(|n| sno_journal::store::name_key(n))
@@ -378,8 +387,8 @@ impl Engine {
             for (path, rec) in more {
                 state.entry(path).or_insert(rec);
             }
-        }
-        for base in sno_query::graph::Graph::new(&state).overridden(&target_symbol) {
+        };
+        for base in overridden {
             let key = sno_journal::store::symbol_referred(base);
             if !j.add_referrers(&key, seq, &mut state)? {
                 return Ok(None);

@@ -43,7 +43,7 @@ pub struct Graph<'a> {
     bases: HashMap<SymbolId, Vec<(&'a str, SymbolId)>>,
     /// type -> the types inheriting from it.
     derived: HashMap<SymbolId, Vec<SymbolId>>,
-    /// type -> its members.
+    /// type in an inheritance hierarchy -> its methods.
     members: HashMap<SymbolId, Vec<SymbolId>>,
 }
 
@@ -59,7 +59,7 @@ impl<'a> Graph<'a> {
         for (path, rec) in state {
             for symbol in &rec.symbols {
                 symbols.insert(symbol.id, Located { path, symbol });
-                if let Some(parent) = symbol.parent {
+                if let (SymbolKind::Method, Some(parent)) = (symbol.kind, symbol.parent) {
                     members.entry(parent).or_default().push(symbol.id);
                 }
             }
@@ -85,6 +85,9 @@ impl<'a> Graph<'a> {
                 }
             }
         }
+        // Only a type in a hierarchy has methods that override or are
+        // overridden: a whole state's graph keeps no more than those.
+        members.retain(|t, _| bases.contains_key(t) || derived.contains_key(t));
         Graph {
             symbols,
             incoming,
