@@ -455,6 +455,21 @@ fn an_override_is_called_through_the_method_it_overrides_and_says_so() {
     s.finish();
     assert_eq!(mcp["results"], base_refs["results"], "{mcp}");
 
+    // What Base.show calls: Base.render exactly, and Leaf.render when the
+    // receiver is a Leaf.
+    let r = repo.sno_json(&["refs", "Base.show", "--callees", "--json"]);
+    let callees: Vec<(&str, bool)> = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["to"].as_str().unwrap(), x["heuristic"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(
+        callees,
+        [("Base.render", false), ("Leaf.render", true)],
+        "{r}"
+    );
+
     // Java: the base's own `area()` reaches the override.
     assert_eq!(
         callers(&repo, "Shape.area"),

@@ -21,6 +21,12 @@ fn through_base(base: &str, owner: &str) -> String {
     )
 }
 
+/// Why an override is listed among a caller's callees: the call is
+/// resolved to the base's method and runs the override for its receivers.
+fn dispatched(base: &str, owner: &str) -> String {
+    format!("overrides {base}, which this calls: it runs instead when the receiver's type is {owner} or derives from it")
+}
+
 /// Why a method of a derived type is listed among a method's references.
 fn overrides_reason(owner: &str, base: &str) -> String {
     format!(
@@ -339,9 +345,26 @@ impl<'a> Graph<'a> {
                 match &e.to {
                     EdgeTarget::Symbol(t) => {
                         let to = self.name_of(Some(*t)).unwrap_or_else(|| e.name.clone());
-                        out.push(self.reference(caller.path, e, to, d, false));
+                        out.push(self.reference(caller.path, e, to.clone(), d, false));
                         if d < depth && seen.insert(*t) {
                             queue.push_back((*t, d + 1));
+                        }
+                        // The call may run an override instead: listed,
+                        // not followed.
+                        if let Some(callee) = self.symbols.get(t) {
+                            for o in self.overriding(callee.symbol) {
+                                let owner = self.name_of(o.symbol.parent).unwrap_or_default();
+                                let mut r = self.reference(
+                                    caller.path,
+                                    e,
+                                    o.symbol.qualified_name.clone(),
+                                    d,
+                                    false,
+                                );
+                                r.heuristic = true;
+                                r.reason = Some(dispatched(&to, &owner));
+                                out.push(r);
+                            }
                         }
                     }
                     EdgeTarget::Unresolved(name) => {
