@@ -480,3 +480,29 @@ fn an_override_is_called_through_the_method_it_overrides_and_says_so() {
         [("src/Shape.java:3".into(), true)]
     );
 }
+
+#[test]
+fn python_overload_stubs_are_declarations_of_the_function_after_them() {
+    let repo = Repo::new();
+    repo.write(
+        "app/param.py",
+        "import typing as t\n\n\nclass Param:\n    @t.overload\n    def get_default(self, call: t.Literal[True] = True) -> int: ...\n\n    @t.overload\n    def get_default(self, call: bool = ...) -> object: ...\n\n    def get_default(self, call=True):\n        return 1\n\n    def consume(self):\n        return self.get_default()\n",
+    );
+    repo.commit("overloads");
+    repo.sno_json(&["init", "--json"]);
+    // The name is the implementation, not an ambiguity of three.
+    let shown = repo.sno_json(&["show", "Param.get_default", "--json"]);
+    assert_eq!(shown["symbol"]["line"], 11, "{shown}");
+    // The call is exact, to the implementation.
+    assert_eq!(
+        callers(&repo, "Param.get_default"),
+        [("app/param.py:15".into(), false)]
+    );
+    // The outline says which are stubs.
+    let o = repo.sno_json(&["outline", "app/param.py", "--json"]);
+    let text = o.to_string();
+    assert!(
+        text.contains("@t.overload def get_default(self, call: bool = ...) -> object"),
+        "{o}"
+    );
+}

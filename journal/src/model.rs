@@ -451,15 +451,25 @@ pub struct Symbol {
 
 impl Symbol {
     /// A function declared here and defined elsewhere: a C or C++
-    /// prototype (`int f(int);` in a header, `void m();` in a class body).
-    /// The extractor keeps such a declaration's `;` in its signature, where
-    /// every other signature drops it.
+    /// prototype (`int f(int);` in a header, `void m();` in a class body),
+    /// or a Python `@overload` stub of a function defined after it. The
+    /// extractor keeps a prototype's `;` in its signature, where every
+    /// other signature drops it, and puts an overload stub's decorator
+    /// before its signature.
     pub fn is_declaration(&self) -> bool {
         matches!(
             self.kind,
             SymbolKind::Function | SymbolKind::Method | SymbolKind::Constructor
-        ) && self.signature.ends_with(';')
+        ) && (self.signature.ends_with(';') || is_overload_decorator(&self.signature))
     }
+}
+
+/// Whether `text` starts with Python's `@overload` decorator, however
+/// reached (`@overload`, `@typing.overload`, `@t.overload`).
+pub fn is_overload_decorator(text: &str) -> bool {
+    text.strip_prefix('@')
+        .and_then(|t| t.split_whitespace().next())
+        .is_some_and(|d| d.rsplit('.').next() == Some("overload"))
 }
 
 /// The relation an edge expresses.

@@ -267,6 +267,13 @@ impl<'t> Walk<'t> {
             .unwrap_or_default()
     }
 
+    /// Puts `prefix` (a decorator that changes what the symbol is, such as
+    /// Python's `@overload`) before symbol `index`'s signature.
+    pub(crate) fn prefix_signature(&mut self, index: usize, prefix: &str) {
+        let s = &mut self.facts.symbols[index].signature;
+        *s = format!("{prefix} {s}");
+    }
+
     /// The symbols recorded so far.
     pub(crate) fn symbols(&self) -> &[ExtractedSymbol] {
         &self.facts.symbols

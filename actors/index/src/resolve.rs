@@ -894,13 +894,19 @@ impl<'r, 'a> FileScope<'r, 'a> {
             .get(&ty)
             .map(|s| s.name.clone())
             .or_else(|| self.resolver.symbols.name_of(ty));
-        let mut found = self
+        let mut found: Vec<&NameEntry> = self
             .resolver
             .symbols
             .members(name, ty, ty_name.as_deref())
-            .filter(|e| e.kind.is_callable());
-        let first = found.next()?.id;
-        Some((first, certainty_among(found.next().is_none())))
+            .filter(|e| e.kind.is_callable())
+            .collect();
+        // Declarations of a method defined beside them (C++ prototypes in
+        // the class body, Python `@overload` stubs) are that method.
+        if found.iter().any(|e| !e.declaration) {
+            found.retain(|e| !e.declaration);
+        }
+        let first = found.first()?.id;
+        Some((first, certainty_among(found.len() == 1)))
     }
 
     /// A method of the class enclosing `caller`, or of one of its bases:
@@ -934,6 +940,10 @@ impl<'r, 'a> FileScope<'r, 'a> {
                     })
             })
             .collect();
+        let mut local = local;
+        if local.iter().any(|s| !s.is_declaration()) {
+            local.retain(|s| !s.is_declaration());
+        }
         if !bases_only {
             let elsewhere = self.member(owner.id, name);
             if let Some(s) = local.first() {

@@ -24,6 +24,8 @@ node_kinds! {
         Call = "call",
         ClassDefinition = "class_definition",
         Comment = "comment",
+        DecoratedDefinition = "decorated_definition",
+        Decorator = "decorator",
         DottedName = "dotted_name",
         ExpressionStatement = "expression_statement",
         FunctionDefinition = "function_definition",
@@ -96,7 +98,22 @@ impl<'t> Rules<'t> for Python {
                     SymbolKind::Function
                 };
                 let name = w.text(name);
-                w.symbol(&name, kind, node, header_colon(node, body), doc, None, true);
+                // An `@overload` stub declares a signature of the function
+                // defined after it: it says so before its signature.
+                let overload = node
+                    .parent()
+                    .filter(|p| self.g.kind(*p) == K::DecoratedDefinition)
+                    .and_then(|p| {
+                        (0..p.named_child_count())
+                            .filter_map(|i| p.named_child(i as u32))
+                            .filter(|d| self.g.kind(*d) == K::Decorator)
+                            .map(|d| w.text(d).trim().to_string())
+                            .find(|d| sno_journal::model::is_overload_decorator(d))
+                    });
+                let sym = w.symbol(&name, kind, node, header_colon(node, body), doc, None, true);
+                if let Some(decorator) = overload {
+                    w.prefix_signature(sym, &decorator);
+                }
                 true
             }
             K::Assignment => {
@@ -432,6 +449,31 @@ def main(argv):
             ["Config : BaseLoader @11", "Empty : Config @42"]
         );
         assert_eq!(f.calls[2].column, 21);
+    }
+
+    #[test]
+    fn an_overload_stub_says_so_before_its_signature() {
+        let src = "import typing as t\nfrom typing import overload\n\nclass P:\n    @t.overload\n    def get(self, a: int) -> int: ...\n\n    @overload\n    @staticmethod\n    def get(self, a: str) -> str: ...\n\n    @cache\n    def get(self, a):\n        return a\n";
+        let f = extract_clean(Language::Python, src);
+        let sigs: Vec<&str> = f
+            .symbols
+            .iter()
+            .filter(|s| s.name == "get")
+            .map(|s| s.signature.as_str())
+            .collect();
+        assert_eq!(
+            sigs,
+            [
+                "@t.overload def get(self, a: int) -> int",
+                "@overload def get(self, a: str) -> str",
+                "def get(self, a)",
+            ]
+        );
+        let stub = |s: &str| sno_journal::model::is_overload_decorator(s);
+        assert_eq!(
+            sigs.iter().map(|s| stub(s)).collect::<Vec<_>>(),
+            [true, true, false]
+        );
     }
 
     #[test]
