@@ -304,7 +304,9 @@ def one_repo(binary, src, per_repo, work, go_ref):
         # Python targets are named (the name must be unambiguous); the
         # others by their place, as outline gave them.
         r = sno(binary, repo, "refs", qualified if lang == "python" else f"{rel}:{line}", "--callers", "--json")
-        if not r or r.get("symbol", {}).get("path") != rel:
+        # A name that answers with another symbol (an `@overload` stub's
+        # name is its implementation's) is that symbol's target, once.
+        if not r or r.get("symbol", {}).get("path") != rel or r["symbol"].get("line") != line:
             continue
         short = r["symbol"]["name"].split(".")[-1]
         ref_sites, target = ref.call_sites(rel, line, end_line or r["symbol"]["end_line"], short)
