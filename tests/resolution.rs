@@ -482,7 +482,7 @@ fn an_override_is_called_through_the_method_it_overrides_and_says_so() {
 }
 
 #[test]
-fn python_overload_stubs_are_declarations_of_the_function_after_them() {
+fn overload_stubs_are_declarations_of_the_function_after_them_in_python_and_typescript() {
     let repo = Repo::new();
     repo.write(
         "app/param.py",
@@ -498,6 +498,16 @@ fn python_overload_stubs_are_declarations_of_the_function_after_them() {
         callers(&repo, "Param.get_default"),
         [("app/param.py:15".into(), false)]
     );
+    // TypeScript's overload signatures are declarations alike.
+    repo.write(
+        "web/box.ts",
+        "export class Box {\n  get(a: number): number;\n  get(a: any): any { return a; }\n  use() { return this.get(1); }\n}\n",
+    );
+    repo.commit("ts overloads");
+    repo.sno_json(&["init", "--json"]);
+    let shown = repo.sno_json(&["show", "Box.get", "--json"]);
+    assert_eq!(shown["symbol"]["line"], 3, "{shown}");
+    assert_eq!(callers(&repo, "Box.get"), [("web/box.ts:4".into(), false)]);
     // The outline says which are stubs.
     let o = repo.sno_json(&["outline", "app/param.py", "--json"]);
     let text = o.to_string();

@@ -136,7 +136,12 @@ impl<'t> Rules<'t> for Script {
                 true
             }
             K::FunctionDeclaration | K::GeneratorFunctionDeclaration | K::FunctionSignature => {
-                self.named_symbol(w, node, SymbolKind::Function);
+                let sym = self.named_symbol(w, node, SymbolKind::Function);
+                // An overload signature, or an ambient one: its body is
+                // the definition after it, or elsewhere.
+                if let (Some(i), K::FunctionSignature) = (sym, self.g.kind(node)) {
+                    w.mark_declaration(i);
+                }
                 true
             }
             K::MethodDefinition | K::MethodSignature | K::AbstractMethodSignature => {
@@ -148,7 +153,13 @@ impl<'t> Rules<'t> for Script {
                 } else {
                     SymbolKind::Method
                 };
-                self.named_symbol(w, node, kind);
+                let sym = self.named_symbol(w, node, kind);
+                // A signature in a class body is an overload of the
+                // method defined after it (an interface's stays a method).
+                let in_class = node.parent().is_some_and(|p| p.kind() == "class_body");
+                if let (Some(i), K::MethodSignature, true) = (sym, self.g.kind(node), in_class) {
+                    w.mark_declaration(i);
+                }
                 true
             }
             K::PublicFieldDefinition | K::FieldDefinition | K::PropertySignature => {
@@ -922,6 +933,28 @@ export const loadAll = async (names) => {
 
 module.exports = { Row };
 "##;
+
+    #[test]
+    fn overload_signatures_are_declarations_and_interface_methods_are_not() {
+        let src = "export function pick(x: number): number;\nexport function pick(x: any): any { return x; }\n\nclass Box {\n  get(a: number): number;\n  get(a: any): any { return a; }\n}\n\ninterface Reader {\n  read(n: number): string;\n}\n";
+        let f = extract_clean(Language::TypeScript, src);
+        let sigs: Vec<(&str, &str)> = f
+            .symbols
+            .iter()
+            .filter(|s| matches!(s.name.as_str(), "pick" | "get" | "read"))
+            .map(|s| (s.qualified_name.as_str(), s.signature.as_str()))
+            .collect();
+        assert_eq!(
+            sigs,
+            [
+                ("pick", "function pick(x: number): number;"),
+                ("pick", "function pick(x: any): any"),
+                ("Box.get", "get(a: number): number;"),
+                ("Box.get", "get(a: any): any"),
+                ("Reader.read", "read(n: number): string"),
+            ]
+        );
+    }
 
     #[test]
     fn commonjs_and_prototype_definitions() {
