@@ -482,7 +482,7 @@ fn an_override_is_called_through_the_method_it_overrides_and_says_so() {
 }
 
 #[test]
-fn overload_stubs_are_declarations_of_the_function_after_them_in_python_and_typescript() {
+fn overload_stubs_and_property_setters_leave_one_meaning_of_a_name() {
     let repo = Repo::new();
     repo.write(
         "app/param.py",
@@ -498,6 +498,22 @@ fn overload_stubs_are_declarations_of_the_function_after_them_in_python_and_type
         callers(&repo, "Param.get_default"),
         [("app/param.py:15".into(), false)]
     );
+    // A property's setter is the getter's property, not a second meaning.
+    repo.write(
+        "app/client.py",
+        "class Client:\n    @property\n    def timeout(self) -> float:\n        return self._t\n\n    @timeout.setter\n    def timeout(self, t: float) -> None:\n        self._t = t\n",
+    );
+    repo.commit("property");
+    repo.sno_json(&["init", "--json"]);
+    let shown = repo.sno_json(&["show", "Client.timeout", "--json"]);
+    assert_eq!(shown["symbol"]["line"], 3, "{shown}");
+    let o = repo.sno_json(&["outline", "app/client.py", "--json"]);
+    assert!(
+        o.to_string()
+            .contains("@timeout.setter def timeout(self, t: float) -> None"),
+        "{o}"
+    );
+
     // TypeScript's overload signatures are declarations alike.
     repo.write(
         "web/box.ts",

@@ -462,6 +462,22 @@ impl Symbol {
             SymbolKind::Function | SymbolKind::Method | SymbolKind::Constructor
         ) && (self.signature.ends_with(';') || is_overload_decorator(&self.signature))
     }
+
+    /// A Python property's setter or deleter (`@x.setter def x(..)`): the
+    /// same property as the getter that defines it, not another meaning of
+    /// the name. The extractor puts the decorator before its signature.
+    pub fn is_accessor(&self) -> bool {
+        self.kind == SymbolKind::Method
+            && accessor_decorator(&self.signature).is_some_and(|(p, _)| p == self.name)
+    }
+}
+
+/// The property and accessor (`setter`, `deleter`) a decorator such as
+/// `@timeout.setter` names, if it is one.
+pub fn accessor_decorator(text: &str) -> Option<(&str, &str)> {
+    let d = text.strip_prefix('@')?.split_whitespace().next()?;
+    let (property, accessor) = d.rsplit_once('.')?;
+    matches!(accessor, "setter" | "deleter").then_some((property, accessor))
 }
 
 /// Whether `text` starts with Python's `@overload` decorator, however

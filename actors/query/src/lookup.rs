@@ -214,7 +214,8 @@ pub fn resolve_one<'a>(state: &'a State, query: &str) -> Result<Located<'a>, Loo
     };
     // What merely repeats another candidate's name is not another meaning:
     // a constructor named like its class, an impl block named like its type,
-    // a C or C++ prototype of a function a candidate defines.
+    // a C or C++ prototype or an overload stub of a function a candidate
+    // defines, a Python property's setter beside its getter.
     if cands.len() > 1 {
         let ids: std::collections::HashSet<_> = cands.iter().map(|l| l.symbol.id).collect();
         let has_definition = cands
@@ -222,15 +223,17 @@ pub fn resolve_one<'a>(state: &'a State, query: &str) -> Result<Located<'a>, Loo
             .any(|l| l.symbol.kind != sno_journal::model::SymbolKind::Impl);
         let defined: std::collections::HashSet<&str> = cands
             .iter()
-            .filter(|l| !l.symbol.is_declaration())
+            .filter(|l| !l.symbol.is_declaration() && !l.symbol.is_accessor())
             .map(|l| l.symbol.qualified_name.as_str())
             .collect();
         cands.retain(|l| {
             let repeats_parent = l.symbol.parent.is_some_and(|p| ids.contains(&p));
             let impl_of_it =
                 has_definition && l.symbol.kind == sno_journal::model::SymbolKind::Impl;
-            let declares_it =
-                l.symbol.is_declaration() && defined.contains(l.symbol.qualified_name.as_str());
+            // A declaration of it, or a property's setter or deleter
+            // beside its getter.
+            let declares_it = (l.symbol.is_declaration() || l.symbol.is_accessor())
+                && defined.contains(l.symbol.qualified_name.as_str());
             !(repeats_parent || impl_of_it || declares_it)
         });
     }

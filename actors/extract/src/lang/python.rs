@@ -98,9 +98,12 @@ impl<'t> Rules<'t> for Python {
                     SymbolKind::Function
                 };
                 let name = w.text(name);
-                // An `@overload` stub declares a signature of the function
-                // defined after it: it says so before its signature.
-                let overload = node
+                // A decorator that makes the function another thing than a
+                // definition of its name is said before its signature: an
+                // `@overload` stub declares a signature of the function
+                // defined after it, and `@x.setter` / `@x.deleter` are
+                // accessors of the property `x`'s getter defines.
+                let marker = node
                     .parent()
                     .filter(|p| self.g.kind(*p) == K::DecoratedDefinition)
                     .and_then(|p| {
@@ -108,10 +111,14 @@ impl<'t> Rules<'t> for Python {
                             .filter_map(|i| p.named_child(i as u32))
                             .filter(|d| self.g.kind(*d) == K::Decorator)
                             .map(|d| w.text(d).trim().to_string())
-                            .find(|d| sno_journal::model::is_overload_decorator(d))
+                            .find(|d| {
+                                sno_journal::model::is_overload_decorator(d)
+                                    || sno_journal::model::accessor_decorator(d)
+                                        .is_some_and(|(property, _)| property == name)
+                            })
                     });
                 let sym = w.symbol(&name, kind, node, header_colon(node, body), doc, None, true);
-                if let Some(decorator) = overload {
+                if let Some(decorator) = marker {
                     w.prefix_signature(sym, &decorator);
                 }
                 true
@@ -468,6 +475,20 @@ def main(argv):
                 "@overload def get(self, a: str) -> str",
                 "def get(self, a)",
             ]
+        );
+        // A property's setter says so; a decorator naming another
+        // property's setter does not make this one an accessor.
+        let src = "class C:\n    @property\n    def x(self):\n        return 1\n\n    @x.setter\n    def x(self, v):\n        pass\n\n    @x.setter\n    def y(self, v):\n        pass\n";
+        let f2 = extract_clean(Language::Python, src);
+        let props: Vec<&str> = f2
+            .symbols
+            .iter()
+            .skip(1)
+            .map(|s| s.signature.as_str())
+            .collect();
+        assert_eq!(
+            props,
+            ["def x(self)", "@x.setter def x(self, v)", "def y(self, v)"]
         );
         let stub = |s: &str| sno_journal::model::is_overload_decorator(s);
         assert_eq!(
