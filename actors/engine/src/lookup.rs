@@ -358,9 +358,8 @@ impl Engine {
         // A method's callers include the calls of the methods it
         // overrides: its type's bases are read by name up the chain, then
         // the files calling their methods.
-        let method = target_symbol.kind == sno_journal::model::SymbolKind::Method
-            && target_symbol.parent.is_some();
         let mut asked = std::collections::BTreeSet::new();
+        let method = sno_query::graph::method_owner(&target_symbol).is_some();
         let overridden = loop {
             if !method {
                 break Vec::new();
@@ -396,8 +395,8 @@ impl Engine {
         }
         // Its references include the methods overriding it: the files
         // whose types inherit from its type, down the chain.
-        if let (RefsKind::References, sno_journal::model::SymbolKind::Method, Some(owner)) =
-            (kind, target_symbol.kind, target_symbol.parent)
+        if let (RefsKind::References, Some(owner)) =
+            (kind, sno_query::graph::method_owner(&target_symbol))
         {
             let mut asked = std::collections::BTreeSet::from([owner]);
             let mut frontier = vec![owner];

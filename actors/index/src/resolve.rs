@@ -700,6 +700,16 @@ fn certainty_among(only: bool) -> Certainty {
     }
 }
 
+/// Candidates of a call less the declarations of a function one of them
+/// defines (a C or C++ prototype, a Python `@overload` stub, a TypeScript
+/// overload signature): those are the same function, not alternatives.
+/// With no definition among them, the declarations are what there is.
+fn keep_definitions<T>(cands: &mut Vec<T>, declaration: impl Fn(&T) -> bool) {
+    if cands.iter().any(|c| !declaration(c)) {
+        cands.retain(|c| !declaration(c));
+    }
+}
+
 /// Receivers that name the enclosing object or class.
 const SELF_RECEIVERS: &[&str] = &["self", "this", "cls", "Self", "@"];
 
@@ -900,11 +910,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
             .members(name, ty, ty_name.as_deref())
             .filter(|e| e.kind.is_callable())
             .collect();
-        // Declarations of a method defined beside them (C++ prototypes in
-        // the class body, Python `@overload` stubs) are that method.
-        if found.iter().any(|e| !e.declaration) {
-            found.retain(|e| !e.declaration);
-        }
+        keep_definitions(&mut found, |e| e.declaration);
         let first = found.first()?.id;
         Some((first, certainty_among(found.len() == 1)))
     }
@@ -926,7 +932,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
         let owner = self.enclosing_type(caller)?;
         // This file's methods of the owner, also in other blocks of the same
         // name (Rust impl blocks, reopened Ruby classes).
-        let local: Vec<&Symbol> = self
+        let mut local: Vec<&Symbol> = self
             .local_by_name
             .get(name)
             .into_iter()
@@ -940,10 +946,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
                     })
             })
             .collect();
-        let mut local = local;
-        if local.iter().any(|s| !s.is_declaration()) {
-            local.retain(|s| !s.is_declaration());
-        }
+        keep_definitions(&mut local, |s| s.is_declaration());
         if !bases_only {
             let elsewhere = self.member(owner.id, name);
             if let Some(s) = local.first() {
@@ -1007,11 +1010,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
                         .is_some_and(|p| is_container(p.kind))
             })
             .collect();
-        // A C prototype before the function's definition is the same
-        // function, not an alternative to it.
-        if cands.iter().any(|s| !s.is_declaration()) {
-            cands.retain(|s| !s.is_declaration());
-        }
+        keep_definitions(&mut cands, |s| s.is_declaration());
         let pick = cands
             .iter()
             .find(|s| s.parent.is_none())

@@ -38,6 +38,18 @@ fn overrides_reason(owner: &str, base: &str) -> String {
 /// generated hierarchy, not code a reader follows.
 const MAX_TYPES: usize = 64;
 
+/// The type a method belongs to: what overrides and is overridden.
+pub fn method_owner(symbol: &Symbol) -> Option<SymbolId> {
+    symbol.parent.filter(|_| symbol.kind == SymbolKind::Method)
+}
+
+/// `r`, labelled a guess for `reason`.
+fn guessed(mut r: Reference, reason: String) -> Reference {
+    r.heuristic = true;
+    r.reason = Some(reason);
+    r
+}
+
 /// Lookups over a whole state's symbols and edges.
 pub struct Graph<'a> {
     symbols: HashMap<SymbolId, Located<'a>>,
@@ -120,16 +132,25 @@ impl<'a> Graph<'a> {
         out
     }
 
-    /// The methods of `target`'s name in the types derived from its type.
-    fn overriding(&self, target: &Symbol) -> Vec<Located<'a>> {
-        let (SymbolKind::Method, Some(owner)) = (target.kind, target.parent) else {
-            return Vec::new();
-        };
-        self.descendants(owner)
+    /// The methods named `name` of `types`, in their order.
+    fn methods_named<'s>(
+        &'s self,
+        types: Vec<SymbolId>,
+        name: &'s str,
+    ) -> impl Iterator<Item = Located<'a>> + 's {
+        types
             .into_iter()
             .flat_map(|t| self.members.get(&t).into_iter().flatten())
             .filter_map(|m| self.symbols.get(m).copied())
-            .filter(|l| l.symbol.kind == SymbolKind::Method && l.symbol.name == target.name)
+            .filter(move |l| l.symbol.name == name)
+    }
+
+    /// The methods of `target`'s name in the types derived from its type.
+    fn overriding(&self, target: &Symbol) -> Vec<Located<'a>> {
+        let Some(owner) = method_owner(target) else {
+            return Vec::new();
+        };
+        self.methods_named(self.descendants(owner), &target.name)
             .collect()
     }
 
@@ -159,37 +180,24 @@ impl<'a> Graph<'a> {
     /// The methods `target` overrides: the methods of its name in the
     /// types its type inherits from, nearest first.
     pub fn overridden(&self, target: &Symbol) -> Vec<SymbolId> {
-        if target.kind != SymbolKind::Method {
-            return Vec::new();
-        }
-        let Some(owner) = target.parent else {
+        let Some(owner) = method_owner(target) else {
             return Vec::new();
         };
-        self.ancestors(owner)
-            .0
-            .into_iter()
-            .flat_map(|base| self.members.get(&base).into_iter().flatten())
-            .copied()
-            .filter(|m| {
-                self.symbols.get(m).is_some_and(|l| {
-                    l.symbol.kind == SymbolKind::Method && l.symbol.name == target.name
-                })
-            })
+        self.methods_named(self.ancestors(owner).0, &target.name)
+            .map(|l| l.symbol.id)
             .collect()
     }
 
     /// Names of the bases up `target`'s inheritance chain whose
     /// definitions are not in this graph's state.
     pub fn missing_bases(&self, target: &Symbol) -> Vec<String> {
-        match (target.kind, target.parent) {
-            (SymbolKind::Method, Some(owner)) => self
-                .ancestors(owner)
+        method_owner(target).map_or_else(Vec::new, |owner| {
+            self.ancestors(owner)
                 .1
                 .into_iter()
                 .map(String::from)
-                .collect(),
-            _ => Vec::new(),
-        }
+                .collect()
+        })
     }
 
     /// Resolved calls of the methods `target` overrides, as references
@@ -203,10 +211,8 @@ impl<'a> Graph<'a> {
                 if e.kind != EdgeKind::Calls {
                     continue;
                 }
-                let mut r = self.reference(p, e, base_name.clone(), 1, false);
-                r.heuristic = true;
-                r.reason = Some(through_base(&base_name, &owner));
-                out.push(r);
+                let r = self.reference(p, e, base_name.clone(), 1, false);
+                out.push(guessed(r, through_base(&base_name, &owner)));
             }
         }
         out
@@ -354,23 +360,23 @@ impl<'a> Graph<'a> {
                         if let Some(callee) = self.symbols.get(t) {
                             for o in self.overriding(callee.symbol) {
                                 let owner = self.name_of(o.symbol.parent).unwrap_or_default();
-                                let mut r = self.reference(
+                                let r = self.reference(
                                     caller.path,
                                     e,
                                     o.symbol.qualified_name.clone(),
                                     d,
                                     false,
                                 );
-                                r.heuristic = true;
-                                r.reason = Some(dispatched(&to, &owner));
-                                out.push(r);
+                                out.push(guessed(r, dispatched(&to, &owner)));
                             }
                         }
                     }
                     EdgeTarget::Unresolved(name) => {
-                        let mut r = self.reference(caller.path, e, name.clone(), d, true);
-                        r.reason = Some("unresolved: not a symbol of the repository".into());
-                        out.push(r);
+                        let r = self.reference(caller.path, e, name.clone(), d, true);
+                        out.push(guessed(
+                            r,
+                            "unresolved: not a symbol of the repository".into(),
+                        ));
                     }
                     _ => {}
                 }

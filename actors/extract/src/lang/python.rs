@@ -110,12 +110,14 @@ impl<'t> Rules<'t> for Python {
                         (0..p.named_child_count())
                             .filter_map(|i| p.named_child(i as u32))
                             .filter(|d| self.g.kind(*d) == K::Decorator)
-                            .map(|d| w.text(d).trim().to_string())
+                            .map(|d| w.text(d))
                             .find(|d| {
+                                let d = d.trim();
                                 sno_journal::model::is_overload_decorator(d)
                                     || sno_journal::model::accessor_decorator(d)
                                         .is_some_and(|(property, _)| property == name)
                             })
+                            .map(|d| d.trim().to_string())
                     });
                 let sym = w.symbol(&name, kind, node, header_colon(node, body), doc, None, true);
                 if let Some(decorator) = marker {
