@@ -187,6 +187,40 @@ fn methods_are_exact_through_the_receivers_type_and_guesses_otherwise() {
 }
 
 #[test]
+fn a_nested_function_is_a_local_name_of_the_function_that_defines_it() {
+    let repo = Repo::new();
+    // `cb` in g is g's parameter; `helper` in f is the imported one, not
+    // the one nested in outer; inside outer, its own nested helper shadows
+    // the import.
+    repo.write("a.py", "def helper():\n    return 0\n");
+    repo.write(
+        "b.py",
+        "from a import helper\n\n\ndef g(cb):\n    return cb()\n\n\ndef h():\n    def cb():\n        return 1\n    return g(cb)\n\n\ndef outer():\n    def helper():\n        return 2\n    return helper()\n\n\ndef f():\n    return helper()\n",
+    );
+    repo.write(
+        "web/a.js",
+        "function outer() {\n  function inner() { return 1; }\n  return inner();\n}\n\nfunction other() {\n  return inner();\n}\n",
+    );
+    repo.write(
+        "src/m.rs",
+        "pub fn f() -> u8 {\n    fn inner() -> u8 { 1 }\n    inner()\n}\n\npub fn g() -> u8 {\n    inner()\n}\n",
+    );
+    repo.commit("nested functions");
+    repo.sno_json(&["init", "--json"]);
+
+    // Python: f calls a.helper exactly; outer calls its own helper.
+    assert_eq!(callers(&repo, "a.py:1"), [("b.py:21".into(), false)]);
+    assert_eq!(callers(&repo, "outer.helper"), [("b.py:17".into(), false)]);
+    // g's `cb()` is its parameter: h.cb is passed there, so a guess at
+    // most, never exact.
+    assert!(exact(&callers(&repo, "h.cb")).is_empty());
+    // JavaScript and Rust: the nested function is called exactly from its
+    // own function only; from outside, the name is not its.
+    assert_eq!(exact(&callers(&repo, "outer.inner")), ["web/a.js:3"]);
+    assert_eq!(exact(&callers(&repo, "f.inner")), ["src/m.rs:3"]);
+}
+
+#[test]
 fn scoping_rules_of_each_language_are_exact() {
     let repo = Repo::new();
     // Java: a bare call inside a method is a call on `this`.

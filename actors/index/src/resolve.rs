@@ -994,30 +994,52 @@ impl<'r, 'a> FileScope<'r, 'a> {
             .map(|id| (id, Certainty::Heuristic(Guess::UniqueName)))
     }
 
-    /// A callable in this file's own scope, not a member of a type: a
-    /// top-level function, or one nested in a function.
-    fn free_function(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<Resolved> {
-        let mut cands: Vec<&Symbol> = self
+    /// A callable in this file's own scope seen from `caller`, not a
+    /// member of a type: a top-level function, or one nested in a function
+    /// the call is inside (a nested function is a local name: from
+    /// anywhere else a bare call of its name means something else).
+    /// The innermost scope that defines the name wins, as it shadows the
+    /// outer ones.
+    fn free_function(
+        &self,
+        caller: Option<SymbolId>,
+        name: &str,
+        want: fn(SymbolKind) -> bool,
+    ) -> Option<Resolved> {
+        let mut cands: Vec<(&Symbol, usize)> = self
             .local_by_name
             .get(name)?
             .iter()
             .copied()
-            .filter(|s| {
-                want(s.kind)
-                    && !s
-                        .parent
-                        .and_then(|p| self.local.get(&p))
-                        .is_some_and(|p| is_container(p.kind))
+            .filter(|s| want(s.kind))
+            .filter_map(|s| match s.parent.and_then(|p| self.local.get(&p)) {
+                None => Some((s, usize::MAX)),
+                Some(p) if is_container(p.kind) => None,
+                Some(p) => self.scope_distance(caller, p.id).map(|d| (s, d)),
             })
             .collect();
-        keep_definitions(&mut cands, |s| s.is_declaration());
-        let pick = cands
-            .iter()
-            .find(|s| s.parent.is_none())
-            .or(cands.first())?;
+        let nearest = cands.iter().map(|(_, d)| *d).min()?;
+        cands.retain(|(_, d)| *d == nearest);
+        keep_definitions(&mut cands, |(s, _)| s.is_declaration());
+        let pick = cands.first()?.0;
         // Two of the name in one scope are alternatives (`#[cfg]` or
         // `#ifdef` variants, `try: def f ... except: def f`): a guess.
         Some((pick.id, certainty_among(cands.len() == 1)))
+    }
+
+    /// How many scopes out from `caller` the function `scope` is (0: the
+    /// caller itself), or `None` when the caller is not inside it.
+    fn scope_distance(&self, caller: Option<SymbolId>, scope: SymbolId) -> Option<usize> {
+        let mut at = caller;
+        let mut d = 0;
+        while let Some(id) = at {
+            if id == scope {
+                return Some(d);
+            }
+            d += 1;
+            at = self.local.get(&id).and_then(|s| s.parent);
+        }
+        None
     }
 
     /// Where a call lands, by the language's scoping rules first, then by a
@@ -1046,7 +1068,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
                     |k| k.is_callable() && k != SymbolKind::Method
                 };
                 // A constructor call by the type's name.
-                self.free_function(callee, want)
+                self.free_function(call.caller, callee, want)
                     .or_else(|| {
                         self.imported(callee, want)
                             .or_else(|| self.same_package(callee, want))
