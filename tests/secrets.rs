@@ -16,6 +16,8 @@ const SECRETS: &[(&str, &str)] = &[
     ("MIIEowIBAAKCAQEAs3cr3tK3yMat3r1alXYZ", "private-key"),
     ("xoxb-2048-9921-Zq8LmN3pR7sT", "slack-token"),
     ("q9T4mZ2xL7pR1vB8", "assigned-secret"),
+    // `$`, `%` and `*` are a password's characters too, not a template's.
+    ("Xk8mP2vL$9qR4aZ7b", "assigned-secret"),
 ];
 
 fn seeded() -> Repo {
@@ -25,6 +27,7 @@ fn seeded() -> Repo {
         r#"AWS_ACCESS_KEY_ID = "AKIAQ3EGUIDEXAMPL3ZZ"
 GITHUB_TOKEN = "ghp_R8sT1wY9kLmN2bV4cX6zQ0aS3dF5gH7jK1pQ"
 DATABASE_URL = "postgres://admin:Zk8pQ2vL9xW@db.internal:5432/app"
+DB_PASSWORD = "Xk8mP2vL$9qR4aZ7b"
 PRIVATE_KEY = """-----BEGIN RSA PRIVATE KEY-----
 MIIEowIBAAKCAQEAs3cr3tK3yMat3r1alXYZ
 c2VjcmV0IGtleSBtYXRlcmlhbCBoZXJl
@@ -79,7 +82,7 @@ fn no_read_tool_serves_a_secret_and_search_still_finds_the_code() {
     let status = repo.status();
     assert_eq!(status["secrets"]["masking"], true, "{status}");
     assert_eq!(
-        status["secrets"]["masked"], 5,
+        status["secrets"]["masked"], 6,
         "parsed files' values: {status}"
     );
     assert_eq!(status["secrets"]["files"], 2, "{status}");

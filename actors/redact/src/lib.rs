@@ -189,7 +189,18 @@ const RULES: &[Rule] = &[
 /// Whether a value is a template, a variable or a stand-in rather than a
 /// secret: `${DB_PASSWORD}`, `<token>`, `%s`, `changeme`, `xxxxxxxx`.
 fn is_placeholder(v: &str) -> bool {
-    if v.contains(['$', '{', '}', '<', '>', '%', '*', '(', ')', '[', ']']) {
+    // The shape of a template, not any of its characters: real passwords
+    // hold `$`, `%` and `*` too (`Xk8mP2vL$9qR4aZ7b` is a password, not a
+    // shell variable).
+    static TEMPLATE: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(concat!(
+            r"\$\{|\$\(|^\$[A-Za-z_]|\{\{|\}\}|\{[A-Za-z_][A-Za-z0-9_.]*\}",
+            r"|^<.*>$|^\(.*\)$|^\[.*\]$|\*{3,}",
+            r"|%\(|%[-+ #0-9.]*[sdifxr](?:$|[^A-Za-z0-9])|%[A-Za-z_][A-Za-z0-9_]*%",
+        ))
+        .expect("the template pattern compiles")
+    });
+    if TEMPLATE.is_match(v) {
         return true;
     }
     let lower = v.to_ascii_lowercase();
@@ -492,6 +503,10 @@ mod tests {
             ),
             ("JWT_SECRET = \"f9Kx2LpQ7mZ4vR8sT1wY\"", "assigned-secret"),
             ("password: S3cretPassw0rdZ", "assigned-secret"),
+            // Real passwords hold characters templates use.
+            ("DB_PASSWORD = \"Xk8mP2vL$9qR4aZ7b\"", "assigned-secret"),
+            ("password = \"Xk8#mP2$vL9@qR4!zT6\"", "assigned-secret"),
+            ("{password: \"Xk8#mP2%vL9*qR4!zT6\"}", "assigned-secret"),
             (
                 "tok = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'",
                 "jwt",
@@ -535,6 +550,12 @@ mod tests {
             "TOKEN_URL = \"https://example.com/oauth/token\"",
             "const secretName = \"aws-credentials\";",
             "password_field = 'password_confirmation'",
+            "DB_PASSWORD = \"$DB_PASSWORD_FROM_ENV\"",
+            "password = \"{db_password_value}\"",
+            "PASSWORD = 'user-%s-9zQk'",
+            "API_TOKEN = \"%(token_value)s\"",
+            "password: \"********\"",
+            "SECRET = \"%APPDATA_SECRET%\"",
         ] {
             assert_eq!(rules_of(text), Vec::<&str>::new(), "{text}");
         }
