@@ -140,6 +140,30 @@ fn write_merges_into_existing_config_files_and_refuses_what_it_cannot_merge() {
     assert!(command.ends_with("sno"));
     assert!(text.contains("[mcp_servers.docs]"));
 
+    // Servers written as an inline table get sno's entry inline: written,
+    // not only reported so.
+    let inline = dir.path().join("inline.toml");
+    std::fs::write(
+        &inline,
+        "mcp_servers = { docs = { command = \"docs-mcp\" } }\n",
+    )
+    .unwrap();
+    let o = repo.sno(&[
+        "mcp",
+        "config",
+        "--client",
+        "codex",
+        "--write",
+        "--file",
+        inline.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&inline).unwrap();
+    let (command, args) = launch_of("codex", &text);
+    assert_eq!(args[0], "serve", "{text}");
+    assert!(command.ends_with("sno"));
+    assert!(text.contains("docs-mcp"), "{text}");
+
     // Claude Code's project file lands in the repository.
     let o = repo.sno(&["mcp", "config", "--client", "claude-code", "--write"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -140,7 +140,7 @@ impl Client {
                 let mut doc: toml_edit::DocumentMut = existing
                     .parse()
                     .map_err(|e| unreadable(format!("it is not valid TOML: {e}")))?;
-                insert_toml(&mut doc, name, l);
+                insert_toml(&mut doc, name, l)?;
                 Ok(doc.to_string())
             }
             _ => {
@@ -168,7 +168,13 @@ impl Client {
     }
 }
 
-fn insert_toml(doc: &mut toml_edit::DocumentMut, name: &str, l: &Launch) {
+/// Adds sno's entry under `mcp_servers`, a table or an inline table
+/// (`mcp_servers = { other = { ... } }`: the entry goes in inline too).
+fn insert_toml(
+    doc: &mut toml_edit::DocumentMut,
+    name: &str,
+    l: &Launch,
+) -> Result<(), ErrorContract> {
     use toml_edit::{value, Array, Item, Table};
     if !doc.contains_key("mcp_servers") {
         let mut t = Table::new();
@@ -189,8 +195,19 @@ fn insert_toml(doc: &mut toml_edit::DocumentMut, name: &str, l: &Launch) {
         }
         server.insert("env", value(env));
     }
-    if let Some(t) = doc["mcp_servers"].as_table_mut() {
-        t.insert(name, Item::Table(server));
+    match &mut doc["mcp_servers"] {
+        Item::Table(t) => {
+            t.insert(name, Item::Table(server));
+            Ok(())
+        }
+        Item::Value(toml_edit::Value::InlineTable(t)) => {
+            t.insert(
+                name,
+                toml_edit::Value::InlineTable(server.into_inline_table()),
+            );
+            Ok(())
+        }
+        _ => Err(unreadable("`mcp_servers` is not a table".into())),
     }
 }
 
@@ -230,6 +247,29 @@ mod tests {
         assert_eq!(v["context_servers"]["sno"]["command"], "/usr/bin/sno");
         let err = Client::Zed
             .merge("// my settings\n{}", "sno", &launch())
+            .unwrap_err();
+        assert_eq!(err.code, "SNO-CONFIG-UNMERGEABLE");
+    }
+
+    #[test]
+    fn codex_toml_merge_fills_an_inline_table_and_refuses_a_value() {
+        for existing in [
+            "mcp_servers = { other = { command = \"x\" } }\n",
+            "mcp_servers = {}\n",
+        ] {
+            let merged = Client::Codex.merge(existing, "sno", &launch()).unwrap();
+            let v: toml_edit::DocumentMut = merged.parse().unwrap();
+            assert_eq!(
+                v["mcp_servers"]["sno"]["command"].as_str(),
+                Some("/usr/bin/sno"),
+                "{merged}"
+            );
+            if existing.contains("other") {
+                assert_eq!(v["mcp_servers"]["other"]["command"].as_str(), Some("x"));
+            }
+        }
+        let err = Client::Codex
+            .merge("mcp_servers = 3\n", "sno", &launch())
             .unwrap_err();
         assert_eq!(err.code, "SNO-CONFIG-UNMERGEABLE");
     }
