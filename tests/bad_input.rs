@@ -185,6 +185,46 @@ fn corrupt_database_is_reported_and_left_intact() {
     }
 }
 
+#[test]
+fn a_database_with_damaged_pages_is_reported_and_left_intact() {
+    let repo = Repo::new();
+    for i in 0..30 {
+        repo.write(
+            &format!("m{i}.py"),
+            &format!("def f{i}(x):\n    return x + {i}\n\n\nclass C{i}:\n    def run(self):\n        return f{i}(1)\n"),
+        );
+    }
+    repo.commit("many files");
+    let o = repo.sno(&["init", "--history", "0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // 64 bytes of every 8 KiB past the header overwritten: the file opens,
+    // and its pages are not what was written.
+    let mut bytes = std::fs::read(repo.db()).unwrap();
+    let mut at = 4096;
+    while at + 64 <= bytes.len() {
+        for (k, b) in bytes[at..at + 64].iter_mut().enumerate() {
+            *b = (k as u8).wrapping_mul(37) ^ 0x5a;
+        }
+        at += 8192;
+    }
+    std::fs::write(repo.db(), &bytes).unwrap();
+    for args in [&["status"][..], &["doctor"][..], &["search", "run"][..]] {
+        let o = repo.sno(args);
+        assert_ne!(
+            o.status.code(),
+            Some(101),
+            "sno {args:?} crashed: {}",
+            stderr(&o)
+        );
+        assert_error_code(&o, "SNO-DB-CORRUPT");
+        assert_eq!(
+            std::fs::read(repo.db()).unwrap(),
+            bytes,
+            "sno {args:?} changed the damaged file"
+        );
+    }
+}
+
 /// Removes the loose object `id` from the repository's object store.
 fn lose_object(repo: &Repo, id: &str) {
     let p = repo

@@ -36,6 +36,11 @@ fn main() -> ExitCode {
         if info.to_string().contains("failed printing to stdout") {
             std::process::exit(0);
         }
+        // redb checks its pages' invariants with assertions: a panic from
+        // inside it means the file is damaged, and is said so (below).
+        if info.location().is_some_and(|l| l.file().contains("redb")) {
+            render::STORAGE_PANICKED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         tracing::error!("panic: {info}");
     }));
     let workers = std::thread::available_parallelism()
@@ -54,7 +59,16 @@ fn main() -> ExitCode {
             return render::error(&c, cli.command.wants_json());
         }
     };
-    let code = runtime.block_on(commands::run(cli.command));
+    let json = cli.command.wants_json();
+    // A panic on this thread (the command's own, not an actor's) still
+    // ends in an error with a code and a hint, not a bare exit 101.
+    let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        runtime.block_on(commands::run(cli.command))
+    }))
+    .unwrap_or_else(|_| {
+        let c = sno_protocol::ErrorCode::Internal.with("sno stopped on an internal error");
+        render::error(&c, json)
+    });
     // A relay's stdin reader may still be blocked in a read: do not wait.
     runtime.shutdown_background();
     code

@@ -495,7 +495,23 @@ pub fn printable(text: &str) -> String {
 
 /// An error in the contract: one line and its hint on stderr, and with
 /// `--json` the contract on stdout.
+/// Set when a panic came from inside redb (see `main`): an internal error
+/// after it is the database's damage, and is reported as such.
+pub static STORAGE_PANICKED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
 pub fn error(c: &sno_protocol::ErrorContract, as_json: bool) -> ExitCode {
+    let damaged;
+    let c = if c.code == sno_protocol::ErrorCode::Internal.as_str()
+        && STORAGE_PANICKED.load(std::sync::atomic::Ordering::Relaxed)
+    {
+        damaged = sno_protocol::ErrorCode::DbCorrupt.with(
+            "the sno database (.sno/sno.redb) has damaged pages: reading it broke the storage engine's own invariants",
+        );
+        &damaged
+    } else {
+        c
+    };
     if as_json {
         json(&sno_protocol::error::ErrorAnswer { error: c.clone() });
     }
