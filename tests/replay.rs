@@ -197,6 +197,16 @@ fn replay_to_an_unjournaled_commit_is_a_clear_error() {
     repo.sno_json(&["init", "--json", "--history", "0"]);
     let o = repo.sno(&["replay", "--to", &first]);
     assert_error_code(&o, "SNO-NOT-JOURNALED");
+    // More history asked of an existing index adds nothing older, and the
+    // hint says what does.
+    repo.sno_json(&["init", "--json", "--history", "all"]);
+    let o = repo.sno(&["replay", "--to", &first]);
+    assert_error_code(&o, "SNO-NOT-JOURNALED");
+    assert!(stderr(&o).contains("move `.sno` aside"), "{}", stderr(&o));
+    std::fs::rename(repo.path().join(".sno"), repo.path().join("old-sno")).unwrap();
+    repo.sno_json(&["init", "--json", "--history", "all"]);
+    let o = repo.sno(&["replay", "--to", &first]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 /// A daemon indexes commit after commit from what its last run left (the
