@@ -403,6 +403,21 @@ fn files_edited_since_the_indexed_commit_are_named_in_the_header() {
     repo.sno_json(&["init", "--json"]);
     let v = ask(&["--at", "HEAD~1"]);
     assert!(v["header"]["edited_in_work_tree"].is_null(), "{v}");
+    // It is what was asked: it says so, and tells no one to re-index an
+    // index that is at HEAD.
+    assert_eq!(v["header"]["past"], true, "{v}");
+    assert!(v["header"]["head_differs"].is_null(), "{v}");
+    let package = stdout(&repo.sno(&["search", "load config", "--at", "HEAD~1"]));
+    let first = package.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("a past commit, as asked") && !first.contains("not at HEAD"),
+        "{package}"
+    );
+    let head = stdout(&repo.sno(&["search", "load config"]));
+    assert!(
+        head.lines().next().unwrap_or_default().contains("= HEAD"),
+        "{head}"
+    );
 }
 
 #[test]

@@ -108,6 +108,10 @@ pub struct TrustHeader {
     pub as_of: AsOfCommit,
     /// The repository's HEAD when it differs from the indexed commit.
     pub head_differs: Option<String>,
+    /// The answer is about a commit asked for (`at`), not the indexed head:
+    /// `as_of` is that commit, and being behind HEAD is what was asked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub past: bool,
     /// Files of the package whose work-tree bytes differ from the indexed
     /// commit's (edited, deleted, or changed by later commits): their source
     /// and lines here are the committed ones. `None` (null) when not checked:

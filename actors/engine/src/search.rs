@@ -82,7 +82,12 @@ impl Engine {
         let Some(loaded) = retriever.load(docs) else {
             return Ok(None);
         };
-        let head_differs = self.read.head_differs(&owner.as_of);
+        // Behind HEAD is what an answer about a past commit was asked to
+        // be: only the head's answers warn of it.
+        let head_differs = owner
+            .is_head
+            .then(|| self.read.head_differs(&owner.as_of))
+            .flatten();
         let work_tree = &self.work_tree;
         let edited = |path: &str, rec: &sno_journal::model::FileRecord| {
             edited_in_work_tree(work_tree, path, rec)

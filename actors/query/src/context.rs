@@ -117,6 +117,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     let make_header = |completeness: Completeness| TrustHeader {
         as_of: input.as_of.clone(),
         head_differs: input.head_differs.clone(),
+        past: input.edited.is_none(),
         edited_in_work_tree: edited_in_work_tree.clone(),
         match_type: match_type.clone(),
         semantic_off_reason: input.semantic_off_reason.clone(),
@@ -748,6 +749,7 @@ pub fn render_header(h: &TrustHeader) -> String {
             .unwrap_or_default()
     );
     match &h.head_differs {
+        _ if h.past => s.push_str(" · a past commit, as asked"),
         Some(head) => s.push_str(&format!(
             " · **index is not at HEAD** ({}): run `sno init`",
             &head[..7.min(head.len())]
