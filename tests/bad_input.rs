@@ -124,6 +124,22 @@ fn binary_huge_and_broken_files_are_counted_not_fatal() {
         s["languages"]["python"]["symbols"].as_u64().unwrap() >= 4,
         "{s}"
     );
+    // No binary bytes are served as lines, of a file of no language either.
+    repo.write("data.bin", [b'x', 0u8, b'y', b'\n']);
+    repo.commit("data");
+    repo.sno_json(&["init", "--json"]);
+    let g = repo.sno_json(&["grep", "PNG|y|fine", "--json"]);
+    let paths: Vec<&str> = g["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{g}"))
+        .iter()
+        .map(|h| h["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&"ok.py"), "{g}");
+    assert!(
+        !paths.contains(&"image.png") && !paths.contains(&"data.bin"),
+        "{g}"
+    );
 }
 
 #[test]

@@ -64,6 +64,14 @@ impl Served {
         }
     }
 
+    /// Binary, as git judges it (a NUL byte in the first 8000 bytes): a
+    /// file of no known language is recorded without reading it, so this
+    /// is where its bytes are first looked at. Not served as lines.
+    pub fn is_binary(&self) -> bool {
+        let b = self.text.as_bytes();
+        b[..b.len().min(8000)].contains(&0)
+    }
+
     /// How many secret values are masked.
     pub fn masked(&self) -> usize {
         self.findings.len()

@@ -27,6 +27,9 @@ pub fn grep(
             continue;
         }
         let Some(file) = read(rec) else { continue };
+        if file.is_binary() {
+            continue;
+        }
         // The masked text: a pattern cannot find what is not served.
         let text = file.text();
         // One pass over the whole file first: most files have no match.
