@@ -121,7 +121,8 @@ impl Client {
         match self {
             Client::Codex => {
                 let mut doc = toml_edit::DocumentMut::new();
-                insert_toml(&mut doc, name, l);
+                // A new document's `mcp_servers` is the table made here.
+                let _ = insert_toml(&mut doc, name, l);
                 doc.to_string()
             }
             _ => {
