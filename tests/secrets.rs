@@ -267,3 +267,73 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn what_agents_write_is_kept_with_its_secrets_masked() {
+    let repo = seeded();
+    let out = repo.sno(&["init", "--history", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut s = Server::init(&repo, "2025-06-18").0;
+    // An agent pastes credentials into memory and into a query.
+    let written = [
+        (
+            "log_decision",
+            json!({
+                "title": "rotate key AKIAQ3EGUIDEXAMPL3ZZ",
+                "rationale": "it was in postgres://admin:Zk8pQ2vL9xW@db.internal:5432/app",
+                "files": ["app/settings.py"],
+            }),
+        ),
+        (
+            "create_checkpoint",
+            json!({
+                "name": "token ghp_R8sT1wY9kLmN2bV4cX6zQ0aS3dF5gH7jK1pQ",
+                "summary": "DB_PASSWORD = \"Xk8mP2vL$9qR4aZ7b\" was wrong",
+            }),
+        ),
+        (
+            "search",
+            json!({"query": "where is ghp_R8sT1wY9kLmN2bV4cX6zQ0aS3dF5gH7jK1pQ used"}),
+        ),
+    ];
+    for (tool, args) in &written {
+        let r = s.call(tool, args.clone());
+        assert_ne!(r["result"]["isError"], true, "{tool}: {r}");
+    }
+    for (tool, args) in [
+        ("list_decisions", json!({})),
+        ("get_approved_memory", json!({})),
+        ("session_history", json!({})),
+        (
+            "context_for_edit",
+            json!({"file": "app/settings.py", "line": 12}),
+        ),
+    ] {
+        let r = s.call(tool, args.clone());
+        assert_ne!(r["result"]["isError"], true, "{tool}: {r}");
+        assert_no_leak(tool, &r.to_string());
+    }
+    // What was masked is said, and the rest of the text is kept.
+    let r = s.call("list_decisions", json!({}));
+    let title = body(&r)["decisions"][0]["title"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        title.starts_with("rotate key ") && title.contains("«redacted:aws-key»"),
+        "{title}"
+    );
+    s.finish();
+    for args in [&["audit", "--json"][..], &["journal", "log"][..]] {
+        let out = repo.sno(args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_no_leak(&format!("sno {args:?}"), &stdout(&out));
+    }
+    for entry in walk(&repo.path().join(".sno")) {
+        let bytes = std::fs::read(&entry).unwrap();
+        assert_no_leak(
+            &format!("stored file {}", entry.display()),
+            &String::from_utf8_lossy(&bytes),
+        );
+    }
+}

@@ -16,6 +16,7 @@ pub mod follow;
 pub mod history;
 pub mod indexer;
 pub mod lookup;
+mod masking;
 pub mod memory;
 pub mod model;
 pub mod parser;

@@ -284,7 +284,7 @@ impl crate::Engine {
             time_ms: crate::now_ms(),
             tool: call.tool.to_string(),
             args_digest: digest.clone(),
-            args_preview: preview(call.args, 200),
+            args_preview: preview(&self.kept_args(call.args), 200),
             error: call.error.clone(),
             result_bytes: call.result_bytes as u64,
             latency_us,
@@ -321,7 +321,7 @@ impl crate::Engine {
         self.audit(sno_journal::audit::AuditEntry::Retrieval(
             sno_journal::audit::Retrieval {
                 session: session.id.clone(),
-                query: args.query.clone(),
+                query: self.kept(args.query.clone()),
                 hits: hits as u32,
                 top_score,
                 latency_us: t.elapsed().as_micros() as u64,
@@ -329,6 +329,25 @@ impl crate::Engine {
         ))
         .await;
         r.map(|(pkg, _)| pkg)
+    }
+
+    /// What an agent sent, as the session and the audit keep it: with its
+    /// secret values masked unless the repository turned masking off.
+    fn kept(&self, text: String) -> String {
+        if self.config.mask_secrets {
+            crate::masking::masked(&text)
+        } else {
+            text
+        }
+    }
+
+    /// A tool call's arguments as the session keeps them (see [`Self::kept`]).
+    fn kept_args(&self, args: &str) -> String {
+        if self.config.mask_secrets {
+            crate::masking::masked_args(args)
+        } else {
+            args.to_string()
+        }
     }
 
     /// Records an audit entry (asynchronously, batched by the audit actor).

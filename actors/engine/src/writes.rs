@@ -51,7 +51,10 @@ impl Engine {
 
     /// Appends a memory event (checkpoint, decision, lesson analysis or
     /// review) through the writer.
-    pub(crate) async fn append_memory(&self, ev: Event) -> Result<Seq> {
+    pub(crate) async fn append_memory(&self, mut ev: Event) -> Result<Seq> {
+        if self.config.mask_secrets {
+            crate::masking::mask_memory(&mut ev);
+        }
         let writer = self.writer().await?;
         ractor::call!(writer, WriterMsg::Memory, ev).map_err(gone)?
     }
