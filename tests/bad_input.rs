@@ -241,6 +241,33 @@ fn a_database_with_damaged_pages_is_reported_and_left_intact() {
     }
 }
 
+#[test]
+fn empty_questions_and_budgets_no_answer_keeps_are_refused() {
+    let repo = Repo::new();
+    repo.write("a.py", "def a():\n    pass\n");
+    repo.commit("one");
+    repo.sno_json(&["init", "--json"]);
+    for args in [
+        &["search", ""][..],
+        &["search", "a", "--max-tokens", "5"][..],
+        &["symbol", " "][..],
+    ] {
+        assert_error_code(&repo.sno(args), "SNO-BAD-ARGS");
+    }
+    // The least budget allowed is kept, in both forms.
+    let o = repo.sno_json(&["search", "a", "--max-tokens", "150", "--json"]);
+    assert!(
+        o["header"]["completeness"]["tokens"].as_u64().unwrap() <= 150,
+        "{o}"
+    );
+    let md = stdout(&repo.sno(&["search", "a", "--max-tokens", "150"]));
+    assert!(md.contains("/150 tokens"), "{md}");
+    assert_error_code(
+        &repo.sno(&["search", "a", "--max-tokens", "149"]),
+        "SNO-BAD-ARGS",
+    );
+}
+
 /// Removes the loose object `id` from the repository's object store.
 fn lose_object(repo: &Repo, id: &str) {
     let p = repo

@@ -91,7 +91,7 @@ fn a_tight_budget_is_never_silent() {
     assert!(v["omitted"][0]["path"].is_string(), "{v}");
     // (Markdown quotes neighbouring items once, so it needs less.)
     // Its header counts them; a line naming none would repeat it.
-    let md = stdout(&repo.sno(&["search", "config", "--lexical-only", "--max-tokens", "130"]));
+    let md = stdout(&repo.sno(&["search", "config", "--lexical-only", "--max-tokens", "150"]));
     let head = md.lines().next().unwrap_or_default();
     let counted = head
         .split(" · ")

@@ -78,6 +78,48 @@ fn hostile_input_gets_protocol_answers_and_the_journal_survives() {
         assert_eq!(r["result"]["isError"], true, "{args}: {r}");
         assert_eq!(body(&r)["error"]["code"], "SNO-BAD-ARGS", "{args}: {r}");
     }
+    // Empty questions, names and titles, and budgets no answer can keep,
+    // are refused with the argument named; nothing is written.
+    let before = body(&s.call("list_decisions", json!({})))["page"]["total"].clone();
+    for (tool, args, field) in [
+        ("search", json!({"query": "  "}), "`query`"),
+        ("search_symbols", json!({"name": ""}), "`name`"),
+        (
+            "log_decision",
+            json!({"title": "", "rationale": "r"}),
+            "`title`",
+        ),
+        (
+            "log_decision",
+            json!({"title": "t", "rationale": " "}),
+            "`rationale`",
+        ),
+        (
+            "create_checkpoint",
+            json!({"name": "", "summary": "s"}),
+            "`name`",
+        ),
+        (
+            "search",
+            json!({"query": "config", "max_tokens": 5}),
+            "`max_tokens`",
+        ),
+        ("repo_map", json!({"max_tokens": 0}), "`max_tokens`"),
+    ] {
+        let r = s.call(tool, args.clone());
+        assert_eq!(
+            body(&r)["error"]["code"],
+            "SNO-BAD-ARGS",
+            "{tool} {args}: {r}"
+        );
+        let message = body(&r)["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(message.contains(field), "{tool} {args}: {r}");
+    }
+    let after = body(&s.call("list_decisions", json!({})))["page"]["total"].clone();
+    assert_eq!(before, after);
     // Commits the journal does not hold are errors, never an answer from
     // some other state.
     let r = s.call(

@@ -97,7 +97,7 @@ pub enum Command {
     Search {
         /// A question or identifiers: "where do we parse the config file".
         query: String,
-        /// Token budget of the whole package (cl100k_base).
+        /// Token budget of the whole package (cl100k_base), header included; at least 150.
         #[arg(long, default_value_t = defaults::SEARCH_MAX_TOKENS)]
         max_tokens: usize,
         /// Items to rank.
@@ -121,7 +121,7 @@ pub enum Command {
     /// A ranked map of the repository's most central files and symbols
     /// (PageRank over calls and inheritance), in a token budget.
     Map {
-        /// Token budget (cl100k_base).
+        /// Token budget (cl100k_base); at least 50.
         #[arg(long, default_value_t = defaults::MAP_MAX_TOKENS)]
         max_tokens: usize,
         /// Symbols listed per file.

@@ -11,7 +11,7 @@ use serde::Deserialize;
 pub struct SearchArgs {
     /// A question in natural language or identifiers, e.g. "where is the config file parsed".
     pub query: String,
-    /// Token budget of the whole answer (cl100k_base). Default 2000.
+    /// Token budget of the whole answer (cl100k_base). Default 2000, at least 150.
     pub max_tokens: Option<usize>,
     /// Only paths under this prefix, e.g. "src/".
     pub scope: Option<String>,
@@ -79,7 +79,7 @@ pub struct TextArgs {
 pub struct MapArgs {
     /// Files to list, most central first. Default 20.
     pub files: Option<usize>,
-    /// Token budget of the map (cl100k_base). Default 1500.
+    /// Token budget of the map (cl100k_base). Default 1500, at least 50.
     pub max_tokens: Option<usize>,
     /// Symbols listed per file. Default 5.
     pub per_file: Option<usize>,

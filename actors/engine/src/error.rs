@@ -188,6 +188,42 @@ impl From<std::io::Error> for Error {
     }
 }
 
+/// The least `max_tokens` a search answer can keep: its trust header alone
+/// takes about forty tokens in markdown and 120 in JSON (below it, answers
+/// came back over budget).
+pub const MIN_SEARCH_TOKENS: usize = 150;
+
+/// The least `max_tokens` a repository map can keep (its header is a line).
+pub const MIN_MAP_TOKENS: usize = 50;
+
+/// `value` of argument `field`, refused when it is empty (or only blanks):
+/// an empty question, name or title has no answer worth giving.
+pub fn required<'v>(field: &str, value: &'v str) -> Result<&'v str> {
+    if value.trim().is_empty() {
+        return Err(Error::from(
+            ErrorCode::BadArgs
+                .with(format!("`{field}` is empty"))
+                .hinted(format!("Pass a non-empty `{field}` and call again.")),
+        ));
+    }
+    Ok(value)
+}
+
+/// A `max_tokens` an answer can keep, refused below `least` rather than
+/// raised: an answer longer than asked for breaks the budget.
+pub fn budget(max_tokens: usize, least: usize) -> Result<usize> {
+    if max_tokens < least {
+        return Err(Error::from(
+            ErrorCode::BadArgs
+                .with(format!(
+                    "`max_tokens` is {max_tokens}; this answer needs at least {least}"
+                ))
+                .hinted(format!("Pass max_tokens of at least {least}.")),
+        ));
+    }
+    Ok(max_tokens)
+}
+
 /// The candidates closest in spelling to `word` (Jaro-Winkler over 0.5).
 pub fn nearest(word: &str, candidates: impl IntoIterator<Item = String>, n: usize) -> Vec<String> {
     let mut scored: Vec<(f64, String)> = candidates

@@ -88,6 +88,7 @@ impl Engine {
 
     /// Definitions by name: exact, then case-insensitive, prefix, fuzzy.
     pub fn symbols(&self, name: &str, limit: usize, at: Option<&str>) -> Result<SymbolsAnswer> {
+        crate::error::required("name", name)?;
         // The files the names table lists for the name hold every exact
         // match; the other tiers (case, prefix, spelling) need every name.
         if let Some(p) = self.point(at, |j| j.head_and_files_naming(name, None))? {
@@ -535,7 +536,7 @@ impl Engine {
             snap.as_of.clone(),
             &header,
             files,
-            max_tokens.max(50),
+            crate::error::budget(max_tokens, crate::error::MIN_MAP_TOKENS)?,
             format,
         ))
     }

@@ -156,6 +156,7 @@ impl Engine {
         session: &str,
         c: NewCheckpoint,
     ) -> Result<CheckpointCreated> {
+        crate::error::required("name", &c.name)?;
         let ev = jm::CheckpointCreated {
             id: MemoryId::generate("ckpt"),
             bound: self.bind(session)?,
@@ -215,6 +216,8 @@ impl Engine {
         rationale: String,
         files: &[String],
     ) -> Result<DecisionLogged> {
+        crate::error::required("title", &title)?;
+        crate::error::required("rationale", &rationale)?;
         let ev = jm::DecisionLogged {
             id: MemoryId::generate("dec"),
             bound: self.bind(session)?,

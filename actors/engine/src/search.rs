@@ -30,6 +30,8 @@ pub struct SearchArgs {
 impl Engine {
     /// The context package for a question.
     pub fn search(&self, a: &SearchArgs) -> Result<(ContextPackage, SearchStats)> {
+        crate::error::required("query", &a.query)?;
+        crate::error::budget(a.max_tokens, crate::error::MIN_SEARCH_TOKENS)?;
         // A head searched from its stored parts reads its answer's files
         // from the views: if a new commit moved them meanwhile, ask the new
         // head. Past the last try, the state is loaded whole.
@@ -109,7 +111,7 @@ impl Engine {
             head_differs,
             semantic_off_reason,
             scope: a.scope.as_deref(),
-            max_tokens: a.max_tokens.max(50),
+            max_tokens: a.max_tokens,
             read: &|rec| self.read.blob(rec.blob),
             edited: owner.is_head.then_some(&edited),
         });
