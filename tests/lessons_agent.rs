@@ -496,3 +496,26 @@ fn a_provider_that_hangs_holds_only_the_agent() {
     drop(server.stdin.take());
     let _ = server.wait();
 }
+
+#[test]
+fn a_revert_indexed_again_after_a_branch_switch_is_one_lesson() {
+    let repo = with_a_revert();
+    let proposed = |r: &Repo| {
+        r.sno_json(&["journal", "log", "--json", "--tail", "1000"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"] == "LessonProposed")
+            .count()
+    };
+    assert_eq!(proposed(&repo), 1);
+    // Away and back twice: the revert commit is indexed again each time.
+    for _ in 0..2 {
+        repo.git(&["checkout", "-q", "-B", "away", "HEAD~2"]);
+        repo.sno_json(&["init", "--json"]);
+        repo.git(&["checkout", "-q", "main"]);
+        repo.sno_json(&["init", "--json"]);
+    }
+    assert_eq!(proposed(&repo), 1);
+    assert_eq!(lessons(&repo).len(), 1);
+}

@@ -224,9 +224,11 @@ pub enum Command {
         #[arg(default_value = ".")]
         path: PathBuf,
     },
-    /// What sno did: every MCP tool call (tool, argument digest, result
-    /// size, latency, error code), every retrieval (query, hits, top score),
-    /// every indexing run, every LLM call (model, tokens, latency, error).
+    /// What sno did for agents: every MCP tool call (tool, argument digest,
+    /// result size, latency, error code), every MCP search (query, secrets
+    /// masked; hits, top score), every indexing run, every LLM call (model,
+    /// tokens, latency, error). Searches from this command line are not
+    /// recorded.
     Audit {
         #[arg(default_value = ".")]
         path: PathBuf,

@@ -665,6 +665,7 @@ impl Run<'_> {
             files_held = state.len() + n_deltas;
             let lesson = info
                 .reverts
+                .filter(|_| !lesson_known(&journal, &info.id))
                 .map(|reverted| lesson_of_revert(&info, base, &branch, reverted, &deltas));
             // Syncing every commit of a history cost more than indexing a
             // patch's few files: commits are synced once a second, and the
@@ -1274,6 +1275,16 @@ fn reconcile(
         }
     }
     out
+}
+
+/// Whether the journal holds the lesson of revert commit `id` already: a
+/// branch switched back, a reset or a rebase indexes a commit again, and
+/// its lesson (with its review) is one lesson, proposed once.
+fn lesson_known(journal: &Journal, id: &CommitId) -> bool {
+    journal.memory().is_ok_and(|m| {
+        m.lesson(&sno_journal::memory::MemoryId::for_revert(id))
+            .is_some()
+    })
 }
 
 /// The lesson a revert commit proposes: the files it changed (none when it
