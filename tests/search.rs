@@ -387,6 +387,14 @@ fn files_edited_since_the_indexed_commit_are_named_in_the_header() {
     );
     // The source shown is still the committed text (and says so).
     assert!(!package.contains("Keeps settings"));
+    // So does a symbol's source asked for by name.
+    let shown = repo.sno_json(&["show", "Config", "--json"]);
+    assert_eq!(shown["edited_in_work_tree"], true, "{shown}");
+    let o = repo.sno(&["show", "Config"]);
+    assert!(stderr(&o).contains("changed on disk"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Holds settings."));
+    let other = repo.sno_json(&["show", "read_text", "--json"]);
+    assert_eq!(other["edited_in_work_tree"], false, "{other}");
     // `--at` the indexed head is the same answer, checked the same way.
     assert_eq!(
         edited(&ask(&["--at", "HEAD"])),

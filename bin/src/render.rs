@@ -152,6 +152,12 @@ pub fn answer(a: &Answer, as_json: bool) -> ExitCode {
         Answer::Show(s) => {
             let i = &s.symbol;
             outln!("{}:{}-{}  {} {}", i.path, i.line, i.end_line, i.kind, i.qualified_name);
+            if s.edited_in_work_tree == Some(true) {
+                errln!(
+                    "sno: {} changed on disk since the indexed commit; this is the committed source",
+                    i.path
+                );
+            }
             outln!("{}", s.source);
         }
         Answer::Refs(r) => {

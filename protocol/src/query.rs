@@ -122,6 +122,11 @@ pub struct ShowAnswer {
     pub symbol: SymbolInfo,
     /// The symbol's source at the state answered from (secrets masked).
     pub source: String,
+    /// Whether the symbol's file differs in the work tree from the indexed
+    /// commit (the source above is the committed one); absent for answers
+    /// about another commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_in_work_tree: Option<bool>,
 }
 
 /// `sno refs` (with `--callers`, `--callees`), `references`, `callers`,

@@ -285,6 +285,9 @@ impl Engine {
             as_of: snap.as_of.clone(),
             symbol: found.info(),
             source: sno_query::lookup::source_of(found.symbol, &file),
+            edited_in_work_tree: snap
+                .is_head
+                .then(|| crate::search::edited_in_work_tree(&self.work_tree, found.path, rec)),
         })
     }
 
