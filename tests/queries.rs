@@ -111,6 +111,22 @@ fn outline_nests_methods_under_classes_without_bodies() {
         &[],
     );
     assert!(o.status.success(), "{}", stderr(&o));
+    // A symbol named by its place too, and a repository-relative place
+    // still works from there.
+    let here = sno_in(
+        &repo.path().join("app"),
+        &["show", "config.py:13", "--json"],
+        &[],
+    );
+    assert!(here.status.success(), "{}", stderr(&here));
+    let here: serde_json::Value = serde_json::from_slice(&here.stdout).unwrap();
+    assert_eq!(here["symbol"]["qualified_name"], "Config.load", "{here}");
+    let o = sno_in(
+        &repo.path().join("app"),
+        &["refs", "app/config.py:13", "--callers", "--json"],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
 
     assert_error_code(
         &repo.sno(&["outline", "../../etc/passwd"]),

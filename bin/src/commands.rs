@@ -115,6 +115,31 @@ pub async fn request_answer(
     answer
 }
 
+/// A symbol named by its place, `path:line`, with a path relative to the
+/// current directory (as `outline` takes files), as the repository-relative
+/// place the engine resolves; any other name, or a path that is not a file
+/// here, as given (a repository-relative path works from anywhere).
+fn place_from_here(name: String, repo: &Path) -> String {
+    let Some((file, line)) = name.rsplit_once(':') else {
+        return name;
+    };
+    if line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) || file.ends_with(':') {
+        return name;
+    }
+    let here = std::env::current_dir().map(|d| d.join(file));
+    if Path::new(file).is_absolute() || !here.is_ok_and(|p| p.is_file()) {
+        return name;
+    }
+    let Ok(paths) = RepoPaths::discover(repo) else {
+        return name;
+    };
+    let root = paths.root.canonicalize().unwrap_or(paths.root);
+    match Path::new(&from_here(file)).strip_prefix(&root) {
+        Ok(rel) => format!("{}:{line}", rel.display()),
+        Err(_) => name,
+    }
+}
+
 /// A file named on the command line (relative to the current directory, or
 /// absolute), as an absolute path the engine confines to the repository.
 fn from_here(file: &str) -> String {
@@ -250,7 +275,10 @@ fn request_of(cmd: Command) -> Result<(PathBuf, Request, Option<String>), ErrorC
             },
             None,
         ),
-        Command::Show { name, q } => (q.repo, Request::Show { name, at: q.at }, None),
+        Command::Show { name, q } => {
+            let name = place_from_here(name, &q.repo);
+            (q.repo, Request::Show { name, at: q.at }, None)
+        }
         Command::Refs {
             name,
             callers,
@@ -258,9 +286,9 @@ fn request_of(cmd: Command) -> Result<(PathBuf, Request, Option<String>), ErrorC
             depth,
             q,
         } => (
-            q.repo,
+            q.repo.clone(),
             Request::Refs {
-                name,
+                name: place_from_here(name, &q.repo),
                 kind: if callers {
                     RefsKind::Callers
                 } else if callees {
