@@ -12,18 +12,21 @@ pub(crate) fn masked(text: &str) -> String {
     sno_redact::redact(text).0
 }
 
+/// Masks `text`'s secret values in place (left as it is when it has none).
+fn mask(text: &mut String) {
+    let (masked, n) = sno_redact::redact(text);
+    if n > 0 {
+        *text = masked;
+    }
+}
+
 /// A tool call's JSON arguments with the secret values of each string
 /// masked (in the JSON text a quoted value's quotes are escaped, which
 /// hides an assignment's shape); text that is not JSON is masked as text.
 pub(crate) fn masked_args(args: &str) -> String {
     fn walk(v: &mut serde_json::Value) {
         match v {
-            serde_json::Value::String(s) => {
-                let (m, n) = sno_redact::redact(s);
-                if n > 0 {
-                    *s = m;
-                }
-            }
+            serde_json::Value::String(s) => mask(s),
             serde_json::Value::Array(a) => a.iter_mut().for_each(walk),
             serde_json::Value::Object(o) => o.values_mut().for_each(walk),
             _ => {}
@@ -40,12 +43,6 @@ pub(crate) fn masked_args(args: &str) -> String {
 
 /// Masks the free text of a memory event in place.
 pub(crate) fn mask_memory(ev: &mut Event) {
-    let mask = |t: &mut String| {
-        let (masked, n) = sno_redact::redact(t);
-        if n > 0 {
-            *t = masked;
-        }
-    };
     match ev {
         Event::CheckpointCreated(c) => {
             mask(&mut c.name);
