@@ -221,6 +221,63 @@ fn a_nested_function_is_a_local_name_of_the_function_that_defines_it() {
 }
 
 #[test]
+fn a_parameter_a_local_function_or_a_module_changes_what_a_bare_call_means() {
+    let repo = Repo::new();
+    // A parameter hides the function of its name (Python, Go, C).
+    repo.write(
+        "a.py",
+        "def process():\n    return 0\n\n\ndef run(process):\n    return process()\n\n\ndef go():\n    return process()\n",
+    );
+    repo.write(
+        "g/a.go",
+        "package g\n\nfunc process() int { return 0 }\n\nfunc run(process func() int) int { return process() }\n\nfunc use() int { return process() }\n",
+    );
+    repo.write(
+        "c/a.c",
+        "int process(void) { return 0; }\n\nint run(int (*process)(void)) { return process(); }\n\nint use(void) { return process(); }\n",
+    );
+    // A C# local function hides the class's method of its name.
+    repo.write(
+        "cs/A.cs",
+        "class A {\n  int helper() { return 0; }\n  int run() {\n    int helper() { return 1; }\n    return helper();\n  }\n  int other() { return helper(); }\n}\n",
+    );
+    // A Ruby module's methods run on whatever includes it, not on the
+    // class the module is written in.
+    repo.write(
+        "lib/response.rb",
+        "class Response\n  def get_header(k)\n    @h[k]\n  end\n\n  def status\n    get_header('s')\n  end\n\n  module Helpers\n    def content_type\n      get_header('ct')\n    end\n  end\nend\n",
+    );
+    repo.commit("shadowing");
+    repo.sno_json(&["init", "--json"]);
+
+    // Only the calls outside the parameter's function are exact.
+    assert_eq!(exact(&callers(&repo, "a.py:1")), ["a.py:10"]);
+    assert_eq!(exact(&callers(&repo, "g/a.go:3")), ["g/a.go:7"]);
+    assert_eq!(exact(&callers(&repo, "c/a.c:1")), ["c/a.c:5"]);
+    let r = repo.sno_json(&["refs", "a.py:1", "--callers", "--json"]);
+    let shadowed = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["line"] == 6)
+        .unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(shadowed["heuristic"], true, "{r}");
+    assert!(
+        shadowed["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("parameter"),
+        "{r}"
+    );
+    assert_eq!(exact(&callers(&repo, "A.helper")), ["cs/A.cs:7"]);
+    assert_eq!(exact(&callers(&repo, "run.helper")), ["cs/A.cs:5"]);
+    assert_eq!(
+        exact(&callers(&repo, "Response.get_header")),
+        ["lib/response.rb:7"]
+    );
+}
+
+#[test]
 fn scoping_rules_of_each_language_are_exact() {
     let repo = Repo::new();
     // Java: a bare call inside a method is a call on `this`.

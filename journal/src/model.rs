@@ -566,6 +566,9 @@ pub enum Guess {
     /// searched (overloads, `#[cfg]` or `#ifdef` variants, the same method
     /// of two traits); the first is linked.
     Overloaded,
+    /// A bare call of a name that a parameter of the calling function has:
+    /// it calls what was passed; a function of the name is linked.
+    Shadowed,
 }
 
 impl Certainty {
@@ -590,6 +593,7 @@ impl Guess {
             Guess::UniqueName => "matched by a repository-unique name; nothing in scope names it",
             Guess::UnknownReceiver => "method matched by name on a receiver of unknown type",
             Guess::Overloaded => "one of several definitions of the name in scope",
+            Guess::Shadowed => "a parameter of the caller has the name: it calls what was passed",
         }
     }
 }

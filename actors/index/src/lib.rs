@@ -10,5 +10,6 @@ pub mod admission;
 pub mod advance;
 pub mod confine;
 pub mod git;
+pub mod params;
 pub mod record;
 pub mod resolve;

@@ -812,12 +812,18 @@ impl<'r, 'a> FileScope<'r, 'a> {
         family(Some(self.lang))
     }
 
-    /// The innermost enclosing type (or impl block) of a symbol.
+    /// The innermost enclosing type (or impl block) of a symbol: `None`
+    /// past a module, whose methods' `self` is whatever includes the module
+    /// (a Ruby `module Helpers` inside `class Response` is mixed into other
+    /// classes too), not the type around it.
     fn enclosing_type(&self, mut id: Option<SymbolId>) -> Option<&'r Symbol> {
         while let Some(i) = id {
             let s = self.local.get(&i)?;
             if is_container(s.kind) {
                 return Some(s);
+            }
+            if s.kind == SymbolKind::Module {
+                return None;
             }
             id = s.parent;
         }
@@ -1027,6 +1033,36 @@ impl<'r, 'a> FileScope<'r, 'a> {
         Some((pick.id, certainty_among(cands.len() == 1)))
     }
 
+    /// A function nested in a function the call is inside (not a
+    /// top-level one): [`FileScope::free_function`] limited to local names.
+    fn nested_function(&self, caller: Option<SymbolId>, name: &str) -> Option<Resolved> {
+        let nested = self.local_by_name.get(name)?.iter().any(|s| {
+            s.kind.is_callable()
+                && s.parent.and_then(|p| self.local.get(&p)).is_some_and(|p| {
+                    !is_container(p.kind) && self.scope_distance(caller, p.id).is_some()
+                })
+        });
+        if !nested {
+            return None;
+        }
+        self.free_function(caller, name, SymbolKind::is_callable)
+    }
+
+    /// The signatures of the caller and the functions around it, innermost
+    /// first, up to the first type (whose fields are no parameters).
+    fn callers(&self, caller: Option<SymbolId>) -> Vec<&'r str> {
+        let mut out = Vec::new();
+        let mut at = caller;
+        while let Some(s) = at.and_then(|id| self.local.get(&id)) {
+            if !s.kind.is_callable() {
+                break;
+            }
+            out.push(s.signature.as_str());
+            at = s.parent;
+        }
+        out
+    }
+
     /// How many scopes out from `caller` the function `scope` is (0: the
     /// caller itself), or `None` when the caller is not inside it.
     fn scope_distance(&self, caller: Option<SymbolId>, scope: SymbolId) -> Option<usize> {
@@ -1054,6 +1090,22 @@ impl<'r, 'a> FileScope<'r, 'a> {
         };
         match call.receiver.as_deref() {
             None => {
+                // A parameter of the function the call is in (or of one
+                // around it) shadows every function of its name: what it
+                // calls is whatever was passed, a guess at most.
+                if crate::params::shadowed_by_parameter(
+                    self.lang,
+                    callee,
+                    self.callers(call.caller),
+                ) {
+                    return by_name(Guess::Shadowed);
+                }
+                // A function nested in the caller's own scope shadows the
+                // methods of its class (a C# local function, a Kotlin
+                // local fun).
+                if let Some(r) = self.nested_function(call.caller, callee) {
+                    return Some(r);
+                }
                 if implicit_receiver(self.lang) {
                     if let Some(r) = self.own_method(call.caller, callee) {
                         return Some(r);

@@ -122,6 +122,8 @@ pub(crate) enum GuessDef {
     UniqueName,
     UnknownReceiver,
     Overloaded,
+    // Appended: earlier records never hold it, and their positions stand.
+    Shadowed,
 }
 
 #[derive(Serialize, Deserialize)]
