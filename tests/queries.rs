@@ -369,3 +369,36 @@ fn a_fuzzy_only_symbol_match_says_so_and_exits_non_zero() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["results"][0]["match_kind"], "fuzzy", "{v}");
 }
+
+/// Read-only commands started together (an agent's parallel tool calls)
+/// all answer: each waits its turn at the database, and none takes
+/// another's instant probe of the writer lock for an index run.
+#[test]
+fn readers_started_together_all_answer() {
+    let (repo, _) = indexed();
+    // Rounds of a dozen and a half: the race this guards against showed in
+    // a few of sixty.
+    for _ in 0..4 {
+        let children: Vec<_> = (0..16)
+            .map(|i| {
+                let args: &[&str] = match i % 3 {
+                    0 => &["refs", "Config.load", "--callers", "--json"],
+                    1 => &["symbol", "Config", "--json"],
+                    _ => &["outline", "app/config.py", "--json"],
+                };
+                std::process::Command::new(sno_bin())
+                    .args(args)
+                    .current_dir(repo.path())
+                    .env("SNO_OFFLINE", "1")
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let o = child.wait_with_output().unwrap();
+            assert!(o.status.success(), "{}", stderr(&o));
+        }
+    }
+}

@@ -76,7 +76,7 @@ impl From<JournalError> for Error {
             JournalError::Locked { pid } => ErrorCode::Locked
                 .with(format!("the sno database is locked by pid {pid}"))
                 .hinted(format!(
-                    "Another sno process (pid {pid}) is writing this repository's index; wait for it to finish and retry."
+                    "Another sno process (pid {pid}) holds this repository's database (an index run, or a command reading it); wait for it to finish and retry."
                 )),
             JournalError::Corrupt { path, detail } => ErrorCode::DbCorrupt
                 .with(format!("{path} is corrupt or not a sno database ({detail})")),

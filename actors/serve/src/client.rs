@@ -15,6 +15,10 @@ use tokio::sync::mpsc::UnboundedSender;
 /// reports the lock.
 const WAIT: Duration = Duration::from_secs(10);
 
+/// How long the writer lock must stay held before a command reports it: an
+/// index run holds it for seconds, a probe for an instant.
+const HELD_FOR: Duration = Duration::from_millis(750);
+
 /// What became of a command that found the database held.
 #[allow(clippy::large_enum_variant)] // made once per command
 pub enum Forwarded {
@@ -36,6 +40,7 @@ pub fn forward(
     progress: &UnboundedSender<Progress>,
 ) -> Forwarded {
     let started = Instant::now();
+    let mut held_since: Option<Instant> = None;
     while started.elapsed() < WAIT {
         // The daemon first: it may itself be running an `sno init` (and so
         // hold the writer lock), and still answers other commands.
@@ -53,10 +58,19 @@ pub fn forward(
             });
         }
         // An `sno init` of its own holds the writer lock while it indexes:
-        // say so now (its pid is in the error) rather than wait for it.
+        // say so soon (its pid is in the error) rather than wait for it.
+        // Soon, not at once: other commands probe the lock for an instant
+        // (a dozen readers started together saw each other's probes as a
+        // writer and failed).
         if paths.writer_lock_held() {
-            return Forwarded::Held;
+            let since = *held_since.get_or_insert_with(Instant::now);
+            if since.elapsed() >= HELD_FOR {
+                return Forwarded::Held;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+            continue;
         }
+        held_since = None;
         if paths.database_free() {
             // Free again (the probe is closed): the command never got past
             // opening the database, so running it again is safe.
