@@ -1272,7 +1272,7 @@ fn a_past_states_search_parts_are_kept_on_disk_by_commit() {
 /// from the views a batch at a time when the head is searched from its
 /// stored parts, never loading the state), opened by later processes, and
 /// carried to a new head with the touched files' documents replaced. Each
-/// way gives the answer one made from nothing gives.
+/// way gives the files and the first one that one made from nothing gives.
 #[test]
 fn files_answers_rank_whole_files_from_an_index_kept_with_the_head() {
     let repo = Repo::new();
@@ -1362,7 +1362,19 @@ fn files_answers_rank_whole_files_from_an_index_kept_with_the_head() {
     );
     std::fs::remove_dir_all(repo.path().join(".sno/cache")).unwrap();
     let (fresh, _) = ask();
-    assert_eq!(advanced, fresh, "the same as one made from nothing");
+    // The same files, the same first: a deleted document keeps counting in
+    // BM25's statistics until tantivy merges its segment, which may swap
+    // two files that match alike further down.
+    assert_eq!(advanced[0], fresh[0], "{advanced:?} {fresh:?}");
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    assert_eq!(
+        sorted(advanced.clone()),
+        sorted(fresh),
+        "the same files as one made from nothing"
+    );
 }
 
 /// In a files answer to a question in words, of two files that match
@@ -1412,6 +1424,41 @@ fn files_changed_lately_come_first_among_equal_matches() {
         first.trim(),
     ]);
     assert_eq!(v["files"][0]["path"], "net/alpha.py", "{v}");
+}
+
+/// A question in words about files is answered by the code before the
+/// tests that repeat its words (a change goes to the code; its tests
+/// follow), unless it asks for tests.
+#[test]
+fn a_file_ranking_puts_the_code_before_the_tests_that_repeat_its_words() {
+    let repo = Repo::new();
+    repo.write(
+        "billing/invoice.py",
+        "def close_invoice(invoice):\n    \"\"\"Close an invoice that is not paid yet.\"\"\"\n    if invoice.unpaid:\n        invoice.state = 'closed'\n    return invoice\n",
+    );
+    repo.write(
+        "tests/test_invoice.py",
+        "from billing.invoice import close_invoice\n\n\ndef test_close_unpaid_invoice():\n    \"\"\"Close an unpaid invoice: the unpaid invoice is closed.\"\"\"\n    invoice = make_unpaid_invoice()\n    assert close_invoice(invoice).state == 'closed'\n\n\ndef test_close_unpaid_invoice_twice():\n    \"\"\"Close an unpaid invoice twice: a closed unpaid invoice stays closed.\"\"\"\n    invoice = close_invoice(make_unpaid_invoice())\n    assert close_invoice(invoice).state == 'closed'\n\n\ndef make_unpaid_invoice():\n    \"\"\"An unpaid invoice to close.\"\"\"\n    return Invoice(unpaid=True)\n",
+    );
+    repo.commit("invoices");
+    repo.sno_json(&["init", "--json"]);
+    let ranked = |q: &str| -> Vec<String> {
+        let v = repo.sno_json(&["search", q, "--files", "--json", "--lexical-only"]);
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        ranked("close an unpaid invoice"),
+        ["billing/invoice.py", "tests/test_invoice.py"]
+    );
+    assert_eq!(
+        ranked("test closing an unpaid invoice")[0],
+        "tests/test_invoice.py"
+    );
 }
 
 /// A file's ranked pieces are quoted together, in one fence under one
