@@ -128,6 +128,17 @@ fn outline_nests_methods_under_classes_without_bodies() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
 
+    // With -C, paths are taken from that directory, as git takes -C.
+    let outside = tempfile::tempdir().unwrap();
+    let root = repo.path().to_str().unwrap();
+    for args in [
+        &["outline", "app/config.py", "--json", "-C", root][..],
+        &["show", "app/config.py:13", "--json", "-C", root][..],
+    ] {
+        let o = sno_in(outside.path(), args, &[]);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    }
+
     assert_error_code(
         &repo.sno(&["outline", "../../etc/passwd"]),
         "SNO-PATH-OUTSIDE",

@@ -126,7 +126,7 @@ fn place_from_here(name: String, repo: &Path) -> String {
     if line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) || file.ends_with(':') {
         return name;
     }
-    let here = std::env::current_dir().map(|d| d.join(file));
+    let here = std::env::current_dir().map(|d| d.join(repo).join(file));
     if Path::new(file).is_absolute() || !here.is_ok_and(|p| p.is_file()) {
         return name;
     }
@@ -134,21 +134,23 @@ fn place_from_here(name: String, repo: &Path) -> String {
         return name;
     };
     let root = paths.root.canonicalize().unwrap_or(paths.root);
-    match Path::new(&from_here(file)).strip_prefix(&root) {
+    match Path::new(&from_here(file, repo)).strip_prefix(&root) {
         Ok(rel) => format!("{}:{line}", rel.display()),
         Err(_) => name,
     }
 }
 
-/// A file named on the command line (relative to the current directory, or
+/// A file named on the command line (relative to the directory the
+/// command runs in: the current one, or `-C`'s, as git takes `-C`; or
 /// absolute), as an absolute path the engine confines to the repository.
-fn from_here(file: &str) -> String {
+fn from_here(file: &str, repo: &Path) -> String {
     let p = Path::new(file);
     let absolute = if p.is_absolute() {
         p.to_path_buf()
     } else {
         std::env::current_dir()
             .unwrap_or_else(|_| PathBuf::from("."))
+            .join(repo)
             .join(p)
     };
     // The current directory may be reached through a link: name the file
@@ -267,14 +269,10 @@ fn request_of(cmd: Command) -> Result<(PathBuf, Request, Option<String>), ErrorC
             },
             None,
         ),
-        Command::Outline { file, q } => (
-            q.repo,
-            Request::Outline {
-                file: from_here(&file),
-                at: q.at,
-            },
-            None,
-        ),
+        Command::Outline { file, q } => {
+            let file = from_here(&file, &q.repo);
+            (q.repo, Request::Outline { file, at: q.at }, None)
+        }
         Command::Show { name, q } => {
             let name = place_from_here(name, &q.repo);
             (q.repo, Request::Show { name, at: q.at }, None)
