@@ -286,6 +286,11 @@ fn map_ranks_the_most_depended_on_code_first_within_budget() {
     assert!(r["tokens"].as_u64().unwrap() <= 400);
     let small = repo.sno_json(&["map", "--json", "--max-tokens", "60"]);
     assert!(small["omitted_files"].as_u64().unwrap() > 0, "{small}");
+    assert!(small["tokens"].as_u64().unwrap() <= 60, "{small}");
+    assert_error_code(
+        &repo.sno(&["map", "--json", "--max-tokens", "59"]),
+        "SNO-BAD-ARGS",
+    );
     // The JSON form does not repeat the files as text; the text says what
     // was left out.
     assert!(small.get("map").is_none(), "{small}");

@@ -121,7 +121,7 @@ pub enum Command {
     /// A ranked map of the repository's most central files and symbols
     /// (PageRank over calls and inheritance), in a token budget.
     Map {
-        /// Token budget (cl100k_base); at least 50.
+        /// Token budget (cl100k_base); at least 60.
         #[arg(long, default_value_t = defaults::MAP_MAX_TOKENS)]
         max_tokens: usize,
         /// Symbols listed per file.

@@ -79,7 +79,7 @@ pub struct TextArgs {
 pub struct MapArgs {
     /// Files to list, most central first. Default 20.
     pub files: Option<usize>,
-    /// Token budget of the map (cl100k_base). Default 1500, at least 50.
+    /// Token budget of the map (cl100k_base). Default 1500, at least 60.
     pub max_tokens: Option<usize>,
     /// Symbols listed per file. Default 5.
     pub per_file: Option<usize>,

@@ -193,8 +193,9 @@ impl From<std::io::Error> for Error {
 /// came back over budget).
 pub const MIN_SEARCH_TOKENS: usize = 150;
 
-/// The least `max_tokens` a repository map can keep (its header is a line).
-pub const MIN_MAP_TOKENS: usize = 50;
+/// The least `max_tokens` a repository map can keep: its JSON header alone
+/// takes 53 (50 was allowed, and answered over budget).
+pub const MIN_MAP_TOKENS: usize = 60;
 
 /// `value` of argument `field`, refused when it is empty (or only blanks):
 /// an empty question, name or title has no answer worth giving.
