@@ -105,6 +105,17 @@ fn hostile_input_gets_protocol_answers_and_the_journal_survives() {
             "`max_tokens`",
         ),
         ("repo_map", json!({"max_tokens": 0}), "`max_tokens`"),
+        ("search", json!({"query": "config", "limit": 0}), "`limit`"),
+        (
+            "search_symbols",
+            json!({"name": "Config", "limit": 0}),
+            "`limit`",
+        ),
+        (
+            "search_text",
+            json!({"pattern": "def", "limit": 0}),
+            "`limit`",
+        ),
     ] {
         let r = s.call(tool, args.clone());
         assert_eq!(

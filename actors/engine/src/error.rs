@@ -210,6 +210,17 @@ pub fn required<'v>(field: &str, value: &'v str) -> Result<&'v str> {
     Ok(value)
 }
 
+/// A `limit` of at least one: asking for no results is a mistake, not a
+/// question (it used to be raised to one silently).
+pub fn some(limit: usize) -> Result<usize> {
+    if limit == 0 {
+        return Err(Error::from(ErrorCode::BadArgs.with("`limit` is 0").hinted(
+            "Pass a limit of at least 1, or leave it out for the default.",
+        )));
+    }
+    Ok(limit)
+}
+
 /// A `max_tokens` an answer can keep, refused below `least` rather than
 /// raised: an answer longer than asked for breaks the budget.
 pub fn budget(max_tokens: usize, least: usize) -> Result<usize> {

@@ -89,6 +89,7 @@ impl Engine {
     /// Definitions by name: exact, then case-insensitive, prefix, fuzzy.
     pub fn symbols(&self, name: &str, limit: usize, at: Option<&str>) -> Result<SymbolsAnswer> {
         crate::error::required("name", name)?;
+        crate::error::some(limit)?;
         // The files the names table lists for the name hold every exact
         // match; the other tiers (case, prefix, spelling) need every name.
         if let Some(p) = self.point(at, |j| j.head_and_files_naming(name, None))? {
@@ -470,7 +471,7 @@ impl Engine {
                 )
             })?;
         let (snap, _) = self.snapshot(at)?;
-        let limit = limit.clamp(1, 100_000);
+        let limit = crate::error::some(limit)?.min(100_000);
         let (results, truncated) =
             sno_query::text::grep(&snap.state, &re, limit, |rec| self.read.blob(rec.blob));
         Ok(GrepAnswer {

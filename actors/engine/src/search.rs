@@ -31,6 +31,7 @@ impl Engine {
     /// The context package for a question.
     pub fn search(&self, a: &SearchArgs) -> Result<(ContextPackage, SearchStats)> {
         crate::error::required("query", &a.query)?;
+        crate::error::some(a.limit)?;
         crate::error::budget(a.max_tokens, crate::error::MIN_SEARCH_TOKENS)?;
         // A head searched from its stored parts reads its answer's files
         // from the views: if a new commit moved them meanwhile, ask the new
@@ -55,7 +56,7 @@ impl Engine {
         let (owner, retriever) = (searcher.borrow_owner(), searcher.borrow_dependent());
         let request = SearchRequest {
             query: &a.query,
-            limit: a.limit.clamp(1, 200),
+            limit: a.limit.min(200),
             scope: a.scope.as_deref(),
             lexical_only: a.lexical_only,
             weights: Default::default(),

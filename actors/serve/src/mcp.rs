@@ -108,7 +108,7 @@ impl SnoServer {
         let args = Search {
             query: a.query,
             max_tokens: a.max_tokens.unwrap_or(defaults::SEARCH_MAX_TOKENS),
-            limit: a.limit.unwrap_or(defaults::SEARCH_LIMIT).clamp(1, 50),
+            limit: a.limit.unwrap_or(defaults::SEARCH_LIMIT).min(50),
             scope: a.scope,
             lexical_only: a.lexical_only.unwrap_or(false),
             at: a.at,
@@ -184,7 +184,7 @@ impl SnoServer {
         description = "Regex search over the indexed files' text; each hit names its enclosing symbol."
     )]
     fn search_text(&self, Parameters(a): Parameters<TextArgs>) -> Answer {
-        let limit = a.limit.unwrap_or(defaults::GREP_LIMIT).clamp(1, 1000);
+        let limit = a.limit.unwrap_or(defaults::GREP_LIMIT).min(1000);
         answer(self.engine.grep(&a.pattern, limit, a.at.as_deref()))
     }
 
