@@ -278,6 +278,40 @@ fn a_parameter_a_local_function_or_a_module_changes_what_a_bare_call_means() {
 }
 
 #[test]
+fn a_name_defined_twice_in_the_package_a_call_reaches_is_a_guess() {
+    let repo = Repo::new();
+    // Two extension functions of one name on two receivers: which one a
+    // call in another file of the package reaches takes its receiver's type.
+    repo.write(
+        "src/p/Name.kt",
+        "package p\n\nfun Class<*>.asName(): String = simpleName\n\nfun KClass<*>.asName(): String = simpleName ?: \"\"\n",
+    );
+    repo.write(
+        "src/p/Type.kt",
+        "package p\n\nfun KClass<*>.describe(): String = asName()\n",
+    );
+    // Go: one definition in the package, exact as before.
+    repo.write("g/a.go", "package g\n\nfunc helper() int { return 1 }\n");
+    repo.write(
+        "g/b.go",
+        "package g\n\nfunc Use() int { return helper() }\n",
+    );
+    repo.commit("extensions");
+    repo.sno_json(&["init", "--json"]);
+    let both: Vec<(String, bool)> = [
+        callers(&repo, "src/p/Name.kt:3"),
+        callers(&repo, "src/p/Name.kt:5"),
+    ]
+    .concat();
+    assert!(
+        both.iter().any(|(at, _)| at == "src/p/Type.kt:3"),
+        "{both:?}"
+    );
+    assert!(exact(&both).is_empty(), "{both:?}");
+    assert_eq!(callers(&repo, "helper"), [("g/b.go:3".into(), false)]);
+}
+
+#[test]
 fn scoping_rules_of_each_language_are_exact() {
     let repo = Repo::new();
     // Java: a bare call inside a method is a call on `this`.

@@ -831,8 +831,9 @@ impl<'r, 'a> FileScope<'r, 'a> {
     }
 
     /// A name the file imports (by name, or through a glob import of a
-    /// module that defines it).
-    fn imported(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
+    /// module that defines it): exact when the module defines the name
+    /// once (Kotlin extensions of one name on two receivers are two).
+    fn imported(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<Resolved> {
         self.imports.iter().find_map(|(imp, t)| {
             let t = t.as_ref()?;
             // A Swift `import Module` brings in every public name of it,
@@ -879,8 +880,9 @@ impl<'r, 'a> FileScope<'r, 'a> {
             .resolve_import(&self.rec.path, self.lang, &sub)
     }
 
-    /// A symbol of the same package (another file of this directory).
-    fn same_package(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<SymbolId> {
+    /// A symbol of the same package (another file of this directory):
+    /// exact when the package defines the name once.
+    fn same_package(&self, name: &str, want: fn(SymbolKind) -> bool) -> Option<Resolved> {
         if !package_scope(self.lang) {
             return None;
         }
@@ -895,8 +897,11 @@ impl<'r, 'a> FileScope<'r, 'a> {
             .get(name)
             .and_then(|v| v.iter().find(|s| s.kind.is_type()))
             .map(|s| s.id)
-            .or_else(|| self.imported(name, SymbolKind::is_type))
-            .or_else(|| self.same_package(name, SymbolKind::is_type))
+            .or_else(|| self.imported(name, SymbolKind::is_type).map(|(id, _)| id))
+            .or_else(|| {
+                self.same_package(name, SymbolKind::is_type)
+                    .map(|(id, _)| id)
+            })
     }
 
     /// The method `name` of type `ty` (its own, or its impl blocks'). A
@@ -1082,7 +1087,6 @@ impl<'r, 'a> FileScope<'r, 'a> {
     /// repository-unique name (a guess, labelled so).
     fn call(&self, call: &RawCall) -> Option<Resolved> {
         let callee = call.callee.as_str();
-        let exact = |id: SymbolId| (id, Certainty::Exact);
         let by_name = |guess: Guess| {
             self.resolver
                 .unique(callee, SymbolKind::is_callable, self.family())
@@ -1124,7 +1128,6 @@ impl<'r, 'a> FileScope<'r, 'a> {
                     .or_else(|| {
                         self.imported(callee, want)
                             .or_else(|| self.same_package(callee, want))
-                            .map(exact)
                     })
                     .or_else(|| {
                         self.resolver
@@ -1160,8 +1163,8 @@ impl<'r, 'a> FileScope<'r, 'a> {
                     self.resolver
                         .in_target(callee, &sub, SymbolKind::is_callable, true)
                 });
-                if let Some(id) = through_import {
-                    return Some(exact(id));
+                if through_import.is_some() {
+                    return through_import;
                 }
                 // `Type.method()` / `Type::method()` on a type in scope.
                 let head = r.rsplit(['.', ':', '\\']).next().unwrap_or(r);
@@ -1183,17 +1186,19 @@ impl<'a> Resolver<'a> {
         Resolver { paths, symbols }
     }
 
-    /// A symbol named `name` defined in `target` (a file, or a package
-    /// directory); `top_only` keeps members of types out.
+    /// The top-level (with `top_only`) symbol named `name` of a kind `want`
+    /// accepts in `target` (a file, or a package's directory): exact when
+    /// the target defines the name once (a prototype beside its definition
+    /// is one), else the first, a guess among several.
     fn in_target(
         &self,
         name: &str,
         target: &EdgeTarget,
         want: fn(SymbolKind) -> bool,
         top_only: bool,
-    ) -> Option<SymbolId> {
+    ) -> Option<Resolved> {
         let cands = self.symbols.by_name.get(name)?;
-        let all: Vec<&NameEntry> = cands
+        let mut all: Vec<&NameEntry> = cands
             .iter()
             .filter(|l| {
                 want(l.kind)
@@ -1205,7 +1210,9 @@ impl<'a> Resolver<'a> {
                     }
             })
             .collect();
-        all.first().map(|l| l.id)
+        let first = all.first()?.id;
+        keep_definitions(&mut all, |l| l.declaration);
+        Some((first, certainty_among(all.len() == 1)))
     }
 
     /// The one symbol of the family named `name` of a kind `want` accepts.
