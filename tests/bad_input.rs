@@ -207,7 +207,7 @@ fn a_database_with_damaged_pages_is_reported_and_left_intact() {
     for i in 0..30 {
         repo.write(
             &format!("m{i}.py"),
-            &format!("def f{i}(x):\n    return x + {i}\n\n\nclass C{i}:\n    def run(self):\n        return f{i}(1)\n"),
+            format!("def f{i}(x):\n    return x + {i}\n\n\nclass C{i}:\n    def run(self):\n        return f{i}(1)\n"),
         );
     }
     repo.commit("many files");

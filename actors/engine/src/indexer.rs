@@ -665,7 +665,7 @@ impl Run<'_> {
             files_held = state.len() + n_deltas;
             let lesson = info
                 .reverts
-                .filter(|_| !lesson_known(&journal, &info.id))
+                .filter(|_| !lesson_known(journal, &info.id))
                 .map(|reverted| lesson_of_revert(&info, base, &branch, reverted, &deltas));
             // Syncing every commit of a history cost more than indexing a
             // patch's few files: commits are synced once a second, and the
