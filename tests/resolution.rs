@@ -312,6 +312,34 @@ fn a_name_defined_twice_in_the_package_a_call_reaches_is_a_guess() {
 }
 
 #[test]
+fn a_method_of_an_anonymous_class_calls_its_enclosing_class_by_a_guess() {
+    let repo = Repo::new();
+    // Java looks a bare call up in the anonymous class and its base first:
+    // `helper()` in go() may well be Base.helper.
+    repo.write(
+        "src/Outer.java",
+        "class Base {\n  void helper() {}\n}\n\nclass Outer {\n  void helper() {}\n  void run() {\n    Base b = new Base() {\n      void go() { helper(); }\n    };\n    helper();\n  }\n}\n",
+    );
+    // A C++ namespace's function does not hide the class's own method.
+    repo.write(
+        "cc/log.cpp",
+        "namespace ns {\nvoid log() {}\nclass L {\n  void log() {}\n  void info() { log(); }\n};\n}\n",
+    );
+    // A Python closure's `self` is its method's: still exact.
+    repo.write(
+        "app/view.py",
+        "class View:\n    def render(self):\n        return 1\n\n    def show(self):\n        def inner():\n            return self.render()\n        return inner()\n",
+    );
+    repo.commit("anonymous");
+    repo.sno_json(&["init", "--json"]);
+    let c = callers(&repo, "Outer.helper");
+    assert_eq!(exact(&c), ["src/Outer.java:11"], "{c:?}");
+    assert_eq!(guessed(&c), ["src/Outer.java:9"], "{c:?}");
+    assert_eq!(exact(&callers(&repo, "View.render")), ["app/view.py:7"]);
+    assert_eq!(exact(&callers(&repo, "cc/log.cpp:4")), ["cc/log.cpp:5"]);
+}
+
+#[test]
 fn scoping_rules_of_each_language_are_exact() {
     let repo = Repo::new();
     // Java: a bare call inside a method is a call on `this`.

@@ -786,6 +786,15 @@ fn last_module_segment(module: &str) -> &str {
         .unwrap_or(module)
 }
 
+/// A function, method or constructor: what has parameters and a body of
+/// code ([`SymbolKind::is_callable`] counts types too, as constructors).
+fn is_function(kind: SymbolKind) -> bool {
+    matches!(
+        kind,
+        SymbolKind::Function | SymbolKind::Method | SymbolKind::Constructor
+    )
+}
+
 /// Whether a kind defines members (a method's container).
 fn is_container(kind: SymbolKind) -> bool {
     kind.is_type() || kind == SymbolKind::Impl
@@ -940,6 +949,32 @@ impl<'r, 'a> FileScope<'r, 'a> {
         name: &str,
         bases_only: bool,
     ) -> Option<Resolved> {
+        let found = self.method_of_owner(caller, name, bases_only)?;
+        // A method defined inside a function belongs to an anonymous or
+        // local class (Java's `new Base() { .. }`, a Kotlin `object :`) or
+        // an object literal, whose own members and bases come first and are
+        // not known here: the enclosing class's method is a guess.
+        let caller = caller.and_then(|id| self.local.get(&id));
+        let anonymous = caller.is_some_and(|c| {
+            c.kind == SymbolKind::Method
+                && c.parent
+                    .and_then(|p| self.local.get(&p))
+                    .is_some_and(|p| is_function(p.kind))
+        });
+        Some(if anonymous {
+            (found.0, Certainty::Heuristic(Guess::UnknownReceiver))
+        } else {
+            found
+        })
+    }
+
+    /// [`FileScope::method_from`] by the enclosing type's scope rules.
+    fn method_of_owner(
+        &self,
+        caller: Option<SymbolId>,
+        name: &str,
+        bases_only: bool,
+    ) -> Option<Resolved> {
         let owner = self.enclosing_type(caller)?;
         // This file's methods of the owner, also in other blocks of the same
         // name (Rust impl blocks, reopened Ruby classes).
@@ -1041,10 +1076,12 @@ impl<'r, 'a> FileScope<'r, 'a> {
     /// A function nested in a function the call is inside (not a
     /// top-level one): [`FileScope::free_function`] limited to local names.
     fn nested_function(&self, caller: Option<SymbolId>, name: &str) -> Option<Resolved> {
+        // Inside a function, not a namespace or module: a C++ namespace's
+        // `log()` does not hide the class's own `log` for its methods.
         let nested = self.local_by_name.get(name)?.iter().any(|s| {
             s.kind.is_callable()
                 && s.parent.and_then(|p| self.local.get(&p)).is_some_and(|p| {
-                    !is_container(p.kind) && self.scope_distance(caller, p.id).is_some()
+                    is_function(p.kind) && self.scope_distance(caller, p.id).is_some()
                 })
         });
         if !nested {
@@ -1059,7 +1096,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
         let mut out = Vec::new();
         let mut at = caller;
         while let Some(s) = at.and_then(|id| self.local.get(&id)) {
-            if !s.kind.is_callable() {
+            if !is_function(s.kind) {
                 break;
             }
             out.push(s.signature.as_str());
@@ -1210,8 +1247,8 @@ impl<'a> Resolver<'a> {
                     }
             })
             .collect();
-        let first = all.first()?.id;
         keep_definitions(&mut all, |l| l.declaration);
+        let first = all.first()?.id;
         Some((first, certainty_among(all.len() == 1)))
     }
 
