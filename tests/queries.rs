@@ -131,9 +131,11 @@ fn outline_nests_methods_under_classes_without_bodies() {
     // With -C, paths are taken from that directory, as git takes -C.
     let outside = tempfile::tempdir().unwrap();
     let root = repo.path().to_str().unwrap();
+    let absolute = format!("{root}/app/config.py:13");
     for args in [
         &["outline", "app/config.py", "--json", "-C", root][..],
         &["show", "app/config.py:13", "--json", "-C", root][..],
+        &["show", absolute.as_str(), "--json", "-C", root][..],
     ] {
         let o = sno_in(outside.path(), args, &[]);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));

@@ -144,12 +144,14 @@ pub enum Command {
     },
     /// A file's symbols, nested, with signatures and no bodies.
     Outline {
-        /// The file, relative to the repository root (or to the current directory).
+        /// The file: relative to the current directory (or `-C`'s), to the
+        /// repository root, or absolute.
         file: String,
         #[command(flatten)]
         q: QueryOpts,
     },
-    /// The source of one symbol (`Config.load`, a unique name, or `path:line`).
+    /// The source of one symbol (`Config.load`, a unique name, or
+    /// `path:line`, the path as `outline` takes it).
     Show {
         name: String,
         #[command(flatten)]

@@ -116,7 +116,8 @@ pub async fn request_answer(
 }
 
 /// A symbol named by its place, `path:line`, with a path relative to the
-/// current directory (as `outline` takes files), as the repository-relative
+/// current directory or `-C`'s, or absolute (as `outline` takes files), as
+/// the repository-relative
 /// place the engine resolves; any other name, or a path that is not a file
 /// here, as given (a repository-relative path works from anywhere).
 fn place_from_here(name: String, repo: &Path) -> String {
@@ -127,14 +128,13 @@ fn place_from_here(name: String, repo: &Path) -> String {
         return name;
     }
     let here = std::env::current_dir().map(|d| d.join(repo).join(file));
-    if Path::new(file).is_absolute() || !here.is_ok_and(|p| p.is_file()) {
+    if !here.is_ok_and(|p| p.is_file()) {
         return name;
     }
     let Ok(paths) = RepoPaths::discover(repo) else {
         return name;
     };
-    let root = paths.root.canonicalize().unwrap_or(paths.root);
-    match Path::new(&from_here(file, repo)).strip_prefix(&root) {
+    match Path::new(&from_here(file, repo)).strip_prefix(&paths.root) {
         Ok(rel) => format!("{}:{line}", rel.display()),
         Err(_) => name,
     }

@@ -499,13 +499,13 @@ pub fn printable(text: &str) -> String {
         .collect()
 }
 
-/// An error in the contract: one line and its hint on stderr, and with
-/// `--json` the contract on stdout.
 /// Set when a panic came from inside redb (see `main`): an internal error
 /// after it is the database's damage, and is reported as such.
 pub static STORAGE_PANICKED: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
+/// An error in the contract: one line and its hint on stderr, and with
+/// `--json` the contract on stdout.
 pub fn error(c: &sno_protocol::ErrorContract, as_json: bool) -> ExitCode {
     let damaged;
     let c = if c.code == sno_protocol::ErrorCode::Internal.as_str()

@@ -58,6 +58,9 @@ pub struct AgentArgs {
     pub journal: Arc<Journal>,
     pub config: AgentConfig,
     pub supervisor: ActorRef<SupervisorMsg>,
+    /// Whether secrets are masked (`[index] mask_secrets`): a draft is
+    /// masked before it is journaled, as what agents write is.
+    pub mask_secrets: bool,
     /// Test hook: panic on a draft.
     pub panic_on_draft: bool,
 }
@@ -260,21 +263,21 @@ async fn draft_one(
     let head = st.args.journal.head()?;
     let writer = ractor::call!(st.args.supervisor, SupervisorMsg::Writer)
         .map_err(|e| Error::internal(format!("actor system: {e}")))?;
-    ractor::call!(
-        writer,
-        WriterMsg::Memory,
-        Event::LessonAnalysisSubmitted(LessonAnalysisSubmitted {
-            lesson: p.id.clone(),
-            bound: Binding {
-                branch: head.as_ref().and_then(|h| h.branch.clone()),
-                commit: head.as_ref().map(|h| h.commit),
-                session: format!("agent:{}", provider.model()),
-            },
-            analysis: draft.analysis.clone(),
-            rule: draft.rule.clone(),
-        })
-    )
-    .map_err(|e| Error::internal(format!("actor system: {e}")))??;
+    let mut ev = Event::LessonAnalysisSubmitted(LessonAnalysisSubmitted {
+        lesson: p.id.clone(),
+        bound: Binding {
+            branch: head.as_ref().and_then(|h| h.branch.clone()),
+            commit: head.as_ref().map(|h| h.commit),
+            session: format!("agent:{}", provider.model()),
+        },
+        analysis: draft.analysis.clone(),
+        rule: draft.rule.clone(),
+    });
+    if st.args.mask_secrets {
+        crate::masking::mask_memory(&mut ev);
+    }
+    ractor::call!(writer, WriterMsg::Memory, ev)
+        .map_err(|e| Error::internal(format!("actor system: {e}")))??;
     Ok(wire::Draft {
         id: p.id.0.clone(),
         analysis: draft.analysis,

@@ -93,7 +93,7 @@ impl Engine {
         // The files the names table lists for the name hold every exact
         // match; the other tiers (case, prefix, spelling) need every name.
         if let Some(p) = self.point(at, |j| j.head_and_files_naming(name, None))? {
-            let results = sno_query::find_symbols(&p.state, name, limit.max(1));
+            let results = sno_query::find_symbols(&p.state, name, limit);
             if results
                 .first()
                 .is_some_and(|m| m.match_kind == sno_protocol::query::MatchKind::Exact)
@@ -114,7 +114,7 @@ impl Engine {
             Some(p) => (std::sync::Arc::new(p), true),
             None => self.snapshot(at)?,
         };
-        let results = sno_query::find_symbols(&snap.state, name, limit.max(1));
+        let results = sno_query::find_symbols(&snap.state, name, limit);
         if results.is_empty() {
             let e = LookupError::NotFound {
                 query: name.to_string(),

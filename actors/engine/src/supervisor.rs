@@ -84,6 +84,7 @@ impl Supervisor {
             journal: a.journal.clone(),
             config: a.config.agent.clone(),
             supervisor: me.clone(),
+            mask_secrets: a.config.mask_secrets,
             panic_on_draft: a.hooks.agent_panic,
         };
         Ok(Actor::spawn_linked(None, Agent, args, me.get_cell())

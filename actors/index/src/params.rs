@@ -3,9 +3,10 @@
 //! (`def run(process): return process()`), not a function of that name, so
 //! resolution must not call it exact.
 //!
-//! Read from the signature text the extractor keeps (the declaration's first
-//! line), so a parameter list spread over several lines is read as far as
-//! that line goes: a name missed there leaves the call as it was.
+//! Read from the signature text the extractor keeps (the declaration's
+//! header joined onto one line, cut at 200 characters), so a list past the
+//! cut is read as far as it goes: a name missed there leaves the call as it
+//! was.
 
 use sno_journal::model::Language;
 
@@ -33,44 +34,69 @@ pub fn shadowed_by_parameter(lang: Language, callee: &str, signatures: Vec<&str>
         .any(|sig| parameter_names(sig, name_first).any(|p| p == callee))
 }
 
-/// The names of the parameters in a signature's parameter lists (every
-/// top-level parenthesised group after the function's name: Go's receiver
-/// too). `name_first`: `name: Type` or `name Type` (Python, TypeScript,
-/// Go, Rust, Kotlin, Swift, Scala); else `Type name` (C, C++, C#), where
-/// the name is the last word, or the one in a function pointer's `(*name)`.
+/// The names of the parameters in a signature's parameter list: the first
+/// parenthesised group outside `<...>` (a generic bound's `Fn(Event)` is no
+/// parameter) that no `@Annotation` opens, and before it Go's receiver.
+/// `name_first`: `name: Type` or `name Type` (Python, TypeScript, Go,
+/// Rust, Kotlin, Swift, Scala); else `Type name` (C, C++, C#), where the
+/// name is the last word, or the one in a function pointer's `(*name)`.
 pub fn parameter_names(signature: &str, name_first: bool) -> impl Iterator<Item = &str> {
-    groups(signature)
+    let groups = groups(signature);
+    // `func (r *Runner) run(..)`: the receiver, then the parameters.
+    let take = if signature.trim_start().starts_with("func (") {
+        2
+    } else {
+        1
+    };
+    groups
+        .into_iter()
+        .take(take)
         .flat_map(top_level_commas)
         .filter_map(move |param| one_name(param, name_first))
 }
 
-/// The contents of each top-level `( ... )` group.
-fn groups(sig: &str) -> impl Iterator<Item = &str> {
+/// The contents of each top-level `( ... )` group outside angle brackets
+/// and not an annotation's arguments.
+fn groups(sig: &str) -> Vec<&str> {
     let mut depth = 0usize;
+    let mut angles = 0i32;
     let mut start = 0;
+    let mut skip = false;
+    let mut prev = ' ';
     let mut out = Vec::new();
     for (i, c) in sig.char_indices() {
+        let arrow = c == '>' && matches!(prev, '=' | '-');
+        prev = c;
         match c {
+            '<' if depth == 0 => angles += 1,
+            '>' if depth == 0 && !arrow => angles -= 1,
             '(' => {
                 if depth == 0 {
                     start = i + 1;
+                    skip = angles > 0 || annotated(&sig[..i]);
                 }
                 depth += 1;
             }
             ')' if depth > 0 => {
                 depth -= 1;
-                if depth == 0 {
+                if depth == 0 && !skip {
                     out.push(&sig[start..i]);
                 }
             }
             _ => {}
         }
     }
-    // A list the line cuts off still names its first parameters.
-    if depth > 0 {
+    // A list the signature cuts off still names its first parameters.
+    if depth > 0 && !skip {
         out.push(&sig[start..]);
     }
-    out.into_iter()
+    out
+}
+
+/// Whether the text before a `(` ends in an annotation's name (`@Throws`).
+fn annotated(before: &str) -> bool {
+    let word = before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_' || c == '.');
+    word.ends_with('@')
 }
 
 /// The pieces of a parameter list between top-level commas.
@@ -212,6 +238,19 @@ mod tests {
         );
         // A list cut off by the end of the line still names its first.
         assert_eq!(names("def run(process,", true), ["process"]);
+        // Generic bounds, results and annotations are no parameters.
+        assert_eq!(names("fn on<F: Fn(Event)>(f: F) -> u8", true), ["f"]);
+        assert_eq!(
+            names("func (c *Client) Do(req *Request) (Duration, error)", true),
+            ["c", "req"]
+        );
+        assert_eq!(
+            names(
+                "@Throws(ParseException::class) fun parse(text: String)",
+                true
+            ),
+            ["text"]
+        );
     }
 
     #[test]

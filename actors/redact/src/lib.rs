@@ -194,9 +194,15 @@ fn is_placeholder(v: &str) -> bool {
     // shell variable).
     static TEMPLATE: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
         Regex::new(concat!(
-            r"\$\{|\$\(|^\$[A-Za-z_]|\{\{|\}\}|\{[A-Za-z_][A-Za-z0-9_.]*\}",
+            // Shell (a variable is one case: `$Xk8mP2vL` is a password),
+            // template engines, Python/Rust/C# formats, Ruby and Swift
+            // interpolation.
+            r"\$\{|\$\(|^\$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*)$|\{\{|\}\}|\{[A-Za-z_][A-Za-z0-9_.]*\}",
+            r"|\{[0-9]*(?:[:!][^{}]*)?\}|#\{|\\\(",
             r"|^<.*>$|^\(.*\)$|^\[.*\]$|\*{3,}",
-            r"|%\(|%[-+ #0-9.]*[sdifxr](?:$|[^A-Za-z0-9])|%[A-Za-z_][A-Za-z0-9_]*%",
+            // printf (C, Go's %v), Python's %(name)s, Windows' %VAR%.
+            r"|%\(|%[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t)?[sdifxXruvqwcpeEgGo](?:$|[^A-Za-z0-9])",
+            r"|^%[A-Za-z_][A-Za-z0-9_]*%$",
         ))
         .expect("the template pattern compiles")
     });
@@ -507,6 +513,9 @@ mod tests {
             ("DB_PASSWORD = \"Xk8mP2vL$9qR4aZ7b\"", "assigned-secret"),
             ("password = \"Xk8#mP2$vL9@qR4!zT6\"", "assigned-secret"),
             ("{password: \"Xk8#mP2%vL9*qR4!zT6\"}", "assigned-secret"),
+            // A leading `$` or a `%..%` inside is no template's.
+            ("DB_PASSWORD = \"$Xk8mP2vL9qR4aZ7b\"", "assigned-secret"),
+            ("password = \"Xk8%mP2%vL9qR4\"", "assigned-secret"),
             (
                 "tok = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'",
                 "jwt",
@@ -556,6 +565,10 @@ mod tests {
             "API_TOKEN = \"%(token_value)s\"",
             "password: \"********\"",
             "SECRET = \"%APPDATA_SECRET%\"",
+            "let url = format!(\"postgres://{}:{}@{}/{}\", u, p, h, d);",
+            "url := fmt.Sprintf(\"postgres://%v:%v@%v/app\", u, p, h)",
+            "URL = \"amqp://{0}:{1}@{2}\"",
+            "password: \"#{ENV.fetch('DB_PASSWORD_VALUE')}\"",
         ] {
             assert_eq!(rules_of(text), Vec::<&str>::new(), "{text}");
         }
