@@ -1377,6 +1377,17 @@ fn files_answers_rank_whole_files_from_an_index_kept_with_the_head() {
     );
 }
 
+/// The files `sno search QUERY --files --lexical-only` ranks, best first.
+fn ranked_files(repo: &Repo, query: &str) -> Vec<String> {
+    let v = repo.sno_json(&["search", query, "--files", "--json", "--lexical-only"]);
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// In a files answer to a question in words, of two files that match
 /// alike, the one recent commits keep changing comes first (its symbols'
 /// recency and the file's proneness to change, each enough alone): the
@@ -1398,15 +1409,7 @@ fn files_changed_lately_come_first_among_equal_matches() {
         repo.commit(&format!("beta {i}"));
     }
     repo.sno_json(&["init", "--json"]);
-    let ranked = |q: &str| -> Vec<String> {
-        let v = repo.sno_json(&["search", q, "--files", "--json", "--lexical-only"]);
-        v["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["path"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let ranked = |q: &str| ranked_files(&repo, q);
     assert_eq!(
         ranked("retry the request after a timeout"),
         ["net/beta.py", "net/alpha.py"]
@@ -1442,15 +1445,7 @@ fn a_file_ranking_puts_the_code_before_the_tests_that_repeat_its_words() {
     );
     repo.commit("invoices");
     repo.sno_json(&["init", "--json"]);
-    let ranked = |q: &str| -> Vec<String> {
-        let v = repo.sno_json(&["search", q, "--files", "--json", "--lexical-only"]);
-        v["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["path"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let ranked = |q: &str| ranked_files(&repo, q);
     assert_eq!(
         ranked("close an unpaid invoice"),
         ["billing/invoice.py", "tests/test_invoice.py"]
