@@ -120,7 +120,27 @@ pub(crate) fn docstring(literal: &str) -> String {
 /// The name of a base type as written (`pkg.Base`, `ns::Mixin<int>`,
 /// `*Base`, PHP's `\App\Base`): last segment, generic arguments dropped.
 pub(crate) fn base_name(text: &str) -> &str {
-    let t = text.trim().trim_start_matches(['*', '&', ' ']);
+    let mut t = text.trim().trim_start_matches(['*', '&', ' ']);
+    // `&'a mut [u8]`: past the lifetime and the qualifiers, a slice, array
+    // or tuple type is named by itself (`[u8]`), not by a qualifier.
+    loop {
+        let word_end = t.find(char::is_whitespace).unwrap_or(t.len());
+        let word = &t[..word_end];
+        if word.starts_with('\'') || matches!(word, "mut" | "dyn" | "const" | "impl") {
+            t = t[word_end..]
+                .trim_start()
+                .trim_start_matches(['*', '&', ' ']);
+        } else {
+            break;
+        }
+    }
+    if let Some(close) = t
+        .starts_with(['[', '('])
+        .then(|| t.find([']', ')']))
+        .flatten()
+    {
+        return &t[..=close];
+    }
     let t = t.find(['<', '[', '(']).map_or(t, |i| &t[..i]).trim_end();
     let start = t.rfind(['.', ':', '\\']).map_or(0, |i| i + 1);
     // `dyn Trait`, `'a Foo`, `mut Foo`: the name is the last word.
@@ -241,6 +261,9 @@ mod tests {
         assert_eq!(base_name("*Base"), "Base");
         assert_eq!(base_name("Generic[T]"), "Generic");
         assert_eq!(base_name("&'a mut Foo<T>"), "Foo");
+        assert_eq!(base_name("&mut [u8]"), "[u8]");
+        assert_eq!(base_name("&'a [T]"), "[T]");
+        assert_eq!(base_name("dyn Buf"), "Buf");
         assert_eq!(last_segment("std::fs::read"), "read");
         assert_eq!(base_name("\\App\\Core\\Base"), "Base");
         assert_eq!(last_segment("App\\Util\\helper"), "helper");
