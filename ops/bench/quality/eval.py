@@ -2298,10 +2298,11 @@ def compare(old, new):
 
 
 def parse_local(spec):
-    """NAME=PATH[:SETS[:CAP_C]]"""
+    """NAME=PATH[@REV][:SETS]: the repository at REV (default HEAD)."""
     name, _, rest = spec.partition("=")
     parts = rest.split(":")
-    d = {"name": name, "local": os.path.abspath(parts[0]), "commit": None}
+    path, _, rev = parts[0].partition("@")
+    d = {"name": name, "local": os.path.abspath(path), "commit": rev or None}
     if len(parts) > 1 and parts[1]:
         d["sets"] = parts[1]
     return d
@@ -2313,7 +2314,7 @@ def main():
     ap.add_argument("--model", default=os.environ.get("SNO_MODEL"), help="model2vec directory for the hybrid mode (default: $SNO_MODEL)")
     ap.add_argument("--modes", default=None, help="hybrid,lexical (default: both, or lexical alone without a model)")
     ap.add_argument("--repos", default=None, help="comma-separated names from the built-in list (default: all)")
-    ap.add_argument("--local", action="append", default=[], metavar="NAME=PATH[:SETS]", help="a local git repository at its HEAD instead of the built-in list, e.g. crates=/tmp/x:ab (repeatable)")
+    ap.add_argument("--local", action="append", default=[], metavar="NAME=PATH[@REV][:SETS]", help="a local git repository at REV (default its HEAD) instead of the built-in list, e.g. crates=/tmp/x:ab (repeatable)")
     ap.add_argument("--small", action="store_true", help="a quick run: fewer queries per repository, smaller budget sweep")
     ap.add_argument("--cap-a", type=int, default=None, help="queries of set (a) per repository (default 120; --small 25)")
     ap.add_argument("--cap-b", type=int, default=None, help="queries of set (b) per repository (default 40; --small 15)")
