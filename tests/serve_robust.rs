@@ -749,3 +749,27 @@ fn a_daemon_whose_repository_is_deleted_leaves() {
     }
     drop(s);
 }
+
+/// A common name's references over MCP are listed 200 at most, or as many
+/// as asked, and the rest counted: 500 of them would fill an agent's
+/// context.
+#[test]
+fn graph_answers_list_what_was_asked_and_count_the_rest() {
+    let repo = Repo::new();
+    let calls: String = (0..30)
+        .map(|i| format!("\n\ndef use{i}():\n    return helper()\n"))
+        .collect();
+    repo.write("app/m.py", format!("def helper():\n    return 1\n{calls}"));
+    repo.commit("many callers");
+    repo.sno_json(&["init", "--json"]);
+    let mut s = Server::init(&repo, "2025-06-18").0;
+    let r = s.call("callers", json!({"name": "helper", "limit": 5}));
+    assert_eq!(body(&r)["results"].as_array().unwrap().len(), 5, "{r}");
+    assert_eq!(body(&r)["more"], 25, "{r}");
+    let r = s.call("callers", json!({"name": "helper"}));
+    assert_eq!(body(&r)["results"].as_array().unwrap().len(), 30, "{r}");
+    assert!(body(&r).get("more").is_none(), "{r}");
+    let r = s.call("references", json!({"name": "helper", "limit": 0}));
+    assert_eq!(body(&r)["error"]["code"], "SNO-BAD-ARGS", "{r}");
+    s.finish();
+}

@@ -137,6 +137,26 @@ pub struct RefsAnswer {
     /// The symbol the name picked.
     pub symbol: SymbolInfo,
     pub results: Vec<Reference>,
+    /// Results past the limit asked for, not listed (`references`,
+    /// `callers` and `callees` over MCP list 200 unless told otherwise: a
+    /// common method's 500 references would fill an agent's context).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub more: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl RefsAnswer {
+    /// The first `limit` results, the rest counted in `more`.
+    pub fn limited(mut self, limit: usize) -> RefsAnswer {
+        if self.results.len() > limit {
+            self.more += self.results.len() - limit;
+            self.results.truncate(limit);
+        }
+        self
+    }
 }
 
 /// Which references to list.

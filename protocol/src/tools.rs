@@ -57,6 +57,8 @@ pub struct GraphArgs {
     pub name: String,
     /// Hops to follow for callers/callees (1-5). Default 1.
     pub depth: Option<u32>,
+    /// Results to list at most (the rest are counted in `more`). Default 200.
+    pub limit: Option<usize>,
     /// Answer from the state at this indexed commit-ish instead of the indexed head.
     pub at: Option<String>,
 }
@@ -254,4 +256,6 @@ pub mod defaults {
     pub const SYMBOL_LIMIT: usize = 20;
     pub const GREP_LIMIT: usize = 100;
     pub const DEPTH: u32 = 1;
+    /// References, callers or callees listed at most over MCP.
+    pub const REFS_LIMIT: usize = 200;
 }

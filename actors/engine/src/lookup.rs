@@ -319,6 +319,7 @@ impl Engine {
             as_of: snap.as_of.clone(),
             symbol: found.info(),
             results,
+            more: 0,
         })
     }
 
@@ -455,6 +456,7 @@ impl Engine {
             as_of,
             symbol: found.info(),
             results,
+            more: 0,
         }))
     }
 

@@ -152,10 +152,7 @@ impl SnoServer {
         description = "Everything that refers to a symbol: calls and inheritance resolved by the language's scoping rules (exact), then calls found by a name alone (heuristic: true, with the reason)."
     )]
     fn references(&self, Parameters(a): Parameters<GraphArgs>) -> Answer {
-        answer(
-            self.engine
-                .refs(&a.name, RefsKind::References, 1, a.at.as_deref()),
-        )
+        answer(self.graph(&a, RefsKind::References, 1))
     }
 
     #[tool(
@@ -163,10 +160,7 @@ impl SnoServer {
     )]
     fn callers(&self, Parameters(a): Parameters<GraphArgs>) -> Answer {
         let depth = a.depth.unwrap_or(defaults::DEPTH);
-        answer(
-            self.engine
-                .refs(&a.name, RefsKind::Callers, depth, a.at.as_deref()),
-        )
+        answer(self.graph(&a, RefsKind::Callers, depth))
     }
 
     #[tool(
@@ -174,10 +168,7 @@ impl SnoServer {
     )]
     fn callees(&self, Parameters(a): Parameters<GraphArgs>) -> Answer {
         let depth = a.depth.unwrap_or(defaults::DEPTH);
-        answer(
-            self.engine
-                .refs(&a.name, RefsKind::Callees, depth, a.at.as_deref()),
-        )
+        answer(self.graph(&a, RefsKind::Callees, depth))
     }
 
     #[tool(
@@ -388,6 +379,21 @@ impl SnoServer {
 }
 
 impl SnoServer {
+    /// References, callers or callees of `a.name`, at most `a.limit` of
+    /// them listed.
+    fn graph(
+        &self,
+        a: &GraphArgs,
+        kind: RefsKind,
+        depth: u32,
+    ) -> Result<sno_protocol::query::RefsAnswer, Error> {
+        let limit = sno_engine::error::some(a.limit.unwrap_or(defaults::REFS_LIMIT))?;
+        Ok(self
+            .engine
+            .refs(&a.name, kind, depth, a.at.as_deref())?
+            .limited(limit))
+    }
+
     /// Records a finished call in the session and the audit.
     async fn record(
         &self,
