@@ -325,6 +325,11 @@ fn a_method_of_an_anonymous_class_calls_its_enclosing_class_by_a_guess() {
         "cc/log.cpp",
         "namespace ns {\nvoid log() {}\nclass L {\n  void log() {}\n  void info() { log(); }\n};\n}\n",
     );
+    // Kotlin: in `b.apply { .. }` a bare call goes to `b` first.
+    repo.write(
+        "kt/Outer.kt",
+        "class Builder {\n  fun add(x: Int) {}\n}\n\nclass Outer {\n  fun add(x: Int) {}\n  fun make(b: Builder) {\n    b.apply { add(1) }\n    add(2)\n  }\n}\n",
+    );
     // A Python closure's `self` is its method's: still exact.
     repo.write(
         "app/view.py",
@@ -337,6 +342,7 @@ fn a_method_of_an_anonymous_class_calls_its_enclosing_class_by_a_guess() {
     assert_eq!(guessed(&c), ["src/Outer.java:9"], "{c:?}");
     assert_eq!(exact(&callers(&repo, "View.render")), ["app/view.py:7"]);
     assert_eq!(exact(&callers(&repo, "cc/log.cpp:4")), ["cc/log.cpp:5"]);
+    assert_eq!(exact(&callers(&repo, "Outer.add")), ["kt/Outer.kt:9"]);
 }
 
 #[test]
