@@ -372,6 +372,49 @@ impl Kotlin {
     }
 }
 
+/// Standard functions whose lambda runs with a receiver (`this`): `b.apply
+/// { add(1) }`, `with(b) { build() }`, `buildString { append(x) }`.
+const RECEIVER_SCOPES: &[&str] = &[
+    "apply",
+    "with",
+    "run",
+    "buildString",
+    "buildList",
+    "buildSet",
+    "buildMap",
+];
+
+/// Whether `node` is inside the lambda passed to a [`RECEIVER_SCOPES`]
+/// call, within the function it is written in.
+fn in_receiver_lambda(w: &Walk<'_>, node: Node<'_>) -> bool {
+    let mut at = node.parent();
+    while let Some(n) = at {
+        match n.kind() {
+            "lambda_literal" => {
+                let mut up = n.parent();
+                while let Some(u) = up {
+                    match u.kind() {
+                        "call_expression" => {
+                            let called = u.named_child(0).map(|c| w.text(c)).unwrap_or_default();
+                            let name = called.rsplit(['.', '?']).next().unwrap_or_default();
+                            if RECEIVER_SCOPES.contains(&name.trim()) {
+                                return true;
+                            }
+                            break;
+                        }
+                        "lambda_literal" | "function_declaration" => break,
+                        _ => up = u.parent(),
+                    }
+                }
+            }
+            "function_declaration" | "class_body" | "source_file" => return false,
+            _ => {}
+        }
+        at = n.parent();
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use sno_journal::model::{Language, SymbolKind as S};
@@ -536,47 +579,4 @@ val VERSION = "1"
         let names: Vec<_> = outline(&f).into_iter().map(|(q, _)| q).collect();
         assert_eq!(names, ["main", "main.helper", "A"]);
     }
-}
-
-/// Standard functions whose lambda runs with a receiver (`this`): `b.apply
-/// { add(1) }`, `with(b) { build() }`, `buildString { append(x) }`.
-const RECEIVER_SCOPES: &[&str] = &[
-    "apply",
-    "with",
-    "run",
-    "buildString",
-    "buildList",
-    "buildSet",
-    "buildMap",
-];
-
-/// Whether `node` is inside the lambda passed to a [`RECEIVER_SCOPES`]
-/// call, within the function it is written in.
-fn in_receiver_lambda(w: &Walk<'_>, node: Node<'_>) -> bool {
-    let mut at = node.parent();
-    while let Some(n) = at {
-        match n.kind() {
-            "lambda_literal" => {
-                let mut up = n.parent();
-                while let Some(u) = up {
-                    match u.kind() {
-                        "call_expression" => {
-                            let called = u.named_child(0).map(|c| w.text(c)).unwrap_or_default();
-                            let name = called.rsplit(['.', '?']).next().unwrap_or_default();
-                            if RECEIVER_SCOPES.contains(&name.trim()) {
-                                return true;
-                            }
-                            break;
-                        }
-                        "lambda_literal" | "function_declaration" => break,
-                        _ => up = u.parent(),
-                    }
-                }
-            }
-            "function_declaration" | "class_body" | "source_file" => return false,
-            _ => {}
-        }
-        at = n.parent();
-    }
-    false
 }
