@@ -15,7 +15,11 @@ use sno_journal::model::Language;
 /// parameters, in a language where a parameter hides a function of its
 /// name. Java, Ruby and PHP keep the two apart (a method call, `helper()`
 /// with parentheses, `$helper()`): never there.
-pub fn shadowed_by_parameter(lang: Language, callee: &str, signatures: Vec<&str>) -> bool {
+pub fn shadowed_by_parameter<'s>(
+    lang: Language,
+    callee: &str,
+    signatures: impl IntoIterator<Item = &'s str>,
+) -> bool {
     let name_first = match lang {
         Language::Python
         | Language::JavaScript
@@ -29,9 +33,11 @@ pub fn shadowed_by_parameter(lang: Language, callee: &str, signatures: Vec<&str>
         Language::C | Language::Cpp | Language::CSharp => false,
         _ => return false,
     };
+    // Every bare call asks: a signature that does not hold the name is
+    // not parsed.
     signatures
         .into_iter()
-        .any(|sig| parameter_names(sig, name_first).any(|p| p == callee))
+        .any(|sig| sig.contains(callee) && parameter_names(sig, name_first).any(|p| p == callee))
 }
 
 /// The names of the parameters in a signature's parameter list: the first

@@ -1092,17 +1092,11 @@ impl<'r, 'a> FileScope<'r, 'a> {
 
     /// The signatures of the caller and the functions around it, innermost
     /// first, up to the first type (whose fields are no parameters).
-    fn callers(&self, caller: Option<SymbolId>) -> Vec<&'r str> {
-        let mut out = Vec::new();
-        let mut at = caller;
-        while let Some(s) = at.and_then(|id| self.local.get(&id)) {
-            if !is_function(s.kind) {
-                break;
-            }
-            out.push(s.signature.as_str());
-            at = s.parent;
-        }
-        out
+    fn callers(&self, caller: Option<SymbolId>) -> impl Iterator<Item = &'r str> + '_ {
+        let at = |id: Option<SymbolId>| id.and_then(|id| self.local.get(&id).copied());
+        std::iter::successors(at(caller), move |s| at(s.parent))
+            .take_while(|s| is_function(s.kind))
+            .map(|s| s.signature.as_str())
     }
 
     /// How many scopes out from `caller` the function `scope` is (0: the
