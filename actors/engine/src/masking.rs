@@ -7,13 +7,8 @@
 
 use sno_journal::event::Event;
 
-/// `text` with its secret values masked.
-pub(crate) fn masked(text: &str) -> String {
-    sno_redact::redact(text).0
-}
-
 /// Masks `text`'s secret values in place (left as it is when it has none).
-fn mask(text: &mut String) {
+pub(crate) fn mask(text: &mut String) {
     let (masked, n) = sno_redact::redact(text);
     if n > 0 {
         *text = masked;
@@ -37,7 +32,11 @@ pub(crate) fn masked_args(args: &str) -> String {
             walk(&mut v);
             v.to_string()
         }
-        Err(_) => masked(args),
+        Err(_) => {
+            let mut text = args.to_string();
+            mask(&mut text);
+            text
+        }
     }
 }
 

@@ -333,12 +333,11 @@ impl crate::Engine {
 
     /// What an agent sent, as the session and the audit keep it: with its
     /// secret values masked unless the repository turned masking off.
-    fn kept(&self, text: String) -> String {
+    fn kept(&self, mut text: String) -> String {
         if self.config.mask_secrets {
-            crate::masking::masked(&text)
-        } else {
-            text
+            crate::masking::mask(&mut text);
         }
+        text
     }
 
     /// A tool call's arguments as the session keeps them (see [`Self::kept`]).
