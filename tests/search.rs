@@ -690,6 +690,41 @@ fn a_question_in_words_finds_code_spelled_with_short_forms() {
 }
 
 #[test]
+fn a_question_in_words_finds_code_named_with_the_words_code_uses_for_them() {
+    let repo = Repo::new();
+    // The question says "writes" and "removes"; the code says `put` and
+    // `delete`. Each pair of functions shares every other word, so only
+    // the related word tells them apart.
+    repo.write(
+        "src/codec.rs",
+        "pub struct Codec { out: Vec<u8> }\n\nimpl Codec {\n    pub fn peek_header(&self) -> u32 {\n        u32::from_be_bytes([self.out[0], self.out[1], self.out[2], self.out[3]])\n    }\n\n    pub fn put_header(&mut self, n: u32) {\n        self.out.extend(n.to_be_bytes());\n    }\n}\n",
+    );
+    repo.write(
+        "app/cache.py",
+        "def delete_entry(cache, key):\n    cache.pop(key)\n\n\ndef touch_entry(cache, key):\n    cache[key] = cache.get(key)\n",
+    );
+    repo.commit("codec and cache");
+    repo.sno_json(&["init", "--json"]);
+    let v = repo.sno_json(&["search", "writes the header", "--lexical-only", "--json"]);
+    let names = ranked_names(&v);
+    assert!(
+        rank_of(&names, "Codec.put_header") < rank_of(&names, "Codec.peek_header"),
+        "{names:?}"
+    );
+    let v = repo.sno_json(&[
+        "search",
+        "removes an entry from the cache",
+        "--lexical-only",
+        "--json",
+    ]);
+    let names = ranked_names(&v);
+    assert!(
+        rank_of(&names, "delete_entry") < rank_of(&names, "touch_entry"),
+        "{names:?}"
+    );
+}
+
+#[test]
 fn a_question_in_words_puts_behaviour_above_a_declaration_of_the_same_words() {
     let repo = Repo::new();
     repo.write(

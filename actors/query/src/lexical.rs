@@ -828,6 +828,47 @@ impl LexicalIndex {
         BooleanQuery::new(clauses)
     }
 
+    /// The terms of the words code uses for a question's terms
+    /// ([`crate::synonyms`]), at [`RELATED_WEIGHT`], each once and never
+    /// one the question has. Compared stemmed, as the index holds words:
+    /// "writes" finds the group of "write".
+    fn related_terms(&self, terms: &[(String, f32)]) -> Vec<(String, f32)> {
+        // Each word of the groups as the index's terms: the same for every
+        // index (one analyser), so made once.
+        static GROUP_TERMS: std::sync::OnceLock<Vec<(&'static str, Vec<String>)>> =
+            std::sync::OnceLock::new();
+        let table = GROUP_TERMS.get_or_init(|| {
+            crate::synonyms::all_words()
+                .map(|w| (w, self.terms(w)))
+                .collect()
+        });
+        let terms_of = |word: &str| {
+            table
+                .iter()
+                .find(|(w, _)| *w == word)
+                .map_or(&[][..], |(_, t)| t.as_slice())
+        };
+        let mut have: std::collections::HashSet<&str> =
+            terms.iter().map(|(t, _)| t.as_str()).collect();
+        let mut out = Vec::new();
+        for (word, stems) in table {
+            let asked = stems
+                .iter()
+                .any(|t| terms.iter().any(|(q, w)| q == t && *w >= 1.0));
+            if !asked {
+                continue;
+            }
+            for other in crate::synonyms::related(word) {
+                for t in terms_of(other) {
+                    if have.insert(t.as_str()) {
+                        out.push((t.clone(), RELATED_WEIGHT));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// `text`'s words as the index's terms (analysed: lowercased, stop
     /// words out, stemmed). Two words of one stem are two terms, as a
     /// query parser makes them.
@@ -873,6 +914,8 @@ impl LexicalIndex {
                 .map(|(t, w)| (t.to_string(), w))
                 .collect();
             terms.extend(more);
+            let related = self.related_terms(&terms);
+            terms.extend(related);
         }
         let q = self.query(&terms, if named { &self.named } else { &self.prose });
         let hits = top_docs(&self.reader, &q, limit)?;
@@ -952,6 +995,14 @@ fn fields_by_name(f: &Fields, name: &str) -> Field {
         _ => f.path,
     }
 }
+
+/// What a related word ([`crate::synonyms`]) weighs against a word of the
+/// question. On the quality eval, docstring -> code R@10 / MRR@10 went
+/// 0.849 / 0.614 -> 0.848 / 0.617 at 0.5 (own, 847 queries) and 0.791 ->
+/// 0.794 (0.792 at 0.3) on a held-out set of 16 repositories (977
+/// queries: Rust +0.056, TypeScript +0.026, C -0.008, C++ -0.005);
+/// identifiers and change localization were unchanged.
+const RELATED_WEIGHT: f32 = 0.5;
 
 /// A query as terms: analysed like the documents, each term once, at most
 /// [`QUERY_TERMS`] of them. Only letters, digits and spaces remain, so
