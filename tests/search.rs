@@ -722,6 +722,19 @@ fn a_question_in_words_finds_code_named_with_the_words_code_uses_for_them() {
         rank_of(&names, "delete_entry") < rank_of(&names, "touch_entry"),
         "{names:?}"
     );
+    // "Returns" leads to a getter, one way.
+    repo.write(
+        "app/settings.py",
+        "def timeout_message(timeout):\n    return f\"timed out: {timeout}\" if timeout else \"\"\n\n\ndef get_timeout(settings):\n    return settings.seconds\n",
+    );
+    repo.commit("settings");
+    repo.sno_json(&["init", "--json"]);
+    let v = repo.sno_json(&["search", "returns the timeout", "--lexical-only", "--json"]);
+    let names = ranked_names(&v);
+    assert!(
+        rank_of(&names, "get_timeout") < rank_of(&names, "timeout_message"),
+        "{names:?}"
+    );
 }
 
 #[test]

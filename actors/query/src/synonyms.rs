@@ -34,10 +34,21 @@ const GROUPS: &[&[&str]] = &[
     &["stop", "halt", "terminate"],
 ];
 
+/// Words that lead to others but not back: a question that says a
+/// function "returns" something often names its getter (`get_x`), but a
+/// question about getting asks nothing of `return`, which every body says.
+const LEADS: &[(&str, &[&str])] = &[("return", &["get"])];
+
 /// The words related to `word` (as the question spells it, lowercase):
-/// the other members of its groups, each once, never `word` itself.
+/// the other members of its groups and the words it leads to, each once,
+/// never `word` itself.
 pub fn related(word: &str) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
+    for (from, to) in LEADS {
+        if *from == word {
+            out.extend(to.iter().copied().filter(|w| *w != word));
+        }
+    }
     for group in GROUPS {
         if group.contains(&word) {
             for w in group.iter().copied() {
@@ -57,6 +68,11 @@ pub fn all_words() -> impl Iterator<Item = &'static str> {
     GROUPS
         .iter()
         .flat_map(|g| g.iter().copied())
+        .chain(
+            LEADS
+                .iter()
+                .flat_map(|(from, to)| std::iter::once(*from).chain(to.iter().copied())),
+        )
         .filter(move |w| seen.insert(*w))
 }
 
@@ -75,6 +91,9 @@ mod tests {
         assert!(!remove.contains(&"remove"));
         assert!(related("parse").contains(&"decode"));
         assert!(related("frobnicate").is_empty());
+        // A lead goes one way.
+        assert!(related("return").contains(&"get"));
+        assert!(!related("get").contains(&"return"));
     }
 
     #[test]
