@@ -828,45 +828,39 @@ impl LexicalIndex {
         BooleanQuery::new(clauses)
     }
 
-    /// The terms of the words code uses for a question's terms
-    /// ([`crate::synonyms`]), at [`RELATED_WEIGHT`], each once and never
-    /// one the question has. Compared stemmed, as the index holds words:
-    /// "writes" finds the group of "write".
-    fn related_terms(&self, terms: &[(String, f32)]) -> Vec<(String, f32)> {
-        // Each word of the groups as the index's terms: the same for every
-        // index (one analyser), so made once.
-        static GROUP_TERMS: std::sync::OnceLock<Vec<(&'static str, Vec<String>)>> =
+    /// The terms of the words code uses for the question's `asked` terms
+    /// ([`crate::synonyms`]), each once and never one of `have` (the
+    /// terms the query already holds). Compared stemmed, as the index
+    /// holds words: "writes" finds the group of "write".
+    fn related_terms<'h>(
+        &self,
+        asked: &[&str],
+        have: impl IntoIterator<Item = &'h str>,
+    ) -> Vec<String> {
+        // Each word of the groups as the index's terms, with the terms of
+        // the words it is related to: the same for every index (one
+        // analyser), so made once.
+        static TABLE: std::sync::OnceLock<Vec<(Vec<String>, Vec<String>)>> =
             std::sync::OnceLock::new();
-        let table = GROUP_TERMS.get_or_init(|| {
+        let table = TABLE.get_or_init(|| {
             crate::synonyms::all_words()
-                .map(|w| (w, self.terms(w)))
+                .map(|w| {
+                    let related = crate::synonyms::related(w)
+                        .into_iter()
+                        .flat_map(|r| self.terms(r))
+                        .collect();
+                    (self.terms(w), related)
+                })
                 .collect()
         });
-        let terms_of = |word: &str| {
-            table
-                .iter()
-                .find(|(w, _)| *w == word)
-                .map_or(&[][..], |(_, t)| t.as_slice())
-        };
-        let mut have: std::collections::HashSet<&str> =
-            terms.iter().map(|(t, _)| t.as_str()).collect();
-        let mut out = Vec::new();
-        for (word, stems) in table {
-            let asked = stems
-                .iter()
-                .any(|t| terms.iter().any(|(q, w)| q == t && *w >= 1.0));
-            if !asked {
-                continue;
-            }
-            for other in crate::synonyms::related(word) {
-                for t in terms_of(other) {
-                    if have.insert(t.as_str()) {
-                        out.push((t.clone(), RELATED_WEIGHT));
-                    }
-                }
-            }
-        }
-        out
+        let mut seen: std::collections::HashSet<&str> = have.into_iter().collect();
+        table
+            .iter()
+            .filter(|(stems, _)| stems.iter().any(|t| asked.contains(&t.as_str())))
+            .flat_map(|(_, related)| related.iter())
+            .filter(|t| seen.insert(String::as_str(t)))
+            .cloned()
+            .collect()
     }
 
     /// `text`'s words as the index's terms (analysed: lowercased, stop
@@ -908,14 +902,17 @@ impl LexicalIndex {
             // up (`sdsdup` for "duplicate an sds string").
             let compounds = self.compounds(&self.reader.searcher());
             let asked: Vec<&str> = terms.iter().map(|(t, _)| t.as_str()).collect();
-            let more: Vec<(String, f32)> = compounds
+            let mut more: Vec<(String, f32)> = compounds
                 .expand(&asked)
                 .into_iter()
                 .map(|(t, w)| (t.to_string(), w))
                 .collect();
+            // And, at a lower weight, for the words code uses for its
+            // words (of the question, not of the compounds).
+            let related =
+                self.related_terms(&asked, terms.iter().chain(&more).map(|(t, _)| t.as_str()));
+            more.extend(related.into_iter().map(|t| (t, RELATED_WEIGHT)));
             terms.extend(more);
-            let related = self.related_terms(&terms);
-            terms.extend(related);
         }
         let q = self.query(&terms, if named { &self.named } else { &self.prose });
         let hits = top_docs(&self.reader, &q, limit)?;
