@@ -52,6 +52,7 @@ def assemble(dest, max_lines=None):
         shutil.rmtree(dest)
     os.makedirs(dest)
     files = lines = 0
+    by_crate = {}
     for reg in registry_src():
         for root, dirs, names in os.walk(reg):
             dirs.sort()
@@ -69,7 +70,16 @@ def assemble(dest, max_lines=None):
                 shutil.copyfile(p, d)
                 files += 1
                 with open(p, "rb") as f:
-                    lines += f.read().count(b"\n")
+                    n_lines = f.read().count(b"\n")
+                lines += n_lines
+                crate = rel.split(os.sep)[0]
+                by_crate[crate] = by_crate.get(crate, 0) + n_lines
+    # The registry holds whatever builds and fetches unpacked into it (a
+    # `cargo fetch` unpacks every platform's crates: windows-0.48.0 alone
+    # is 2M lines of dense bindings), so the corpus differs between
+    # machines: what it holds most of is printed with each run.
+    top = sorted(by_crate.items(), key=lambda kv: -kv[1])[:5]
+    print("largest crates: " + ", ".join(f"{c} {n / 1e6:.2f}M lines" for c, n in top))
     subprocess.run(["git", "init", "-q"], cwd=dest, check=True)
     subprocess.run(["git", "add", "-A"], cwd=dest, check=True)
     subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=b@x",
@@ -77,18 +87,32 @@ def assemble(dest, max_lines=None):
     return files, lines
 
 
-def isolated(cmd, cwd, env=None):
-    """Runs cmd from a fresh python so its peak RSS is its own."""
+def parse_floor(sno, corpus):
+    """What a bare tree-sitter parse of the corpus costs on this machine
+    (`sno-parse-floor`, built beside `sno`): init's time depends on the
+    machine and on what the registry holds, its ratio to this much less."""
+    floor = os.path.join(os.path.dirname(sno), "sno-parse-floor")
+    if not os.access(floor, os.X_OK):
+        return
+    wall, _, rc, _, _, used = isolated([floor, "--as-sno", "."], corpus, cpu=True)
+    if rc == 0:
+        print(f"tree-sitter parse floor (sno-parse-floor --as-sno): {wall:.1f} s ({used:.1f} s CPU)")
+
+
+def isolated(cmd, cwd, env=None, cpu=False):
+    """Runs cmd from a fresh python so its peak RSS is its own: seconds,
+    peak MB, exit code, the ends of stdout and stderr, and with `cpu` the
+    CPU seconds (user and system) too."""
     code = ("import json,resource,subprocess,sys,time;"
             "t=time.perf_counter();"
             "r=subprocess.run(sys.argv[1:],capture_output=True,text=True);"
-            "s=time.perf_counter()-t;"
-            "print(json.dumps([s,resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024,"
-            "r.returncode,r.stdout[-2000:],r.stderr[-2000:]]))")
+            "s=time.perf_counter()-t;u=resource.getrusage(resource.RUSAGE_CHILDREN);"
+            "print(json.dumps([s,u.ru_maxrss/1024,"
+            "r.returncode,r.stdout[-2000:],r.stderr[-2000:],u.ru_utime+u.ru_stime]))")
     out = subprocess.run([sys.executable, "-c", code] + cmd, cwd=cwd,
                          capture_output=True, text=True, env=env)
-    s, mb, rc, so, se = json.loads(out.stdout)
-    return s, mb, rc, so, se
+    s, mb, rc, so, se, used = json.loads(out.stdout)
+    return (s, mb, rc, so, se, used) if cpu else (s, mb, rc, so, se)
 
 
 def du(path):
@@ -139,13 +163,14 @@ def main():
             files, lines = assemble(a.corpus, a.lines)
             print(f"corpus: {files} files, {lines} lines ({a.corpus})")
         def timed_init(label, e):
-            s, mb, rc, _, err = isolated([a.sno, "init", "--history", "0", "--json"],
-                                         a.corpus, e)
+            s, mb, rc, _, err, used = isolated([a.sno, "init", "--history", "0", "--json"],
+                                               a.corpus, e, cpu=True)
             if rc != 0:
                 sys.exit(f"sno init failed: {err}")
-            print(f"init --history 0 ({label}): {s:.1f} s, peak RSS {mb:.0f} MB")
+            print(f"init --history 0 ({label}): {s:.1f} s ({used:.1f} s CPU), peak RSS {mb:.0f} MB")
 
         timed_init("no model", env_nomodel)
+        parse_floor(a.sno, a.corpus)
         report_disk(a.corpus, "after init without the model")
         if a.model:
             # As a user with a model runs it: the symbols are embedded too.

@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ "$BUILD" = 1 ] && (cd "$ROOT" && cargo build --release -p sno -p sno-search-bench)
+[ "$BUILD" = 1 ] && (cd "$ROOT" && cargo build --release -p sno -p sno-search-bench -p sno-parse-floor)
 MODEL="${SNO_MODEL:-$ROOT/../shared/models/minilm-l6-static-256}"
 [ -d "$MODEL" ] && ARGS+=(--model "$MODEL")
 run() {

@@ -25,6 +25,7 @@ const TABLE: &[(&str, &[&str])] = &[
     ("authentication", &["auth"]),
     ("authorization", &["auth"]),
     ("average", &["avg"]),
+    ("background", &["bg"]),
     ("boolean", &["bool"]),
     ("buffer", &["buf"]),
     ("button", &["btn"]),
@@ -72,11 +73,14 @@ const TABLE: &[(&str, &[&str])] = &[
     ("exponent", &["exp"]),
     ("expression", &["expr"]),
     ("extension", &["ext"]),
+    ("foreground", &["fg"]),
     ("format", &["fmt"]),
     ("frequency", &["freq"]),
     ("function", &["func", "fn"]),
     ("generate", &["gen"]),
     ("header", &["hdr"]),
+    ("hexadecimal", &["hex"]),
+    ("horizontal", &["horiz"]),
     ("identifier", &["ident", "id"]),
     ("image", &["img"]),
     ("increment", &["inc"]),
@@ -100,6 +104,8 @@ const TABLE: &[(&str, &[&str])] = &[
     ("maximum", &["max"]),
     ("memory", &["mem"]),
     ("message", &["msg"]),
+    ("millisecond", &["ms"]),
+    ("milliseconds", &["ms"]),
     ("minimum", &["min"]),
     ("miscellaneous", &["misc"]),
     ("multiplication", &["mul"]),
@@ -112,6 +118,7 @@ const TABLE: &[(&str, &[&str])] = &[
     ("operation", &["op"]),
     ("option", &["opt"]),
     ("options", &["opts"]),
+    ("original", &["orig"]),
     ("package", &["pkg"]),
     ("parameter", &["param"]),
     ("parameters", &["params"]),
@@ -158,6 +165,7 @@ const TABLE: &[(&str, &[&str])] = &[
     ("value", &["val"]),
     ("values", &["vals"]),
     ("variable", &["var"]),
+    ("vertical", &["vert"]),
     ("window", &["win"]),
 ];
 
@@ -190,6 +198,8 @@ mod tests {
             res.contains(&"response") && res.contains(&"result"),
             "{res:?}"
         );
+        assert_eq!(alternatives("background"), ["bg"]);
+        assert_eq!(alternatives("ms"), ["millisecond", "milliseconds"]);
         assert!(alternatives("parse").is_empty());
     }
 
