@@ -890,7 +890,16 @@ impl Run<'_> {
         // (largest first) would need every size before the first parse,
         // and measured no faster.
         let Some(language) = language else {
-            let size = repo.blob_size(blob)?;
+            // Its size only tells a file too large from one without a
+            // grammar: neither is read. A partial clone's history lacks
+            // exactly such files' objects (`--filter=blob:limit=...`
+            // leaves out large assets), which cost the whole commit when
+            // their size was required.
+            let size = match repo.blob_size(blob) {
+                Ok(size) => size,
+                Err(GitError::MissingObject(_)) => 0,
+                Err(e) => return Err(e.into()),
+            };
             let reason = if size > self.max_file_size {
                 SkipReason::TooLarge
             } else {

@@ -19,6 +19,11 @@ pub enum GitError {
     Empty,
     #[error("cannot resolve `{0}` to a commit")]
     UnknownRevision(String),
+    /// An object the repository should hold is not in its object store:
+    /// a partial clone's history (`--filter=blob:limit=...`), or a damaged
+    /// repository.
+    #[error("git error: An object with id {0} could not be found")]
+    MissingObject(String),
     #[error("git error: {0}")]
     Git(String),
 }
@@ -318,19 +323,23 @@ impl GitRepo {
 
     /// The size of a blob, without inflating it.
     pub fn blob_size(&self, blob: BlobId) -> Result<u64, GitError> {
-        let h = self
-            .repo
-            .find_header(ObjectId::from_bytes_or_panic(&blob.0))
-            .map_err(git_err)?;
-        Ok(h.size())
+        let id = ObjectId::from_bytes_or_panic(&blob.0);
+        match self.repo.try_find_header(id).map_err(git_err)? {
+            Some(h) => Ok(h.size()),
+            None => Err(GitError::MissingObject(id.to_string())),
+        }
     }
 
     /// A blob's content as sno reads it ([`crate::admission::text_of`]:
     /// text in another encoding than UTF-8 comes as UTF-8).
     pub fn blob(&self, blob: BlobId) -> Result<Vec<u8>, GitError> {
+        let id = ObjectId::from_bytes_or_panic(&blob.0);
         let mut b = self
             .repo
-            .find_blob(ObjectId::from_bytes_or_panic(&blob.0))
+            .try_find_object(id)
+            .map_err(git_err)?
+            .ok_or_else(|| GitError::MissingObject(id.to_string()))?
+            .try_into_blob()
             .map_err(git_err)?;
         Ok(crate::admission::text_of(b.take_data()))
     }
