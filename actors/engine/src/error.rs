@@ -61,10 +61,10 @@ impl From<GitError> for Error {
                 .with("the repository has no commits yet, so there is nothing to index"),
             GitError::UnknownRevision(r) => ErrorCode::UnknownRev
                 .with(format!("`{r}` does not name a commit of this repository")),
-            GitError::MissingObject(_) | GitError::Git(_) => ErrorCode::Git.with(format!(
-                "reading git failed: {}",
-                e.to_string().trim_start_matches("git error: ")
+            GitError::MissingObject(id) => ErrorCode::Git.with(format!(
+                "reading git failed: an object with id {id} could not be found"
             )),
+            GitError::Git(m) => ErrorCode::Git.with(format!("reading git failed: {m}")),
         }
         .into()
     }

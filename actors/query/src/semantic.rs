@@ -371,7 +371,8 @@ impl Signs {
             below += counts[cut] as usize;
             cut += 1;
         }
-        let mut at_cut = keep - below.min(keep);
+        // The loop never passes `keep`.
+        let mut at_cut = keep - below;
         let cut = cut as u16;
         let mut out = Vec::with_capacity(keep);
         for (i, h) in d.iter().enumerate() {
