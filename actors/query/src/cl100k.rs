@@ -35,6 +35,7 @@ const MAGIC: &[u8; 8] = b"SNOCL100";
 
 static CACHE_DIR: OnceLock<PathBuf> = OnceLock::new();
 static COUNTER: OnceLock<CoreBPE> = OnceLock::new();
+static TOKEN_LENS: OnceLock<Vec<u8>> = OnceLock::new();
 
 /// Keeps the table in `dir` (a repository's `.sno/cache`). Call it before
 /// the first count; later calls, and calls after the counter exists, do
@@ -46,6 +47,20 @@ pub fn cache_table_in(dir: PathBuf) {
 /// The counter, built on first use.
 pub fn counter() -> &'static CoreBPE {
     COUNTER.get_or_init(|| load(CACHE_DIR.get().map(PathBuf::as_path)))
+}
+
+/// The bytes token `rank` stands for, counted: a table read once, as
+/// cutting a source at a token count walks its tokens one by one, and
+/// decoding each would allocate. (Every cl100k token is under 256 bytes:
+/// the table cache relies on it too.)
+pub fn token_len(rank: u32) -> usize {
+    let lens = TOKEN_LENS.get_or_init(|| {
+        let bpe = counter();
+        (0..RANKS)
+            .map(|r| bpe.decode_bytes(&[r]).map_or(1, |b| b.len().min(255) as u8))
+            .collect()
+    });
+    lens.get(rank as usize).map_or(1, |&l| usize::from(l))
 }
 
 fn load(dir: Option<&Path>) -> CoreBPE {
@@ -160,6 +175,18 @@ mod tests {
                 reference.encode_with_special_tokens(text),
                 "{text:?}"
             );
+        }
+    }
+
+    #[test]
+    fn token_lengths_add_up_to_the_text() {
+        for text in SAMPLES {
+            let tokens = counter().encode_ordinary(text);
+            let bytes: usize = tokens.iter().map(|&t| token_len(t)).sum();
+            assert_eq!(bytes, text.len(), "{text:?}");
+            for t in tokens {
+                assert_eq!(token_len(t), counter().decode_bytes(&[t]).unwrap().len());
+            }
         }
     }
 

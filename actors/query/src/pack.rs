@@ -274,9 +274,10 @@ fn cut_to_fit(
     // The head counted: a few bytes a token (code runs 3 to 4), doubled
     // until it holds more than `room` tokens or is the whole source.
     let mut span = room.saturating_mul(6);
+    let key = xxhash_rust::xxh3::xxh3_64(source.as_bytes());
     let costs = loop {
         let reach = ends.partition_point(|e| *e <= span).clamp(1, ends.len());
-        let costs = line_end_tokens(&source[..ends[reach - 1]], &ends[..reach]);
+        let costs = head_costs(key, source, &ends[..reach]);
         if reach == ends.len() || costs.last().is_some_and(|c| *c > room) {
             break costs;
         }
@@ -308,18 +309,54 @@ fn cut_to_fit(
     Some(best)
 }
 
+/// [`line_end_tokens`] of `source`'s head up to the last of `ends`,
+/// remembered by the source's hash (`key`): one answer cuts the same
+/// source again as the room for it grows, and a package is packed twice
+/// (the second time with what the header did not take), so the same head
+/// would be encoded up to four times. A longer head's counts serve a
+/// shorter one: they are estimates, which the cut checks exactly.
+fn head_costs(key: u64, source: &str, ends: &[usize]) -> Vec<usize> {
+    let heads = HEADS.get_or_init(Default::default);
+    let known = heads
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+        .filter(|c| c.len() >= ends.len())
+        .map(|c| c[..ends.len()].to_vec());
+    if let Some(costs) = known {
+        return costs;
+    }
+    let Some(&last) = ends.last() else {
+        return Vec::new();
+    };
+    let costs = line_end_tokens(&source[..last], ends);
+    let mut h = heads.lock().unwrap_or_else(|e| e.into_inner());
+    if h.len() >= REMEMBERED_HEADS {
+        h.clear();
+    }
+    h.insert(key, costs.clone());
+    costs
+}
+
+/// Heads' line-end counts remembered at most (dropped wholesale past it).
+const REMEMBERED_HEADS: usize = 1 << 12;
+
+/// Line-end counts of sources' heads, by source hash.
+#[allow(clippy::type_complexity)]
+static HEADS: std::sync::OnceLock<std::sync::Mutex<rustc_hash::FxHashMap<u64, Vec<usize>>>> =
+    std::sync::OnceLock::new();
+
 /// For each of `ends` (byte offsets in `text`, ascending), the cl100k
 /// tokens of `text` up to it: tokens counted from one encoding of the
 /// whole, a token that spans an end counted in.
 fn line_end_tokens(text: &str, ends: &[usize]) -> Vec<usize> {
-    let bpe = crate::cl100k::counter();
-    let mut tokens = bpe.encode_ordinary(text).into_iter();
+    let mut tokens = crate::cl100k::counter().encode_ordinary(text).into_iter();
     let (mut covered, mut n) = (0usize, 0usize);
     ends.iter()
         .map(|&end| {
             while covered < end {
                 let Some(t) = tokens.next() else { break };
-                covered += bpe.decode_bytes(&[t]).map_or(1, |b| b.len());
+                covered += crate::cl100k::token_len(t);
                 n += 1;
             }
             n
@@ -359,6 +396,18 @@ mod tests {
             p.tokens
         );
         assert_eq!(p.tokens, count_tokens(&p.body));
+    }
+
+    #[test]
+    fn a_cut_is_the_same_whatever_was_cut_before() {
+        // Counts of a longer head, remembered from a larger room, serve
+        // the smaller one as estimates: the cut itself is counted exactly.
+        let source = format!("{}\n// only this test's source", src(300));
+        let before = cut_to_fit(&source, 0, &plain, 90).unwrap();
+        cut_to_fit(&source, 0, &plain, 2000).unwrap();
+        let after = cut_to_fit(&source, 0, &plain, 90).unwrap();
+        assert_eq!(before, after);
+        assert!(after.2 <= 90 && after.2 > 90 - 12, "{}", after.2);
     }
 
     #[test]
