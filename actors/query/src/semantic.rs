@@ -430,15 +430,72 @@ impl QueryCodes {
 }
 
 /// `query` against one vector's codes (the vector's scale applied by the
-/// caller). Sixteen lanes the compiler keeps in registers: each sums at
-/// most dim/16 products of 2^15 * 2^7, within i32 up to 8,000 dimensions.
-/// Built for AVX2 as well as the baseline, and chosen at run time: the
-/// baseline (SSE2) widens bytes to 16 bits in several steps where AVX2
-/// does sixteen in one.
-#[multiversion::multiversion(targets("x86_64+avx2", "x86_64+sse4.1"))]
+/// caller): an integer dot product, the same sum whichever way it runs.
 fn dot_codes(query: &QueryCodes, codes: &[i8]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if query.codes.len() <= MADD_MAX_DIM {
+        if let Some(simd) = pulp::x86::V3::try_new() {
+            return query.scale * dot_madd(simd, &query.codes, codes) as f32;
+        }
+    }
+    query.scale * dot_lanes(&query.codes, codes) as f32
+}
+
+/// Dimensions up to which [`dot_madd`]'s 32-bit lanes cannot overflow:
+/// each sums dim/8 products of at most 2^15 * 2^7.
+#[cfg(target_arch = "x86_64")]
+const MADD_MAX_DIM: usize = 4096;
+
+/// The dot product with AVX2's multiply-add of 16-bit pairs (`vpmaddwd`):
+/// sixteen bytes widened in one instruction and multiplied and summed in
+/// pairs in another. The compiler does not find that pairing in
+/// [`dot_lanes`], which multiplies in 32 bits (`vpmulld`); this runs in
+/// half its time (the scan of 35k vectors, 3.3 -> 1.6 ms).
+#[cfg(target_arch = "x86_64")]
+fn dot_madd(simd: pulp::x86::V3, query: &[i16], codes: &[i8]) -> i64 {
+    use std::arch::x86_64::{__m128i, __m256i};
+    struct Madd<'a> {
+        simd: pulp::x86::V3,
+        query: &'a [i16],
+        codes: &'a [i8],
+    }
+    impl pulp::NullaryFnOnce for Madd<'_> {
+        type Output = i64;
+        #[inline(always)]
+        fn call(self) -> i64 {
+            let Madd { simd, query, codes } = self;
+            let (qs, q_rest) = pulp::as_arrays::<16, i16>(query);
+            let (cs, c_rest) = pulp::as_arrays::<16, i8>(codes);
+            let mut acc: __m256i = simd.avx._mm256_setzero_si256();
+            for (q, c) in qs.iter().zip(cs) {
+                let q: __m256i = pulp::cast(*q);
+                let c: __m128i = pulp::cast(*c);
+                let products = simd
+                    .avx2
+                    ._mm256_madd_epi16(q, simd.avx2._mm256_cvtepi8_epi16(c));
+                acc = simd.avx2._mm256_add_epi32(acc, products);
+            }
+            let lanes: [i32; 8] = pulp::cast(acc);
+            let tail: i64 = q_rest
+                .iter()
+                .zip(c_rest)
+                .map(|(x, y)| i64::from(*x) * i64::from(*y))
+                .sum();
+            lanes.iter().map(|l| i64::from(*l)).sum::<i64>() + tail
+        }
+    }
+    simd.vectorize(Madd { simd, query, codes })
+}
+
+/// The dot product in sixteen lanes the compiler keeps in registers: each
+/// sums at most dim/16 products of 2^15 * 2^7, within i32 up to 8,000
+/// dimensions. Built for AVX2 as well as the baseline, and chosen at run
+/// time: the baseline (SSE2) widens bytes to 16 bits in several steps
+/// where AVX2 does sixteen in one.
+#[multiversion::multiversion(targets("x86_64+avx2", "x86_64+sse4.1"))]
+fn dot_lanes(query: &[i16], codes: &[i8]) -> i64 {
     let mut acc = [0i32; 16];
-    let (cq, cc) = (query.codes.chunks_exact(16), codes.chunks_exact(16));
+    let (cq, cc) = (query.chunks_exact(16), codes.chunks_exact(16));
     let (rq, rc) = (cq.remainder(), cc.remainder());
     for (x, y) in cq.zip(cc) {
         for i in 0..16 {
@@ -450,8 +507,7 @@ fn dot_codes(query: &QueryCodes, codes: &[i8]) -> f32 {
         .zip(rc)
         .map(|(x, y)| i64::from(*x) * i64::from(*y))
         .sum();
-    let sum: i64 = acc.iter().map(|a| i64::from(*a)).sum::<i64>() + tail;
-    query.scale * sum as f32
+    acc.iter().map(|a| i64::from(*a)).sum::<i64>() + tail
 }
 
 /// The `k` highest scores offered, in a min-heap.
@@ -860,5 +916,43 @@ mod tests {
             assert!((got - exact).abs() <= bound, "{dim}: {got} vs {exact}");
         }
         assert_eq!(dot_codes(&QueryCodes::of(&[0.0; 8]), &[5; 8]), 0.0);
+    }
+
+    #[test]
+    fn both_integer_dot_products_make_the_same_sum() {
+        // Extremes included: the largest query codes against -128 and 127.
+        for dim in [1usize, 15, 16, 17, 255, 256, 300, 1024, 4096] {
+            let query: Vec<i16> = (0..dim)
+                .map(|i| match i % 5 {
+                    0 => 32767,
+                    1 => -32767,
+                    _ => (i as i32 * 7919 % 65535 - 32767) as i16,
+                })
+                .collect();
+            let codes: Vec<i8> = (0..dim)
+                .map(|i| match i % 7 {
+                    0 => -128,
+                    1 => 127,
+                    _ => (i as i32 * 53 % 255 - 127) as i8,
+                })
+                .collect();
+            let want: i64 = query
+                .iter()
+                .zip(&codes)
+                .map(|(q, c)| i64::from(*q) * i64::from(*c))
+                .sum();
+            assert_eq!(dot_lanes(&query, &codes), want, "{dim}");
+            #[cfg(target_arch = "x86_64")]
+            if let Some(simd) = pulp::x86::V3::try_new() {
+                assert_eq!(dot_madd(simd, &query, &codes), want, "{dim}");
+            }
+        }
+        // The bound: every product at its largest, of one sign.
+        #[cfg(target_arch = "x86_64")]
+        if let Some(simd) = pulp::x86::V3::try_new() {
+            let (query, codes) = (vec![32767i16; MADD_MAX_DIM], vec![-128i8; MADD_MAX_DIM]);
+            let want = -32767 * 128 * MADD_MAX_DIM as i64;
+            assert_eq!(dot_madd(simd, &query, &codes), want);
+        }
     }
 }
