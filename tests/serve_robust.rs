@@ -582,6 +582,19 @@ fn the_daemon_follows_head_unless_told_not_to() {
         body(&s.call("status", json!({})))["as_of"]["commit"],
         repo.head()
     );
+    // (After the daemon's start has made the indexed head's search parts:
+    // a start still making them would make the new head's instead.)
+    let t = Instant::now();
+    while !std::fs::read_to_string(repo.path().join(".sno/logs/serve.log"))
+        .unwrap_or_default()
+        .contains("search index ready")
+    {
+        assert!(
+            t.elapsed() < Duration::from_secs(90),
+            "the daemon's start did not make the search index"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     repo.write("app/later.py", "def later():\n    return 2\n");
     let new_head = repo.commit("later");
     // The agent's next answers are about the new commit, with no `sno init`.
@@ -596,6 +609,24 @@ fn the_daemon_follows_head_unless_told_not_to() {
             "the daemon did not follow HEAD: {st}"
         );
         std::thread::sleep(Duration::from_millis(100));
+    }
+    // And searchable without waiting: the new head's search parts are made
+    // once it is indexed, not by the first `search` after it (none was
+    // asked for here).
+    let t = Instant::now();
+    let head_parts = || {
+        std::fs::read_dir(repo.path().join(".sno/cache"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with(&new_head))
+    };
+    while !head_parts() {
+        assert!(
+            t.elapsed() < Duration::from_secs(90),
+            "the new head's search parts were not made ahead of a search"
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
     assert_eq!(
         body(&s.call("get_symbol", json!({"name": "later"})))["symbol"]["path"],

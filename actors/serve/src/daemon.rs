@@ -304,15 +304,38 @@ async fn follow(
     activity: &Arc<Activity>,
 ) -> Option<sno_engine::follow::Follower> {
     let activity = activity.clone();
+    let ahead = Arc::downgrade(engine);
     let hooks = sno_engine::follow::FollowHooks {
         started: Arc::new(move || Box::new(activity.busy()) as Box<dyn Send>),
-        indexed: Arc::new(|change, done| match done {
-            Ok(s) => tracing::info!(
-                head = ?change.head.commit.map(|c| c.short()),
-                commits_indexed = s.commits_indexed,
-                files_parsed = s.files_parsed,
-                "indexed where HEAD moved"
-            ),
+        indexed: Arc::new(move |change, done| match done {
+            Ok(s) => {
+                tracing::info!(
+                    head = ?change.head.commit.map(|c| c.short()),
+                    commits_indexed = s.commits_indexed,
+                    files_parsed = s.files_parsed,
+                    "indexed where HEAD moved"
+                );
+                // The new head's search parts (its lexical index and
+                // vectors, advanced from the previous head's), made now
+                // rather than by the next `search`, which would wait for
+                // them: a commit is searchable as soon as it is indexed.
+                // A search arriving meanwhile waits for this one's work
+                // rather than repeating it.
+                if let Some(engine) = ahead.upgrade() {
+                    std::thread::spawn(move || {
+                        let t = Instant::now();
+                        match engine.read().prepare_head() {
+                            Ok(_) => tracing::info!(
+                                ms = t.elapsed().as_millis() as u64,
+                                "the new head's search index is ready"
+                            ),
+                            Err(e) => {
+                                tracing::debug!(error = %e, "the new head's search index was not made ahead")
+                            }
+                        }
+                    });
+                }
+            }
             Err(e) => tracing::warn!(
                 error = %e,
                 "could not index where HEAD moved; trying again while it stays, less often each time"
