@@ -33,6 +33,10 @@ impl Engine {
         crate::error::required("query", &a.query)?;
         crate::error::some(a.limit)?;
         crate::error::budget(a.max_tokens, crate::error::MIN_SEARCH_TOKENS)?;
+        // The token counter's tables load beside the ranking rather than
+        // after it: a process's first answer (a CLI `sno search`) would
+        // wait for both in turn. (A daemon loaded them at its start.)
+        sno_query::pack::warm_in_background();
         // A head searched from its stored parts reads its answer's files
         // from the views: if a new commit moved them meanwhile, ask the new
         // head. Past the last try, the state is loaded whole.

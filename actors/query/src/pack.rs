@@ -8,6 +8,18 @@ pub fn warm() {
     let _ = crate::cl100k::counter();
 }
 
+/// Starts loading the cl100k_base tables on a thread of their own, once:
+/// a caller with other work before its first count overlaps the two.
+pub fn warm_in_background() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    if crate::cl100k::is_loaded() {
+        return;
+    }
+    STARTED.call_once(|| {
+        std::thread::spawn(warm);
+    });
+}
+
 /// Tokens of a text, as cl100k_base counts them. Longer texts' counts are
 /// remembered by their hash: answers quote the same sources again and
 /// again, and counting is a regex pass and merges over every byte.
