@@ -350,8 +350,10 @@ fn head_costs(key: u64, source: &str, ends: &[usize]) -> Vec<usize> {
     costs
 }
 
-/// Heads' line-end counts remembered at most (dropped wholesale past it).
-const REMEMBERED_HEADS: usize = 1 << 12;
+/// Heads' line-end counts remembered at most (dropped wholesale past it):
+/// an answer cuts a few dozen sources, and a head's counts are a few
+/// kilobytes (a line each, up to the lines the largest budget cuts).
+const REMEMBERED_HEADS: usize = 1 << 9;
 
 /// Line-end counts of sources' heads, by source hash.
 #[allow(clippy::type_complexity)]
