@@ -476,12 +476,7 @@ fn dot_madd(simd: pulp::x86::V3, query: &[i16], codes: &[i8]) -> i64 {
                 acc = simd.avx2._mm256_add_epi32(acc, products);
             }
             let lanes: [i32; 8] = pulp::cast(acc);
-            let tail: i64 = q_rest
-                .iter()
-                .zip(c_rest)
-                .map(|(x, y)| i64::from(*x) * i64::from(*y))
-                .sum();
-            lanes.iter().map(|l| i64::from(*l)).sum::<i64>() + tail
+            summed(&lanes, q_rest, c_rest)
         }
     }
     simd.vectorize(Madd { simd, query, codes })
@@ -502,12 +497,19 @@ fn dot_lanes(query: &[i16], codes: &[i8]) -> i64 {
             acc[i] += i32::from(x[i]) * i32::from(y[i]);
         }
     }
-    let tail: i64 = rq
+    summed(&acc, rq, rc)
+}
+
+/// A dot product's lanes added up, with the products of the components
+/// past the last whole chunk.
+#[inline(always)]
+fn summed(lanes: &[i32], query_rest: &[i16], codes_rest: &[i8]) -> i64 {
+    let tail: i64 = query_rest
         .iter()
-        .zip(rc)
+        .zip(codes_rest)
         .map(|(x, y)| i64::from(*x) * i64::from(*y))
         .sum();
-    acc.iter().map(|a| i64::from(*a)).sum::<i64>() + tail
+    lanes.iter().map(|l| i64::from(*l)).sum::<i64>() + tail
 }
 
 /// The `k` highest scores offered, in a min-heap.
