@@ -278,6 +278,17 @@ fn lose_object(repo: &Repo, id: &str) {
     std::fs::remove_file(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
 }
 
+/// `sno init` of `repo` once `object` is gone from it: it succeeds, at
+/// `head`, and this is its status.
+fn init_without(repo: &Repo, object: &str, head: &str) -> serde_json::Value {
+    lose_object(repo, object);
+    let out = repo.sno(&["init"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let status = repo.status();
+    assert_eq!(status["as_of"]["commit"], head, "{status}");
+    status
+}
+
 #[test]
 fn a_commit_of_the_history_whose_objects_are_gone_is_skipped_not_fatal() {
     let repo = Repo::new();
@@ -292,12 +303,7 @@ fn a_commit_of_the_history_whose_objects_are_gone_is_skipped_not_fatal() {
         "def first():\n    return 3\n\n\ndef latest():\n    return 3\n",
     );
     let head = repo.commit("three");
-    lose_object(&repo, &lost);
-
-    let out = repo.sno(&["init"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let status = repo.status();
-    assert_eq!(status["as_of"]["commit"], head.as_str(), "{status}");
+    let status = init_without(&repo, &lost, &head);
     let skipped = status["skipped_commits"].as_array().unwrap();
     assert_eq!(skipped.len(), 1, "{status}");
     assert_eq!(skipped[0]["commit"], damaged.as_str());
@@ -337,12 +343,7 @@ fn a_missing_object_of_a_file_sno_does_not_read_costs_nothing() {
     let asset = repo.git(&["rev-parse", "HEAD:dist/tool-1.0.tar.gz"]);
     repo.write("a.py", "def first():\n    return 3\n");
     let head = repo.commit("three");
-    lose_object(&repo, &asset);
-
-    let out = repo.sno(&["init"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let status = repo.status();
-    assert_eq!(status["as_of"]["commit"], head.as_str(), "{status}");
+    let status = init_without(&repo, &asset, &head);
     let skipped = status["skipped_commits"].as_array().map_or(0, Vec::len);
     assert_eq!(skipped, 0, "no commit is skipped: {status}");
     assert_eq!(status["commits_indexed"], 3, "{status}");

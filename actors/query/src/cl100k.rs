@@ -44,11 +44,6 @@ pub fn cache_table_in(dir: PathBuf) {
     let _ = CACHE_DIR.set(dir);
 }
 
-/// Whether the counter is built.
-pub fn is_loaded() -> bool {
-    COUNTER.get().is_some()
-}
-
 /// The counter, built on first use.
 pub fn counter() -> &'static CoreBPE {
     COUNTER.get_or_init(|| load(CACHE_DIR.get().map(PathBuf::as_path)))

@@ -12,9 +12,6 @@ pub fn warm() {
 /// a caller with other work before its first count overlaps the two.
 pub fn warm_in_background() {
     static STARTED: std::sync::Once = std::sync::Once::new();
-    if crate::cl100k::is_loaded() {
-        return;
-    }
     STARTED.call_once(|| {
         std::thread::spawn(warm);
     });

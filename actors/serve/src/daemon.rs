@@ -209,14 +209,7 @@ async fn serve_daemon(engine: Arc<Engine>) -> sno_engine::Result<()> {
     let sock = socket_path(&paths);
     let mut listener = bind(&sock)?;
     // The head's search indexes and the model, before the first question.
-    let warm = engine.clone();
-    std::thread::spawn(move || {
-        let t = Instant::now();
-        match warm.read().prepare_head() {
-            Ok(_) => tracing::info!(ms = t.elapsed().as_millis() as u64, "search index ready"),
-            Err(e) => tracing::warn!(error = %e, "could not prepare the search index"),
-        }
-    });
+    prepare_head_aside(engine.clone(), "search index ready");
     let idle = idle_limit(&engine);
     let activity = Arc::new(Activity {
         active: AtomicUsize::new(0),
@@ -295,6 +288,18 @@ async fn serve_daemon(engine: Arc<Engine>) -> sno_engine::Result<()> {
     Ok(())
 }
 
+/// Makes the indexed head's search parts on a thread of their own, and
+/// logs `ready` when they are.
+fn prepare_head_aside(engine: Arc<Engine>, ready: &'static str) {
+    std::thread::spawn(move || {
+        let t = Instant::now();
+        match engine.read().prepare_head() {
+            Ok(_) => tracing::info!(ms = t.elapsed().as_millis() as u64, "{ready}"),
+            Err(e) => tracing::warn!(error = %e, "could not prepare the search index"),
+        }
+    });
+}
+
 /// The daemon follows HEAD (unless `[watch] enabled = false`): each commit
 /// HEAD moves to is indexed while agents are served, and their next answer
 /// is about it. A run counts as activity: the daemon does not leave in the
@@ -322,18 +327,7 @@ async fn follow(
                 // A search arriving meanwhile waits for this one's work
                 // rather than repeating it.
                 if let Some(engine) = ahead.upgrade() {
-                    std::thread::spawn(move || {
-                        let t = Instant::now();
-                        match engine.read().prepare_head() {
-                            Ok(_) => tracing::info!(
-                                ms = t.elapsed().as_millis() as u64,
-                                "the new head's search index is ready"
-                            ),
-                            Err(e) => {
-                                tracing::debug!(error = %e, "the new head's search index was not made ahead")
-                            }
-                        }
-                    });
+                    prepare_head_aside(engine, "the new head's search index is ready");
                 }
             }
             Err(e) => tracing::warn!(
