@@ -124,6 +124,15 @@ fn binary_huge_and_broken_files_are_counted_not_fatal() {
         s["languages"]["python"]["symbols"].as_u64().unwrap() >= 4,
         "{s}"
     );
+    // An answer quoting the file that did not parse says so first.
+    let o = repo.sno(&["search", "AfterError", "--lexical-only"]);
+    let md = stdout(&o);
+    assert!(
+        md.lines()
+            .next()
+            .is_some_and(|l| l.contains(" · syntax errors in broken.py")),
+        "{md}"
+    );
     // No binary bytes are served as lines, of a file of no language either.
     repo.write("data.bin", [b'x', 0u8, b'y', b'\n']);
     repo.commit("data");

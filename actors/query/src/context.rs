@@ -388,6 +388,32 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     } else {
         usize::MAX
     };
+    // Past the framing share, a block is quoted with the lines that follow
+    // it in its file, up to the next block of that file (never quoting a
+    // ranked item under another's title) and at most `WIDEN_BYTES`.
+    let widen = |k: usize| -> Option<String> {
+        let b = &blocks[k];
+        let path = spans[b.members[0]].path;
+        let file = served(path)?;
+        let next = blocks
+            .iter()
+            .filter(|o| o.start >= b.end && o.start != b.start && spans[o.members[0]].path == path)
+            .map(|o| file.line_start(o.start))
+            .min()
+            .unwrap_or(file.len());
+        let end = next.min(b.end.saturating_add(WIDEN_BYTES));
+        if end <= b.end {
+            return None;
+        }
+        let mut text = file.slice(file.line_start(b.start)..end);
+        // A quote ends at a line's end.
+        if end < file.len() {
+            let nl = text.rfind('\n')?;
+            text.truncate(nl);
+        }
+        let text = text.trim_end();
+        (text.len() > sources[k].trim_end().len()).then(|| text.to_string())
+    };
     // The header and the list were estimated at their longest: once, what
     // that left unused is given back to the code and the package redone.
     let mut regrown = !code_answer;
@@ -395,7 +421,14 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     // included one: the list may use it beyond its share.
     let mut taken_for_names = 0usize;
     loop {
-        let mut packing = pack(&sources, &render, budget, item_framing, !json);
+        let mut packing = pack(
+            &sources,
+            &render,
+            budget,
+            item_framing,
+            code_answer.then_some(&widen as &crate::pack::Widen),
+            !json,
+        );
         if code_answer {
             packing.body = by_file(&packing.rendered, &paths);
         }
@@ -698,6 +731,10 @@ const OMITTED_LEAD: &str = "> not included:";
 /// candidates exist than fit, so that it is mostly code.
 const CODE_SHARE: usize = 8;
 
+/// The most of a file after a block that widening it may quote: more
+/// than the largest budgets take.
+const WIDEN_BYTES: usize = 64 * 1024;
+
 /// Unused tokens of a first packing worth a second one.
 const SLACK: usize = 6;
 
@@ -733,8 +770,9 @@ fn brief(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
 
 /// The trust header as markdown: one line (two when files changed on
 /// disk), every word of it worth its tokens, as the budget pays for it.
-/// `> sno <commit> (<branch>) = HEAD · <match> · <completeness> ·
-/// <n>/<max> tokens · <parse state>`, then the scope when there is one.
+/// `> sno <commit> (<branch>) = HEAD · <completeness> · <n>/<max>
+/// tokens`, with the match type when a signal is off, the files with
+/// syntax errors when there are any, and the scope when there is one.
 pub fn render_header(h: &TrustHeader) -> String {
     let c = &h.completeness;
     // Seven digits name a commit as `git log --oneline` does; the JSON
@@ -756,7 +794,12 @@ pub fn render_header(h: &TrustHeader) -> String {
         )),
         None => s.push_str(" = HEAD"),
     }
-    s.push_str(&format!(" · {}", h.match_type));
+    // The usual case goes unsaid (the JSON form states it): a mode is
+    // named when a signal is off, the parse state when a file did not
+    // parse. At 300 tokens each word is a line of code less.
+    if h.match_type != "hybrid" {
+        s.push_str(&format!(" · {}", h.match_type));
+    }
     if let Some(r) = &h.semantic_off_reason {
         s.push_str(&format!(" (semantic off: {})", brief(r, OFF_REASON_CHARS)));
     }
@@ -776,9 +819,7 @@ pub fn render_header(h: &TrustHeader) -> String {
     };
     s.push_str(&format!(" · {what} · {}/{} tokens", c.tokens, c.max_tokens));
     let p = &h.parse_state;
-    if p.with_errors.is_empty() {
-        s.push_str(" · parsed cleanly");
-    } else {
+    if !p.with_errors.is_empty() {
         s.push_str(&format!(" · syntax errors in {}", p.with_errors.join(", ")));
     }
     if let Some(x) = &h.scope {
@@ -842,7 +883,8 @@ mod tests {
     fn an_answer_counted_around_its_stated_count_counts_as_the_whole() {
         let mark = usize::MAX.to_string();
         let texts = [
-            format!("> sno 0123456 (main) = HEAD · hybrid · budget-limited: 4 of 10 · {mark}/500 tokens · parsed cleanly\n\n`f` a.py:1\n"),
+            format!("> sno 0123456 (main) = HEAD · budget-limited: 4 of 10 · {mark}/500 tokens\n\n`f` a.py:1\n"),
+            format!("> sno 0123456 (main) = HEAD · lexical+structural · truncated: 1 of 9 (1 cut) · {mark}/300 tokens · syntax errors in a.py\n\n`f` a.py:1\n"),
             format!("{{\"query\":\"x\",\"header\":{{\"completeness\":{{\"tokens\":{mark},\"max_tokens\":2000}}}},\"items\":[]}}"),
         ];
         for text in &texts {

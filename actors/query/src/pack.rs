@@ -80,6 +80,11 @@ pub const CUT_MARKER: &str = "\n… [cut]";
 /// Renders candidate `i` around a source (its own, or a cut of it).
 pub type Render<'a> = dyn Fn(usize, &str) -> String + 'a;
 
+/// Candidate `i`'s source with what follows it where it was quoted from
+/// (the next lines of its file), for an answer whose framing share is
+/// spent: `None` when nothing follows.
+pub type Widen<'a> = dyn Fn(usize) -> Option<String> + 'a;
+
 /// The result of packing.
 #[derive(Clone, Debug)]
 pub struct Packing {
@@ -113,7 +118,10 @@ const ITEM_SHARE: usize = 3;
 /// source: a title line, fences) may take in all: past it, the room goes
 /// first to the items that were cut, best first, and only what they leave
 /// to further items. A reader asked for code gets code, not a list of
-/// titles with a few lines under each.
+/// titles with a few lines under each. With `widen`, room the cut items
+/// cannot take goes next to the whole items' surroundings (best first:
+/// what follows each in its file, under the title it already has), and
+/// only then to further items, each a title more.
 ///
 /// With `additive`, the renderings' counts add up to the body's (each ends
 /// in a newline and starts with a character cl100k never joins to it: see
@@ -123,12 +131,14 @@ pub fn pack(
     render: &Render,
     budget: usize,
     framing: usize,
+    widen: Option<&Widen>,
     additive: bool,
 ) -> Packing {
     let n = sources.len();
     let mut placed = Placed {
         outcome: vec![Packed::Omitted; n],
         texts: vec![None; n],
+        widened: vec![false; n],
         used: 0,
     };
     let share = (budget / ITEM_SHARE).max(MIN_CUT);
@@ -145,6 +155,9 @@ pub fn pack(
         // grown first, leave: when every item before it is whole.
         if capped && i > 0 && framed + frame > framing {
             placed.grow_cut(sources, render, budget);
+            if let Some(widen) = widen {
+                placed.widen(widen, render, budget);
+            }
         }
         let room = budget.saturating_sub(placed.used);
         let limit = if i + 1 == n { room } else { room.min(share) };
@@ -164,6 +177,9 @@ pub fn pack(
         i += 1;
     }
     placed.grow_cut(sources, render, budget);
+    if let Some(widen) = widen.filter(|_| capped && i < n) {
+        placed.widen(widen, render, budget);
+    }
     let Placed {
         mut outcome,
         mut texts,
@@ -206,6 +222,9 @@ pub fn pack(
 struct Placed {
     outcome: Vec<Packed>,
     texts: Vec<Option<(String, String, usize)>>,
+    /// Quoted with what follows them ([`Placed::widen`]): whole, and no
+    /// longer their source alone, which a cut item's growth would restore.
+    widened: Vec<bool>,
     used: usize,
 }
 
@@ -215,7 +234,7 @@ impl Placed {
     fn grow_cut(&mut self, sources: &[String], render: &Render, budget: usize) {
         for (i, source) in sources.iter().enumerate() {
             let room = budget.saturating_sub(self.used);
-            if self.outcome[i] != Packed::Truncated || room == 0 {
+            if self.outcome[i] != Packed::Truncated || self.widened[i] || room == 0 {
                 continue;
             }
             let had = self.texts[i].as_ref().map_or(0, |t| t.2);
@@ -230,6 +249,35 @@ impl Placed {
                     self.outcome[i] = Packed::Whole;
                 }
                 self.texts[i] = Some(g);
+            }
+        }
+    }
+}
+
+impl Placed {
+    /// What is left goes to the whole items' surroundings, best first:
+    /// each quoted with what follows it, as much as fits.
+    fn widen(&mut self, widen: &Widen, render: &Render, budget: usize) {
+        for k in 0..self.outcome.len() {
+            let room = budget.saturating_sub(self.used);
+            if room == 0 {
+                return;
+            }
+            if self.outcome[k] != Packed::Whole || self.widened[k] {
+                continue;
+            }
+            let Some(wide) = widen(k) else { continue };
+            let had = self.texts[k].as_ref().map_or(0, |t| t.2);
+            let text = render(k, &wide);
+            let grown = match fits(&text, had + room) {
+                Some(t) => Some((wide, text, t)),
+                None => cut_to_fit(&wide, k, render, had + room),
+            }
+            .filter(|g| g.2 > had);
+            if let Some(g) = grown {
+                self.used = self.used - had + g.2;
+                self.texts[k] = Some(g);
+                self.widened[k] = true;
             }
         }
     }
@@ -393,7 +441,7 @@ mod tests {
     #[test]
     fn items_come_in_rank_order_each_whole_or_its_first_lines() {
         let sources = [src(3), src(60), src(2)];
-        let p = pack(&sources, &plain, 120, usize::MAX, false);
+        let p = pack(&sources, &plain, 120, usize::MAX, None, false);
         assert_eq!(
             p.outcome,
             [Packed::Whole, Packed::Truncated, Packed::Whole],
@@ -424,7 +472,7 @@ mod tests {
     #[test]
     fn a_big_item_does_not_crowd_out_those_ranked_after_it() {
         let sources = [src(500), src(3), src(3), src(400)];
-        let p = pack(&sources, &plain, 300, usize::MAX, false);
+        let p = pack(&sources, &plain, 300, usize::MAX, None, false);
         assert_eq!(
             p.outcome[..3],
             [Packed::Truncated, Packed::Whole, Packed::Whole]
@@ -436,13 +484,20 @@ mod tests {
     fn nothing_ranked_lower_takes_the_place_of_an_item_that_did_not_fit() {
         // The third would fit whole in what is left; the second cannot show
         // a useful head there, and packing stops at it.
-        let p = pack(&[src(2), src(400), src(1)], &plain, 40, usize::MAX, false);
+        let p = pack(
+            &[src(2), src(400), src(1)],
+            &plain,
+            40,
+            usize::MAX,
+            None,
+            false,
+        );
         assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted, Packed::Omitted]);
     }
 
     #[test]
     fn an_oversized_first_item_is_cut_and_says_so() {
-        let p = pack(&[src(500)], &plain, 80, usize::MAX, false);
+        let p = pack(&[src(500)], &plain, 80, usize::MAX, None, false);
         assert_eq!(p.outcome, [Packed::Truncated]);
         assert!(p.body.contains(CUT_MARKER));
         assert!(p.tokens <= 80, "{}", p.tokens);
@@ -450,7 +505,7 @@ mod tests {
 
     #[test]
     fn no_room_for_a_useful_cut_leaves_it_out() {
-        let p = pack(&[src(2), src(400)], &plain, 40, usize::MAX, false);
+        let p = pack(&[src(2), src(400)], &plain, 40, usize::MAX, None, false);
         assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted]);
     }
 
@@ -462,7 +517,7 @@ mod tests {
         let frame = count_tokens(&titled(1, ""));
         let big = [src(500), src(500), src(500), src(500)];
         // Framing for two: two items, the room left going to the cut ones.
-        let p = pack(&big, &titled, 600, 2 * frame + 1, false);
+        let p = pack(&big, &titled, 600, 2 * frame + 1, None, false);
         assert_eq!(
             p.outcome,
             [
@@ -473,7 +528,7 @@ mod tests {
             ]
         );
         assert!(p.tokens >= 600 - 20, "{}", p.tokens);
-        let unbounded = pack(&big, &titled, 600, usize::MAX, false);
+        let unbounded = pack(&big, &titled, 600, usize::MAX, None, false);
         assert_eq!(
             unbounded.outcome[2],
             Packed::Truncated,
@@ -482,7 +537,7 @@ mod tests {
         // Past the bound, a cut item grows before another comes in, even
         // when the bound was reached by an item that is whole.
         let mixed = [src(2), src(500), src(2)];
-        let p = pack(&mixed, &titled, 600, frame, false);
+        let p = pack(&mixed, &titled, 600, frame, None, false);
         assert_eq!(
             p.outcome,
             [Packed::Whole, Packed::Truncated, Packed::Omitted]
@@ -491,12 +546,45 @@ mod tests {
         // Small whole items leave room the cut ones cannot take: more items
         // come in past the bound rather than leaving it empty.
         let small: Vec<String> = (0..8).map(|_| src(2)).collect();
-        let p = pack(&small, &titled, 600, frame, false);
+        let p = pack(&small, &titled, 600, frame, None, false);
         assert!(
             p.outcome.iter().all(|o| *o == Packed::Whole),
             "{:?}",
             p.outcome
         );
+    }
+
+    #[test]
+    fn past_the_framing_share_whole_items_show_what_follows_them() {
+        let titled = |i: usize, s: &str| {
+            format!("\n`item_{i}` some/path/to/file_{i}.py:{i}\n```\n{s}\n```\n")
+        };
+        let frame = count_tokens(&titled(1, ""));
+        let small: Vec<String> = (0..8).map(|_| src(2)).collect();
+        // Each source followed by 300 more lines of its file.
+        let around: Vec<String> = small.iter().map(|s| format!("{s}\n{}", src(300))).collect();
+        let widen = |i: usize| Some(around[i].clone());
+        let p = pack(&small, &titled, 600, frame, Some(&widen), false);
+        // The best item, whole, grows into its file rather than a second
+        // title coming in; what it shows starts with its own source.
+        assert_eq!(p.outcome[0], Packed::Whole);
+        assert!(
+            p.outcome[1..].iter().all(|o| *o == Packed::Omitted),
+            "{:?}",
+            p.outcome
+        );
+        let shown = p.sources[0].as_deref().unwrap();
+        assert!(shown.starts_with(&small[0]) && shown.len() > small[0].len());
+        assert!(shown.ends_with(CUT_MARKER));
+        assert!(p.tokens <= 600 && p.tokens >= 600 - 20, "{}", p.tokens);
+        // Nothing follows: the next items come in, as without it.
+        let none = |_: usize| None;
+        let p = pack(&small, &titled, 600, frame, Some(&none), false);
+        assert!(p.outcome.iter().all(|o| *o == Packed::Whole));
+        // Within the framing share nothing is widened.
+        let p = pack(&small, &titled, 600, usize::MAX, Some(&widen), false);
+        assert!(p.outcome.iter().all(|o| *o == Packed::Whole));
+        assert_eq!(p.sources[0].as_deref(), Some(small[0].as_str()));
     }
 
     #[test]
