@@ -390,8 +390,8 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     };
     // Past the framing share, a block is quoted with the lines that follow
     // it in its file, up to the next block of that file (never quoting a
-    // ranked item under another's title) and at most `WIDEN_BYTES`.
-    let widen = |k: usize| -> Option<String> {
+    // ranked item under another's title) and at most the bytes asked.
+    let widen = |k: usize, bytes: usize| -> Option<String> {
         let b = &blocks[k];
         let path = spans[b.members[0]].path;
         let file = served(path)?;
@@ -401,7 +401,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             .map(|o| file.line_start(o.start))
             .min()
             .unwrap_or(file.len());
-        let end = next.min(b.end.saturating_add(WIDEN_BYTES));
+        let end = next.min(file.line_start(b.start).saturating_add(bytes));
         if end <= b.end {
             return None;
         }
@@ -730,10 +730,6 @@ const OMITTED_LEAD: &str = "> not included:";
 /// left out) takes at most `1/CODE_SHARE` of its budget when more
 /// candidates exist than fit, so that it is mostly code.
 const CODE_SHARE: usize = 8;
-
-/// The most of a file after a block that widening it may quote: more
-/// than the largest budgets take.
-const WIDEN_BYTES: usize = 64 * 1024;
 
 /// Unused tokens of a first packing worth a second one.
 const SLACK: usize = 6;

@@ -81,9 +81,13 @@ pub const CUT_MARKER: &str = "\n… [cut]";
 pub type Render<'a> = dyn Fn(usize, &str) -> String + 'a;
 
 /// Candidate `i`'s source with what follows it where it was quoted from
-/// (the next lines of its file), for an answer whose framing share is
-/// spent: `None` when nothing follows.
-pub type Widen<'a> = dyn Fn(usize) -> Option<String> + 'a;
+/// (the next lines of its file, at most about the given bytes), for an
+/// answer whose framing share is spent: `None` when nothing follows.
+pub type Widen<'a> = dyn Fn(usize, usize) -> Option<String> + 'a;
+
+/// Bytes a token of code takes at most, in all but rare text: what a
+/// widened quote is read for a room of tokens.
+const WIDEN_BYTES_PER_TOKEN: usize = 8;
 
 /// The result of packing.
 #[derive(Clone, Debug)]
@@ -138,7 +142,7 @@ pub fn pack(
     let mut placed = Placed {
         outcome: vec![Packed::Omitted; n],
         texts: vec![None; n],
-        widened: vec![false; n],
+        widen_tried: vec![false; n],
         used: 0,
     };
     let share = (budget / ITEM_SHARE).max(MIN_CUT);
@@ -222,9 +226,10 @@ pub fn pack(
 struct Placed {
     outcome: Vec<Packed>,
     texts: Vec<Option<(String, String, usize)>>,
-    /// Quoted with what follows them ([`Placed::widen`]): whole, and no
-    /// longer their source alone, which a cut item's growth would restore.
-    widened: Vec<bool>,
+    /// Items [`Placed::widen`] has tried (the room only shrinks after,
+    /// so once is enough: a packing past its framing share tries again
+    /// at every further item).
+    widen_tried: Vec<bool>,
     used: usize,
 }
 
@@ -234,7 +239,7 @@ impl Placed {
     fn grow_cut(&mut self, sources: &[String], render: &Render, budget: usize) {
         for (i, source) in sources.iter().enumerate() {
             let room = budget.saturating_sub(self.used);
-            if self.outcome[i] != Packed::Truncated || self.widened[i] || room == 0 {
+            if self.outcome[i] != Packed::Truncated || room == 0 {
                 continue;
             }
             let had = self.texts[i].as_ref().map_or(0, |t| t.2);
@@ -263,21 +268,37 @@ impl Placed {
             if room == 0 {
                 return;
             }
-            if self.outcome[k] != Packed::Whole || self.widened[k] {
+            // A widened item stays `Whole` (every ranked line of it is
+            // shown), which the cut items' growth leaves alone.
+            if self.outcome[k] != Packed::Whole || self.widen_tried[k] {
                 continue;
             }
-            let Some(wide) = widen(k) else { continue };
+            self.widen_tried[k] = true;
             let had = self.texts[k].as_ref().map_or(0, |t| t.2);
-            let text = render(k, &wide);
-            let grown = match fits(&text, had + room) {
-                Some(t) => Some((wide, text, t)),
+            // The window asked for is a power of two: the same for rooms
+            // alike, so its line counts are remembered across answers.
+            let bytes = (had + room)
+                .saturating_mul(WIDEN_BYTES_PER_TOKEN)
+                .next_power_of_two();
+            let Some(wide) = widen(k, bytes) else {
+                continue;
+            };
+            // Counted whole only when it may fit (code takes three to four
+            // bytes a token): the cut counts its head anyway.
+            let whole = (wide.len() <= 4 * (had + room))
+                .then(|| {
+                    let text = render(k, &wide);
+                    fits(&text, had + room).map(|t| (text, t))
+                })
+                .flatten();
+            let grown = match whole {
+                Some((text, t)) => Some((wide, text, t)),
                 None => cut_to_fit(&wide, k, render, had + room),
             }
             .filter(|g| g.2 > had);
             if let Some(g) = grown {
                 self.used = self.used - had + g.2;
                 self.texts[k] = Some(g);
-                self.widened[k] = true;
             }
         }
     }
@@ -354,8 +375,16 @@ fn cut_to_fit(
         }
         lines -= 1;
     };
-    // Up while the next line still fits.
+    // Up while the next line still fits: counted only when the estimate
+    // says it might (a cut's count differs from its estimate by a token
+    // or two; past that, the count would only confirm it).
     while lines < ends.len() {
+        if costs
+            .get(lines)
+            .is_some_and(|c| frame + c > room + CUT_SLOP)
+        {
+            break;
+        }
         let a = attempt(lines + 1);
         if a.2 > room {
             break;
@@ -365,6 +394,9 @@ fn cut_to_fit(
     }
     Some(best)
 }
+
+/// Tokens by which a cut's exact count may exceed its estimate.
+const CUT_SLOP: usize = 2;
 
 /// [`line_end_tokens`] of `source`'s head up to the last of `ends`,
 /// remembered by the source's hash (`key`): one answer cuts the same
@@ -563,7 +595,7 @@ mod tests {
         let small: Vec<String> = (0..8).map(|_| src(2)).collect();
         // Each source followed by 300 more lines of its file.
         let around: Vec<String> = small.iter().map(|s| format!("{s}\n{}", src(300))).collect();
-        let widen = |i: usize| Some(around[i].clone());
+        let widen = |i: usize, _: usize| Some(around[i].clone());
         let p = pack(&small, &titled, 600, frame, Some(&widen), false);
         // The best item, whole, grows into its file rather than a second
         // title coming in; what it shows starts with its own source.
@@ -578,7 +610,7 @@ mod tests {
         assert!(shown.ends_with(CUT_MARKER));
         assert!(p.tokens <= 600 && p.tokens >= 600 - 20, "{}", p.tokens);
         // Nothing follows: the next items come in, as without it.
-        let none = |_: usize| None;
+        let none = |_: usize, _: usize| None;
         let p = pack(&small, &titled, 600, frame, Some(&none), false);
         assert!(p.outcome.iter().all(|o| *o == Packed::Whole));
         // Within the framing share nothing is widened.

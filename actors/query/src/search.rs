@@ -854,13 +854,23 @@ impl<'a> Retriever<'a> {
         // 1, BM25 by its top score, similarity min-max over the pool), so
         // a weak match stays weak: ranks alone would make a lone path-word
         // match worth as much as a name match.
-        let lex = self
-            .lexical
-            .search(query, POOL, &|path, place| match place {
-                crate::lexical::Place::Symbol(k) => map.symbol_doc(path, k as usize),
-                crate::lexical::Place::Section(k) => map.section_doc(path, k as usize),
-            })
-            .unwrap_or_default();
+        // The two pools are independent: each on its own core (on a
+        // large repository each is a few milliseconds, the semantic one a
+        // scan of every vector).
+        let lexical = || {
+            self.lexical
+                .search(query, POOL, &|path, place| match place {
+                    crate::lexical::Place::Symbol(k) => map.symbol_doc(path, k as usize),
+                    crate::lexical::Place::Section(k) => map.section_doc(path, k as usize),
+                })
+                .unwrap_or_default()
+        };
+        let semantic = || {
+            let (embedder, index) = self.semantic.as_ref().filter(|_| !lexical_only)?;
+            let q = embedder.embed(&[words(query)]).pop().unwrap_or_default();
+            Some(index.search(&q, POOL))
+        };
+        let (lex, sem) = rayon::join(lexical, semantic);
         let top_lex = lex.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
         for (doc, score) in lex {
             signals.entry(doc).or_default().lexical = w.lexical * score / top_lex;
@@ -872,8 +882,7 @@ impl<'a> Retriever<'a> {
                 signals.entry(doc).or_default().lexical += w.name / f32::from(1 + m);
             }
         }
-        if let (Some((embedder, index)), false) = (&self.semantic, lexical_only) {
-            let q = embedder.embed(&[words(query)]).pop().unwrap_or_default();
+        if let Some(ranked) = sem {
             // Names are matched by their letters; meaning adds less there.
             // A long query's mean vector says less than a short one's.
             let n = crate::words::split_words(query).len().max(1);
@@ -883,7 +892,6 @@ impl<'a> Retriever<'a> {
             } else {
                 w.semantic * length
             };
-            let ranked = index.search(&q, POOL);
             let hi = ranked.iter().map(|x| x.1).fold(f32::MIN, f32::max);
             let lo = ranked.iter().map(|x| x.1).fold(f32::MAX, f32::min);
             let span = hi - lo;
