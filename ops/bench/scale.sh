@@ -7,6 +7,7 @@
 #
 # Usage: ops/bench/scale.sh [--no-build] [--reuse|--keep-corpus] [--runs N] [--only 600k|full]
 #                           [--no-model-search]
+# SNO_BIN=path runs another sno binary (an A/B against an older build).
 #   --reuse            keep the corpora and indexes of an earlier run (ops/bench/.cache/scale)
 #   --keep-corpus      keep the corpora of an earlier run, index them again
 #   --only             one corpus: the ~600k-line one, or the full registry
@@ -32,7 +33,7 @@ done
 MODEL="${SNO_MODEL:-$ROOT/../shared/models/minilm-l6-static-256}"
 [ -d "$MODEL" ] && ARGS+=(--model "$MODEL")
 run() {
-  nice -n 10 python3 "$HERE/scale.py" --sno "$ROOT/target/release/sno" "${ARGS[@]}" "$@"
+  nice -n 10 python3 "$HERE/scale.py" --sno "${SNO_BIN:-$ROOT/target/release/sno}" "${ARGS[@]}" "$@"
 }
 if [ "$ONLY" != full ]; then
   echo "== ~600k lines"

@@ -343,12 +343,6 @@ fn cut_to_fit(
         .map(|(at, _)| at)
         .chain([source.len()])
         .collect();
-    let attempt = |lines: usize| {
-        let cut = format!("{}{CUT_MARKER}", &source[..ends[lines - 1]]);
-        let text = render(i, &cut);
-        let t = count_tokens(&text);
-        (cut, text, t)
-    };
     // The head counted: a few bytes a token (code runs 3 to 4), doubled
     // until it holds more than `room` tokens or is the whole source.
     let mut span = room.saturating_mul(6);
@@ -356,13 +350,40 @@ fn cut_to_fit(
     let costs = loop {
         let reach = ends.partition_point(|e| *e <= span).clamp(1, ends.len());
         let costs = head_costs(key, source, &ends[..reach]);
-        if reach == ends.len() || costs.last().is_some_and(|c| *c > room) {
+        if reach == ends.len() || costs.last().is_some_and(|c| c.estimate > room) {
             break costs;
         }
         span = span.saturating_mul(2);
     };
+    // A cut rendered is what `render` puts before it, the source's lines
+    // up to a newline, and the marker with what `render` puts after it.
+    // Where all three meet at boundaries of cl100k's pieces (before: a
+    // newline; at the cut: a newline no newline follows, see
+    // [`LineEnd::exact`]), its count is theirs added up, and only the
+    // small parts around the source are counted.
+    let by_parts = |lines: usize, cut: &str, text: &str| -> Option<usize> {
+        let end = *ends.get(lines - 1).filter(|_| lines < ends.len())?;
+        let head = costs.get(lines - 1)?.exact?;
+        let at = text.find(cut)?;
+        let before = &text[..at];
+        let after = &text[at + end + 1..];
+        (before.ends_with('\n') && !source.starts_with(['\n', '\r']))
+            .then(|| count_tokens(before) + head + count_tokens(after))
+    };
+    let attempt = |lines: usize| {
+        let cut = format!("{}{CUT_MARKER}", &source[..ends[lines - 1]]);
+        let text = render(i, &cut);
+        let t = match by_parts(lines, &cut, &text) {
+            Some(t) => {
+                debug_assert_eq!(t, count_tokens(&text), "{text:?}");
+                t
+            }
+            None => count_tokens(&text),
+        };
+        (cut, text, t)
+    };
     let frame = count_tokens(&render(i, CUT_MARKER));
-    let estimate = costs.partition_point(|c| frame + c <= room).max(1);
+    let estimate = costs.partition_point(|c| frame + c.estimate <= room).max(1);
     let mut lines = estimate;
     // Down while the exact count is over.
     let mut best = loop {
@@ -381,7 +402,7 @@ fn cut_to_fit(
     while lines < ends.len() {
         if costs
             .get(lines)
-            .is_some_and(|c| frame + c > room + CUT_SLOP)
+            .is_some_and(|c| frame + c.estimate > room + CUT_SLOP)
         {
             break;
         }
@@ -404,7 +425,7 @@ const CUT_SLOP: usize = 2;
 /// (the second time with what the header did not take), so the same head
 /// would be encoded up to four times. A longer head's counts serve a
 /// shorter one: they are estimates, which the cut checks exactly.
-fn head_costs(key: u64, source: &str, ends: &[usize]) -> Vec<usize> {
+fn head_costs(key: u64, source: &str, ends: &[usize]) -> Vec<LineEnd> {
     let heads = HEADS.get_or_init(Default::default);
     let known = heads
         .lock()
@@ -418,7 +439,7 @@ fn head_costs(key: u64, source: &str, ends: &[usize]) -> Vec<usize> {
     let Some(&last) = ends.last() else {
         return Vec::new();
     };
-    let costs = line_end_tokens(&source[..last], ends);
+    let costs = line_end_tokens(source, (last + 1).min(source.len()), ends);
     let mut h = heads.lock().unwrap_or_else(|e| e.into_inner());
     if h.len() >= REMEMBERED_HEADS {
         h.clear();
@@ -434,23 +455,48 @@ const REMEMBERED_HEADS: usize = 1 << 9;
 
 /// Line-end counts of sources' heads, by source hash.
 #[allow(clippy::type_complexity)]
-static HEADS: std::sync::OnceLock<std::sync::Mutex<rustc_hash::FxHashMap<u64, Vec<usize>>>> =
+static HEADS: std::sync::OnceLock<std::sync::Mutex<rustc_hash::FxHashMap<u64, Vec<LineEnd>>>> =
     std::sync::OnceLock::new();
 
-/// For each of `ends` (byte offsets in `text`, ascending), the cl100k
-/// tokens of `text` up to it: tokens counted from one encoding of the
-/// whole, a token that spans an end counted in.
-fn line_end_tokens(text: &str, ends: &[usize]) -> Vec<usize> {
-    let mut tokens = crate::cl100k::counter().encode_ordinary(text).into_iter();
-    let (mut covered, mut n) = (0usize, 0usize);
+/// What a source's head costs up to one of its line ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LineEnd {
+    /// Tokens of one encoding of the head up to the end, a token that
+    /// spans it counted in: an estimate of a cut there.
+    estimate: usize,
+    /// The exact count of the source up to and with the newline at the
+    /// end, when cl100k's pre-tokenizer starts a piece right after it:
+    /// when no newline follows it, the piece holding it ends with it
+    /// (only its `[\r\n]+` and `[\r\n]*` pieces hold newlines, and both
+    /// take every newline that follows), and pieces are encoded alone, so
+    /// the head up to it encodes as the whole does.
+    exact: Option<usize>,
+}
+
+/// For each of `ends` (byte offsets in `source`, ascending, each a
+/// newline or the source's end) what `source`'s head up to it costs, from
+/// one encoding of the first `upto` bytes.
+fn line_end_tokens(source: &str, upto: usize, ends: &[usize]) -> Vec<LineEnd> {
+    let mut covered = 0usize;
+    let offsets: Vec<usize> = crate::cl100k::counter()
+        .encode_ordinary(&source[..upto])
+        .into_iter()
+        .map(|t| {
+            covered += crate::cl100k::token_len(t);
+            covered
+        })
+        .collect();
+    let bytes = source.as_bytes();
     ends.iter()
-        .map(|&end| {
-            while covered < end {
-                let Some(t) = tokens.next() else { break };
-                covered += crate::cl100k::token_len(t);
-                n += 1;
-            }
-            n
+        .map(|&end| LineEnd {
+            estimate: match end {
+                0 => 0,
+                _ => (offsets.partition_point(|&o| o < end) + 1).min(offsets.len()),
+            },
+            exact: (bytes.get(end) == Some(&b'\n')
+                && !matches!(bytes.get(end + 1), Some(b'\n' | b'\r')))
+            .then(|| offsets.binary_search(&(end + 1)).ok().map(|k| k + 1))
+            .flatten(),
         })
         .collect()
 }
@@ -617,6 +663,27 @@ mod tests {
         let p = pack(&small, &titled, 600, usize::MAX, Some(&widen), false);
         assert!(p.outcome.iter().all(|o| *o == Packed::Whole));
         assert_eq!(p.sources[0].as_deref(), Some(small[0].as_str()));
+    }
+
+    #[test]
+    fn a_cut_counted_by_parts_counts_as_a_whole() {
+        let titled = |i: usize, s: &str| format!("`item_{i}` a/b.py:{i}\n```python\n{s}\n```\n\n");
+        // Blank lines, runs of them, CRLF, tabs, indentation, trailing
+        // spaces, non-ASCII, punctuation ending lines: where cl100k's
+        // pieces may or may not end at a newline.
+        let sources = [
+            "def f(x):\n    return x\n\n\n\n    # done\n\tpass\n".repeat(30),
+            "    fn g() {\r\n        let a = 1;  \r\n\r\n    }\r\n".repeat(30),
+            "class K:\n  \n    \"ünï — cödé\"\n    x = {\n}\n\n\n\n\n\n\n\ny = (1,\n)\n".repeat(20),
+        ];
+        for source in &sources {
+            for room in (30..600).step_by(7) {
+                if let Some((cut, text, t)) = cut_to_fit(source, 1, &titled, room) {
+                    assert_eq!(t, count_tokens(&text), "{cut:?}");
+                    assert!(t <= room);
+                }
+            }
+        }
     }
 
     #[test]
