@@ -29,7 +29,7 @@ export SNO_OFFLINE=1
 if [ "$BUILD" = 1 ]; then
   (cd "$ROOT" && cargo build --release -p sno)
 fi
-SNO="$ROOT/target/release/sno"
+SNO="${SNO_BIN:-$ROOT/target/release/sno}"  # SNO_BIN: another build, for an A/B
 
 "$HERE/index.sh" --quick --corpus-only >/dev/null
 "$HERE/index.sh" --corpus-only >/dev/null
