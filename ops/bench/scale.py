@@ -144,6 +144,8 @@ def main():
     ap.add_argument("--lines", type=int, help="assemble only up to this many lines")
     ap.add_argument("--keep-corpus", action="store_true",
                     help="index the corpus of an earlier run again instead of assembling it")
+    ap.add_argument("--warm", type=int, default=30,
+                    help="warm MCP searches to time (30: each of the ten questions asked three times, a number apart)")
     ap.add_argument("--no-model-search", action="store_true",
                     help="skip the cold CLI search with the model (minutes on millions of lines)")
     a = ap.parse_args()
@@ -239,7 +241,7 @@ def main():
             peak = max(peak, mb)
         rows.append((what, statistics.median(times), peak, rc))
     # The daemon as users run it: with the model when there is one.
-    mcp = mcp_point_queries(a.sno, a.corpus, env, names)
+    mcp = mcp_point_queries(a.sno, a.corpus, env, names, a.warm)
     print()
     print(f"{'cold CLI query':50} {'median s':>9} {'peak MB':>8} {'exit':>5}")
     for what, s, mb, rc in rows:
@@ -251,7 +253,7 @@ def main():
     report_disk(a.corpus, "after the queries")
 
 
-def mcp_point_queries(sno, corpus, env, names):
+def mcp_point_queries(sno, corpus, env, names, warm=30):
     """First answer and warm point-query latency over MCP, and the
     daemon's RSS after them."""
     import importlib.util
@@ -309,7 +311,7 @@ def mcp_point_queries(sno, corpus, env, names):
         srv.call("search", {"query": queries[0], "max_tokens": 1500})
         out[f"first search answer ms ({mode})"] = round((time.perf_counter() - t) * 1000, 1)
         lat = []
-        for i in range(30):
+        for i in range(warm):
             t = time.perf_counter()
             srv.call("search", {"query": queries[(i + 1) % len(queries)] + f" {i}", "max_tokens": 1500})
             lat.append((time.perf_counter() - t) * 1000)

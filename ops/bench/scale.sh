@@ -6,12 +6,13 @@
 # warm answers, commit-to-visible and the daemon's RSS. See ops/bench/scale.py.
 #
 # Usage: ops/bench/scale.sh [--no-build] [--reuse|--keep-corpus] [--runs N] [--only 600k|full]
-#                           [--no-model-search]
+#                           [--no-model-search] [--warm N]
 # SNO_BIN=path runs another sno binary (an A/B against an older build).
 #   --reuse            keep the corpora and indexes of an earlier run (ops/bench/.cache/scale)
 #   --keep-corpus      keep the corpora of an earlier run, index them again
 #   --only             one corpus: the ~600k-line one, or the full registry
 #   --no-model-search  skip the cold CLI search with the model (minutes on the full corpus)
+#   --warm N           warm MCP searches timed (default 30; 400 gives a steadier p50)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -22,6 +23,7 @@ while [ $# -gt 0 ]; do
     --reuse) ARGS+=(--reuse) ;;
     --keep-corpus) ARGS+=(--keep-corpus) ;;
     --runs) ARGS+=(--runs "$2"); shift ;;
+    --warm) ARGS+=(--warm "$2"); shift ;;
     --only) ONLY="$2"; shift ;;
     --no-model-search) ARGS+=(--no-model-search) ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
