@@ -420,6 +420,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     // Room taken from the code to name items left out that rank above an
     // included one: the list may use it beyond its share.
     let mut taken_for_names = 0usize;
+    let counts = crate::pack::Counts::default();
     loop {
         let mut packing = pack(
             &sources,
@@ -428,6 +429,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             item_framing,
             code_answer.then_some(&widen as &crate::pack::Widen),
             !json,
+            &counts,
         );
         if code_answer {
             packing.body = by_file(&packing.rendered, &paths);

@@ -137,6 +137,7 @@ pub fn pack(
     framing: usize,
     widen: Option<&Widen>,
     additive: bool,
+    counts: &Counts,
 ) -> Packing {
     let n = sources.len();
     let mut placed = Placed {
@@ -151,14 +152,18 @@ pub fn pack(
     let mut i = 0;
     while i < n {
         let frame = if capped {
-            count_tokens(&render(i, ""))
+            *counts
+                .frame
+                .borrow_mut()
+                .entry(i)
+                .or_insert_with(|| count_tokens(&render(i, "")))
         } else {
             0
         };
         // Past the bound, an item comes in only with what the cut items,
         // grown first, leave: when every item before it is whole.
         if capped && i > 0 && framed + frame > framing {
-            placed.grow_cut(sources, render, budget);
+            placed.grow_cut(sources, render, budget, counts);
             if let Some(widen) = widen {
                 placed.widen(widen, render, budget);
             }
@@ -166,7 +171,7 @@ pub fn pack(
         let room = budget.saturating_sub(placed.used);
         let limit = if i + 1 == n { room } else { room.min(share) };
         let text = render(i, &sources[i]);
-        let got = match fits(&text, limit) {
+        let got = match counts.fits_whole(i, &text, limit) {
             Some(t) => Some((Packed::Whole, (sources[i].clone(), text, t))),
             None => (limit >= MIN_CUT)
                 .then(|| cut_to_fit(&sources[i], i, render, limit))
@@ -180,7 +185,7 @@ pub fn pack(
         framed += frame;
         i += 1;
     }
-    placed.grow_cut(sources, render, budget);
+    placed.grow_cut(sources, render, budget, counts);
     if let Some(widen) = widen.filter(|_| capped && i < n) {
         placed.widen(widen, render, budget);
     }
@@ -221,6 +226,32 @@ pub fn pack(
     }
 }
 
+/// Token counts of the candidates' whole renderings and of their framing
+/// (a rendering around nothing), by candidate, kept across the packings
+/// of one answer: a package is packed twice, the second time with what
+/// its header left, and its items rendered whole are the same texts.
+/// Only for the one `render` of one answer.
+#[derive(Default)]
+pub struct Counts {
+    whole: std::cell::RefCell<rustc_hash::FxHashMap<usize, usize>>,
+    frame: std::cell::RefCell<rustc_hash::FxHashMap<usize, usize>>,
+}
+
+impl Counts {
+    /// [`fits`] for candidate `i` rendered whole as `text`.
+    fn fits_whole(&self, i: usize, text: &str, limit: usize) -> Option<usize> {
+        if text.len() / 32 > limit {
+            return None;
+        }
+        let t = *self
+            .whole
+            .borrow_mut()
+            .entry(i)
+            .or_insert_with(|| count_tokens(text));
+        (t <= limit).then_some(t)
+    }
+}
+
 /// The items placed so far: how each went in, its source, rendering and
 /// tokens, and the tokens used.
 struct Placed {
@@ -236,7 +267,7 @@ struct Placed {
 impl Placed {
     /// What the shares held back and nothing took goes to the cut items,
     /// best first.
-    fn grow_cut(&mut self, sources: &[String], render: &Render, budget: usize) {
+    fn grow_cut(&mut self, sources: &[String], render: &Render, budget: usize, counts: &Counts) {
         for (i, source) in sources.iter().enumerate() {
             let room = budget.saturating_sub(self.used);
             if self.outcome[i] != Packed::Truncated || room == 0 {
@@ -244,7 +275,7 @@ impl Placed {
             }
             let had = self.texts[i].as_ref().map_or(0, |t| t.2);
             let text = render(i, source);
-            let grown = match fits(&text, had + room) {
+            let grown = match counts.fits_whole(i, &text, had + room) {
                 Some(t) => Some((source.clone(), text, t)),
                 None => cut_to_fit(source, i, render, had + room).filter(|c| c.2 > had),
             };
@@ -519,7 +550,15 @@ mod tests {
     #[test]
     fn items_come_in_rank_order_each_whole_or_its_first_lines() {
         let sources = [src(3), src(60), src(2)];
-        let p = pack(&sources, &plain, 120, usize::MAX, None, false);
+        let p = pack(
+            &sources,
+            &plain,
+            120,
+            usize::MAX,
+            None,
+            false,
+            &Counts::default(),
+        );
         assert_eq!(
             p.outcome,
             [Packed::Whole, Packed::Truncated, Packed::Whole],
@@ -550,7 +589,15 @@ mod tests {
     #[test]
     fn a_big_item_does_not_crowd_out_those_ranked_after_it() {
         let sources = [src(500), src(3), src(3), src(400)];
-        let p = pack(&sources, &plain, 300, usize::MAX, None, false);
+        let p = pack(
+            &sources,
+            &plain,
+            300,
+            usize::MAX,
+            None,
+            false,
+            &Counts::default(),
+        );
         assert_eq!(
             p.outcome[..3],
             [Packed::Truncated, Packed::Whole, Packed::Whole]
@@ -569,13 +616,22 @@ mod tests {
             usize::MAX,
             None,
             false,
+            &Counts::default(),
         );
         assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted, Packed::Omitted]);
     }
 
     #[test]
     fn an_oversized_first_item_is_cut_and_says_so() {
-        let p = pack(&[src(500)], &plain, 80, usize::MAX, None, false);
+        let p = pack(
+            &[src(500)],
+            &plain,
+            80,
+            usize::MAX,
+            None,
+            false,
+            &Counts::default(),
+        );
         assert_eq!(p.outcome, [Packed::Truncated]);
         assert!(p.body.contains(CUT_MARKER));
         assert!(p.tokens <= 80, "{}", p.tokens);
@@ -583,7 +639,15 @@ mod tests {
 
     #[test]
     fn no_room_for_a_useful_cut_leaves_it_out() {
-        let p = pack(&[src(2), src(400)], &plain, 40, usize::MAX, None, false);
+        let p = pack(
+            &[src(2), src(400)],
+            &plain,
+            40,
+            usize::MAX,
+            None,
+            false,
+            &Counts::default(),
+        );
         assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted]);
     }
 
@@ -595,7 +659,15 @@ mod tests {
         let frame = count_tokens(&titled(1, ""));
         let big = [src(500), src(500), src(500), src(500)];
         // Framing for two: two items, the room left going to the cut ones.
-        let p = pack(&big, &titled, 600, 2 * frame + 1, None, false);
+        let p = pack(
+            &big,
+            &titled,
+            600,
+            2 * frame + 1,
+            None,
+            false,
+            &Counts::default(),
+        );
         assert_eq!(
             p.outcome,
             [
@@ -606,7 +678,15 @@ mod tests {
             ]
         );
         assert!(p.tokens >= 600 - 20, "{}", p.tokens);
-        let unbounded = pack(&big, &titled, 600, usize::MAX, None, false);
+        let unbounded = pack(
+            &big,
+            &titled,
+            600,
+            usize::MAX,
+            None,
+            false,
+            &Counts::default(),
+        );
         assert_eq!(
             unbounded.outcome[2],
             Packed::Truncated,
@@ -615,7 +695,7 @@ mod tests {
         // Past the bound, a cut item grows before another comes in, even
         // when the bound was reached by an item that is whole.
         let mixed = [src(2), src(500), src(2)];
-        let p = pack(&mixed, &titled, 600, frame, None, false);
+        let p = pack(&mixed, &titled, 600, frame, None, false, &Counts::default());
         assert_eq!(
             p.outcome,
             [Packed::Whole, Packed::Truncated, Packed::Omitted]
@@ -624,7 +704,7 @@ mod tests {
         // Small whole items leave room the cut ones cannot take: more items
         // come in past the bound rather than leaving it empty.
         let small: Vec<String> = (0..8).map(|_| src(2)).collect();
-        let p = pack(&small, &titled, 600, frame, None, false);
+        let p = pack(&small, &titled, 600, frame, None, false, &Counts::default());
         assert!(
             p.outcome.iter().all(|o| *o == Packed::Whole),
             "{:?}",
@@ -642,7 +722,15 @@ mod tests {
         // Each source followed by 300 more lines of its file.
         let around: Vec<String> = small.iter().map(|s| format!("{s}\n{}", src(300))).collect();
         let widen = |i: usize, _: usize| Some(around[i].clone());
-        let p = pack(&small, &titled, 600, frame, Some(&widen), false);
+        let p = pack(
+            &small,
+            &titled,
+            600,
+            frame,
+            Some(&widen),
+            false,
+            &Counts::default(),
+        );
         // The best item, whole, grows into its file rather than a second
         // title coming in; what it shows starts with its own source.
         assert_eq!(p.outcome[0], Packed::Whole);
@@ -657,10 +745,26 @@ mod tests {
         assert!(p.tokens <= 600 && p.tokens >= 600 - 20, "{}", p.tokens);
         // Nothing follows: the next items come in, as without it.
         let none = |_: usize, _: usize| None;
-        let p = pack(&small, &titled, 600, frame, Some(&none), false);
+        let p = pack(
+            &small,
+            &titled,
+            600,
+            frame,
+            Some(&none),
+            false,
+            &Counts::default(),
+        );
         assert!(p.outcome.iter().all(|o| *o == Packed::Whole));
         // Within the framing share nothing is widened.
-        let p = pack(&small, &titled, 600, usize::MAX, Some(&widen), false);
+        let p = pack(
+            &small,
+            &titled,
+            600,
+            usize::MAX,
+            Some(&widen),
+            false,
+            &Counts::default(),
+        );
         assert!(p.outcome.iter().all(|o| *o == Packed::Whole));
         assert_eq!(p.sources[0].as_deref(), Some(small[0].as_str()));
     }
