@@ -547,18 +547,23 @@ mod tests {
         format!("\n```\n{s}\n```\n")
     }
 
-    #[test]
-    fn items_come_in_rank_order_each_whole_or_its_first_lines() {
-        let sources = [src(3), src(60), src(2)];
-        let p = pack(
-            &sources,
+    /// Plain renderings, no framing bound, nothing to widen.
+    fn plainly(sources: &[String], budget: usize) -> Packing {
+        pack(
+            sources,
             &plain,
-            120,
+            budget,
             usize::MAX,
             None,
             false,
             &Counts::default(),
-        );
+        )
+    }
+
+    #[test]
+    fn items_come_in_rank_order_each_whole_or_its_first_lines() {
+        let sources = [src(3), src(60), src(2)];
+        let p = plainly(&sources, 120);
         assert_eq!(
             p.outcome,
             [Packed::Whole, Packed::Truncated, Packed::Whole],
@@ -589,15 +594,7 @@ mod tests {
     #[test]
     fn a_big_item_does_not_crowd_out_those_ranked_after_it() {
         let sources = [src(500), src(3), src(3), src(400)];
-        let p = pack(
-            &sources,
-            &plain,
-            300,
-            usize::MAX,
-            None,
-            false,
-            &Counts::default(),
-        );
+        let p = plainly(&sources, 300);
         assert_eq!(
             p.outcome[..3],
             [Packed::Truncated, Packed::Whole, Packed::Whole]
@@ -609,29 +606,13 @@ mod tests {
     fn nothing_ranked_lower_takes_the_place_of_an_item_that_did_not_fit() {
         // The third would fit whole in what is left; the second cannot show
         // a useful head there, and packing stops at it.
-        let p = pack(
-            &[src(2), src(400), src(1)],
-            &plain,
-            40,
-            usize::MAX,
-            None,
-            false,
-            &Counts::default(),
-        );
+        let p = plainly(&[src(2), src(400), src(1)], 40);
         assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted, Packed::Omitted]);
     }
 
     #[test]
     fn an_oversized_first_item_is_cut_and_says_so() {
-        let p = pack(
-            &[src(500)],
-            &plain,
-            80,
-            usize::MAX,
-            None,
-            false,
-            &Counts::default(),
-        );
+        let p = plainly(&[src(500)], 80);
         assert_eq!(p.outcome, [Packed::Truncated]);
         assert!(p.body.contains(CUT_MARKER));
         assert!(p.tokens <= 80, "{}", p.tokens);
@@ -639,15 +620,7 @@ mod tests {
 
     #[test]
     fn no_room_for_a_useful_cut_leaves_it_out() {
-        let p = pack(
-            &[src(2), src(400)],
-            &plain,
-            40,
-            usize::MAX,
-            None,
-            false,
-            &Counts::default(),
-        );
+        let p = plainly(&[src(2), src(400)], 40);
         assert_eq!(p.outcome, [Packed::Whole, Packed::Omitted]);
     }
 
