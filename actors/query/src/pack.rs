@@ -176,7 +176,14 @@ pub fn pack(
             None => (limit >= MIN_CUT)
                 .then(|| cut_to_fit(&sources[i], i, render, limit))
                 .flatten()
-                .map(|cut| (Packed::Truncated, cut)),
+                .map(|cut| {
+                    let outcome = if cut.0 == sources[i] {
+                        Packed::Whole
+                    } else {
+                        Packed::Truncated
+                    };
+                    (outcome, cut)
+                }),
         };
         let Some((outcome, text)) = got else { break };
         placed.used += text.2;
@@ -288,9 +295,7 @@ impl Placed {
             }
         }
     }
-}
 
-impl Placed {
     /// What is left goes to the whole items' surroundings, best first:
     /// each quoted with what follows it, as much as fits.
     fn widen(&mut self, widen: &Widen, render: &Render, budget: usize) {
@@ -443,6 +448,16 @@ fn cut_to_fit(
         }
         best = a;
         lines += 1;
+    }
+    // Every line kept is no cut: the source whole, without the marker,
+    // when it fits (a widened quote, counted whole only when it may fit,
+    // can end where its file or the next block does).
+    if lines == ends.len() {
+        let text = render(i, source);
+        let t = count_tokens(&text);
+        if t <= room {
+            return Some((source.to_string(), text, t));
+        }
     }
     Some(best)
 }
@@ -753,14 +768,29 @@ mod tests {
             "    fn g() {\r\n        let a = 1;  \r\n\r\n    }\r\n".repeat(30),
             "class K:\n  \n    \"ünï — cödé\"\n    x = {\n}\n\n\n\n\n\n\n\ny = (1,\n)\n".repeat(20),
         ];
+        let mut cuts = 0;
         for source in &sources {
             for room in (30..600).step_by(7) {
                 if let Some((cut, text, t)) = cut_to_fit(source, 1, &titled, room) {
                     assert_eq!(t, count_tokens(&text), "{cut:?}");
                     assert!(t <= room);
+                    cuts += 1;
                 }
             }
         }
+        assert!(cuts > 200, "{cuts} cuts");
+    }
+
+    #[test]
+    fn a_cut_that_keeps_every_line_is_the_source_whole() {
+        let titled = |i: usize, s: &str| format!("`item_{i}` a.py:{i}\n```\n{s}\n```\n\n");
+        let source = src(5);
+        let whole = count_tokens(&titled(0, &source));
+        let (shown, _, t) = cut_to_fit(&source, 0, &titled, whole + 10).unwrap();
+        assert_eq!(shown, source, "no cut marker on a source shown whole");
+        assert_eq!(t, whole);
+        let (shown, _, _) = cut_to_fit(&source, 0, &titled, whole - 3).unwrap();
+        assert!(shown.ends_with(CUT_MARKER));
     }
 
     #[test]
