@@ -672,6 +672,26 @@ pub struct FileRefs {
     pub inherits: Vec<RawInherit>,
 }
 
+impl FileRefs {
+    /// The names the file's resolution depends on: if a symbol with one of
+    /// these names appears or disappears anywhere, the file's edges may
+    /// change. The views file each under the referrers table's
+    /// [`crate::store::name_used`] key.
+    pub fn names_used(&self) -> std::collections::BTreeSet<&str> {
+        let mut names = std::collections::BTreeSet::new();
+        for c in &self.calls {
+            names.insert(c.callee.as_str());
+        }
+        for i in &self.inherits {
+            names.insert(i.base.as_str());
+        }
+        for i in &self.imports {
+            names.extend(i.names.iter().map(String::as_str));
+        }
+        names
+    }
+}
+
 /// An import as written (see `sno_extract::Import`).
 #[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize, Debug)]
 pub struct RawImport {

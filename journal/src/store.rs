@@ -20,7 +20,7 @@ use crate::event::{
 };
 use crate::lock::holder_pid;
 use crate::memory::Memory;
-use crate::model::{CommitId, FileRecord, Seq};
+use crate::model::{BlobId, CommitId, FileRecord, Seq};
 use crate::record_parts::{self, RecordRows, EVENT_PARTS};
 use crate::session::SessionRecord;
 use crate::stored;
@@ -37,7 +37,11 @@ pub(crate) const NAMES: TableDefinition<(&str, &str), ()> = TableDefinition::new
 /// Derived like [`NAMES`]: (what is referred to, path of a file that
 /// refers to it), for every edge into a symbol (`S` + the id, big-endian)
 /// and every unresolved call (`N` + the name called), so the callers of a
-/// symbol are found by reading only the files that may call it.
+/// symbol are found by reading only the files that may call it; and for
+/// every name a file's resolution depends on (`U` + the name,
+/// [`crate::model::FileRefs::names_used`]) and every file with an import
+/// (`I`), so a commit re-resolves the files it can affect without reading
+/// the others.
 pub(crate) const REFERRERS: TableDefinition<(&[u8], &str), ()> = TableDefinition::new("referrers");
 const AUDIT: TableDefinition<u64, &[u8]> = TableDefinition::new("audit");
 /// Derived: embedding vectors by the hash of the text embedded.
@@ -386,6 +390,44 @@ impl Journal {
             add_file(&files, path, &mut state)?;
         }
         Ok(Some(state))
+    }
+
+    /// Every path of the views and its blob id, in path order, if the
+    /// head is still `seq` (`None` when it moved): no record is decoded.
+    pub fn blobs_at_head(&self, seq: Seq) -> Result<Option<Vec<(String, BlobId)>>, JournalError> {
+        let r = self.db.begin_read()?;
+        if read_head(&r)?.map(|h| h.seq) != Some(seq) {
+            return Ok(None);
+        }
+        Ok(Some(FileRowsRead::read(&r)?.blobs()?))
+    }
+
+    /// The paths the referrers table files under any of `keys`
+    /// ([`name_used`], [`IMPORTER`], [`symbol_referred`],
+    /// [`name_referred`]), if the head is still `seq` (`None` when it
+    /// moved): no record is read.
+    pub fn referrer_paths_at_head(
+        &self,
+        seq: Seq,
+        keys: &[Vec<u8>],
+    ) -> Result<Option<BTreeSet<String>>, JournalError> {
+        let r = self.db.begin_read()?;
+        if read_head(&r)?.map(|h| h.seq) != Some(seq) {
+            return Ok(None);
+        }
+        let referrers = r.open_table(REFERRERS)?;
+        let mut out = BTreeSet::new();
+        for key in keys {
+            for row in referrers.range((key.as_slice(), "")..)? {
+                let (k, _) = row?;
+                let (referred, path) = k.value();
+                if referred != key.as_slice() {
+                    break;
+                }
+                out.insert(path.to_string());
+            }
+        }
+        Ok(Some(out))
     }
 
     /// Every record of the views in path order, `batch` files at a time,
@@ -934,8 +976,12 @@ impl Journal {
             let mut names = tx.open_table(NAMES)?;
             let mut referrers = tx.open_table(REFERRERS)?;
             for (path, rec) in state {
-                files.put(path.as_str(), stored::encode_view_row(rec).as_slice())?;
-                let keys = Derived::of(&rec.symbols, &rec.edges);
+                files.put(
+                    path.as_str(),
+                    rec.blob,
+                    stored::encode_view_row(rec).as_slice(),
+                )?;
+                let keys = Derived::of(&rec.symbols, &rec.edges, &rec.refs);
                 for k in &keys.names {
                     names.insert((k.as_str(), path.as_str()), ())?;
                 }
@@ -1469,6 +1515,18 @@ pub fn symbol_referred(id: crate::model::SymbolId) -> Vec<u8> {
     k
 }
 
+/// The key under which the referrers table files the files whose
+/// resolution depends on `name` ([`crate::model::FileRefs::names_used`]).
+pub fn name_used(name: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(name.len() + 1);
+    k.push(b'U');
+    k.extend_from_slice(name.as_bytes());
+    k
+}
+
+/// The key under which the referrers table files every file with an import.
+pub const IMPORTER: &[u8] = b"I";
+
 /// The key under which the referrers table files unresolved calls of `name`.
 pub fn name_referred(name: &str) -> Vec<u8> {
     let mut k = Vec::with_capacity(name.len() + 1);
@@ -1508,7 +1566,7 @@ pub(crate) fn put_view(
 ) -> Result<(), JournalError> {
     let old_keys = old
         .as_ref()
-        .map(|o| Derived::of(&o.symbols, &o.edges))
+        .map(|o| Derived::of(&o.symbols, &o.edges, &o.refs))
         .unwrap_or_default();
     let new = NewView::of(old, d)?;
     write_view(files, names, referrers, &d.path, &old_keys, &new)
@@ -1518,7 +1576,8 @@ pub(crate) fn put_view(
 /// derived tables: made apart from the write, so a first index makes the
 /// next files' rows while the writer stores the last ones.
 pub(crate) struct NewView {
-    row: Option<Vec<u8>>,
+    /// The file's blob id and row; `None` when it is gone.
+    row: Option<(BlobId, Vec<u8>)>,
     keys: Derived,
 }
 
@@ -1529,15 +1588,15 @@ impl NewView {
         d: &crate::event::FileDelta,
     ) -> Result<NewView, JournalError> {
         let added = old.is_none().then(|| delta::encode_added_view(d)).flatten();
-        Ok(match added {
-            Some(bytes) => NewView {
-                row: Some(stored::view_row(&bytes)),
-                keys: Derived::of(&d.symbols_added, &d.edges_added),
+        Ok(match (added, &d.change) {
+            (Some(bytes), crate::event::FileChange::Added(meta)) => NewView {
+                row: Some((meta.blob, stored::view_row(&bytes))),
+                keys: Derived::of(&d.symbols_added, &d.edges_added, &meta.refs),
             },
-            None => match delta::apply(old, d)? {
+            _ => match delta::apply(old, d)? {
                 Some(new) => NewView {
-                    row: Some(stored::encode_view_row(&new)),
-                    keys: Derived::of(&new.symbols, &new.edges),
+                    row: Some((new.blob, stored::encode_view_row(&new))),
+                    keys: Derived::of(&new.symbols, &new.edges, &new.refs),
                 },
                 None => NewView {
                     row: None,
@@ -1572,7 +1631,7 @@ fn write_view(
         referrers.insert((k.as_slice(), path), ())?;
     }
     match &new.row {
-        Some(bytes) => files.put(path, bytes)?,
+        Some((blob, bytes)) => files.put(path, *blob, bytes)?,
         None => files.remove(path)?,
     }
     Ok(())
@@ -1586,8 +1645,14 @@ struct Derived {
 }
 
 impl Derived {
-    fn of(symbols: &[crate::model::Symbol], edges: &[crate::model::Edge]) -> Derived {
+    fn of(
+        symbols: &[crate::model::Symbol],
+        edges: &[crate::model::Edge],
+        refs: &crate::model::FileRefs,
+    ) -> Derived {
         use crate::model::{EdgeKind, EdgeTarget};
+        let used = refs.names_used().into_iter().map(name_used);
+        let importer = (!refs.imports.is_empty()).then(|| IMPORTER.to_vec());
         Derived {
             names: symbols
                 .iter()
@@ -1604,6 +1669,8 @@ impl Derived {
                     }
                     _ => None,
                 })
+                .chain(used)
+                .chain(importer)
                 .collect(),
         }
     }
@@ -1697,7 +1764,7 @@ fn append_in_batches<R, K: redb::Key + 'static>(
 pub fn expected_derived_rows(state: &State) -> DerivedRows {
     let mut rows = DerivedRows::default();
     for (path, rec) in state {
-        let d = Derived::of(&rec.symbols, &rec.edges);
+        let d = Derived::of(&rec.symbols, &rec.edges, &rec.refs);
         rows.names
             .extend(d.names.into_iter().map(|k| (k, path.clone())));
         rows.referrers

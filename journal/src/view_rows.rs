@@ -12,15 +12,19 @@ use std::borrow::Cow;
 use redb::{ReadableTable, Table, TableDefinition, WriteTransaction};
 
 use crate::error::JournalError;
-use crate::model::FileRecord;
+use crate::model::{BlobId, FileRecord};
 
-/// Path → a tag byte ([`WHOLE`] and the row, or [`IN_PIECES`]).
+/// Path → a tag byte ([`WHOLE`] or [`IN_PIECES`]), the file's blob id
+/// (so a listing of the views' blobs reads no row), and for [`WHOLE`] the
+/// row.
 pub(crate) const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 /// (path, piece number) → the row's bytes, in order, for rows stored in pieces.
 pub(crate) const FILE_PIECES: TableDefinition<(&str, u32), &[u8]> =
     TableDefinition::new("file_pieces");
 
-/// The row follows the tag.
+/// The tag and the blob id before a row.
+const HEADER: usize = 1 + 20;
+/// The row follows the tag and blob id.
 const WHOLE: u8 = 0;
 /// The row is the file's pieces, concatenated.
 const IN_PIECES: u8 = 1;
@@ -73,21 +77,23 @@ impl<'t> FileRowsMut<'t> {
     }
 
     /// Stores `row` as `path`'s row, in place of any it had.
-    pub(crate) fn put(&mut self, path: &str, row: &[u8]) -> Result<(), JournalError> {
+    pub(crate) fn put(&mut self, path: &str, blob: BlobId, row: &[u8]) -> Result<(), JournalError> {
         let len = piece_len(path);
-        let had_pieces = if row.len() <= len {
-            let mut value = Vec::with_capacity(1 + row.len());
-            value.push(WHOLE);
+        let whole = row.len() + HEADER <= len;
+        let mut value = Vec::with_capacity(HEADER + if whole { row.len() } else { 0 });
+        value.push(if whole { WHOLE } else { IN_PIECES });
+        value.extend_from_slice(&blob.0);
+        if whole {
             value.extend_from_slice(row);
-            self.files.insert(path, value.as_slice())?
-        } else {
-            self.files.insert(path, [IN_PIECES].as_slice())?
         }
-        .is_some_and(|old| old.value().first() == Some(&IN_PIECES));
+        let had_pieces = self
+            .files
+            .insert(path, value.as_slice())?
+            .is_some_and(|old| old.value().first() == Some(&IN_PIECES));
         if had_pieces {
             self.remove_pieces(path)?;
         }
-        if row.len() > len {
+        if !whole {
             for (n, piece) in row.chunks(len).enumerate() {
                 self.pieces.insert((path, n as u32), piece)?;
             }
@@ -144,6 +150,17 @@ where
         Ok(())
     }
 
+    /// Every file's path and blob id, in path order, without decoding a
+    /// row.
+    pub(crate) fn blobs(&self) -> Result<Vec<(String, BlobId)>, JournalError> {
+        let mut out = Vec::with_capacity(self.files.len()? as usize);
+        for row in self.files.iter()? {
+            let (k, v) = row?;
+            out.push((k.value().to_string(), blob_of(v.value())?));
+        }
+        Ok(out)
+    }
+
     /// How many files the views hold.
     pub(crate) fn len(&self) -> Result<u64, JournalError> {
         Ok(self.files.len()?)
@@ -172,9 +189,9 @@ where
 
     /// A row's encoded view, its pieces joined when it is in pieces.
     fn joined<'a>(&self, path: &str, stored: &'a [u8]) -> Result<Cow<'a, [u8]>, JournalError> {
-        match stored.split_first() {
-            Some((&WHOLE, row)) => Ok(Cow::Borrowed(row)),
-            Some((&IN_PIECES, _)) => {
+        match (stored.first(), stored.get(HEADER..)) {
+            (Some(&WHOLE), Some(row)) => Ok(Cow::Borrowed(row)),
+            (Some(&IN_PIECES), Some(_)) => {
                 let mut row = Vec::new();
                 for piece in self.pieces.range((path, 0)..=(path, u32::MAX))? {
                     row.extend_from_slice(piece?.1.value());
@@ -185,6 +202,16 @@ where
                 "an empty or unknown view row".into(),
             ))),
         }
+    }
+}
+
+/// The blob id a `files` value names.
+fn blob_of(stored: &[u8]) -> Result<BlobId, JournalError> {
+    match stored.get(1..HEADER) {
+        Some(id) => Ok(BlobId(id.try_into().expect("HEADER - 1 bytes"))),
+        None => Err(bad_row(crate::event::DecodeError::Payload(
+            "a view row without its blob id".into(),
+        ))),
     }
 }
 
@@ -230,8 +257,8 @@ mod tests {
         let tx = db.begin_write().unwrap();
         {
             let mut rows = FileRowsMut::write(&tx).unwrap();
-            rows.put("src/big.rs", &row(&big)).unwrap();
-            rows.put("src/small.rs", &row(&small)).unwrap();
+            rows.put("src/big.rs", big.blob, &row(&big)).unwrap();
+            rows.put("src/small.rs", small.blob, &row(&small)).unwrap();
             assert!(rows.get("src/big.rs").unwrap() == Some(big.clone()));
             assert!(rows.get("src/small.rs").unwrap() == Some(small.clone()));
         }
@@ -266,15 +293,23 @@ mod tests {
                     ("src/small.rs".into(), small.clone())
                 ]
             );
+            // Each row's blob id is read without its row.
+            assert_eq!(
+                rows.blobs().unwrap(),
+                vec![
+                    ("src/big.rs".into(), big.blob),
+                    ("src/small.rs".into(), small.blob)
+                ]
+            );
         }
         // The big file becomes small (its pieces go), then is removed.
         let tx = db.begin_write().unwrap();
         {
             let mut rows = FileRowsMut::write(&tx).unwrap();
-            rows.put("src/big.rs", &row(&small)).unwrap();
+            rows.put("src/big.rs", small.blob, &row(&small)).unwrap();
             assert!(rows.get("src/big.rs").unwrap() == Some(small.clone()));
             assert_eq!(rows.pieces.len().unwrap(), 0);
-            rows.put("src/big.rs", &row(&big)).unwrap();
+            rows.put("src/big.rs", big.blob, &row(&big)).unwrap();
             assert!(rows.pieces.len().unwrap() > 0);
             rows.remove("src/big.rs").unwrap();
             assert_eq!(rows.pieces.len().unwrap(), 0);

@@ -168,54 +168,86 @@ pub(crate) const KEEP_FILES: u64 = 12_000;
 /// the next commit finds it.
 pub(crate) const LAZY_FROM_FILES: u64 = KEEP_FILES + 1;
 
-/// The resolution indexes of the views at `seq`, read a batch of records
-/// at a time, none kept; and each file's blob, as records that hold
-/// nothing else: what a full listing is reconciled with.
-///
-/// Records are decoded on the caller's thread while another indexes the
-/// batch before: each was about half of the work (3.3-3.8 s a commit on
-/// 8.4M lines, on one core).
-fn streamed_index(journal: &Journal, seq: Seq) -> Result<(RepoIndex, State), IndexError> {
-    let (send, receive) = std::sync::mpsc::sync_channel::<State>(2);
-    let (read, built) = std::thread::scope(|scope| {
-        let builder = scope.spawn(move || {
-            let mut index = RepoIndex::streamed();
-            let mut blobs = State::new();
-            for batch in receive {
-                index.add(&batch);
-                for (path, rec) in &batch {
-                    blobs.insert(path.clone(), blob_only(rec));
-                }
-            }
-            (index.finish(), blobs)
-        });
-        let read = journal.files_in_batches(seq, 512, |batch| send.send(batch).is_ok());
-        drop(send);
-        let built = builder
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (read, built)
-    });
-    if !read? {
-        return Err(IndexError::HeadMoved);
-    }
-    Ok(built)
+/// The index a commit over records read on demand starts from: the views'
+/// paths, and no symbol until resolution asks for it
+/// ([`RepoIndex::partial`]); with each path's blob as a record of nothing
+/// else, for the run's first listing to be reconciled with.
+fn partial_index(journal: &Journal, seq: Seq) -> Result<(RepoIndex, State), IndexError> {
+    let blobs = journal.blobs_at_head(seq)?.ok_or(IndexError::HeadMoved)?;
+    let index = RepoIndex::partial(blobs.iter().map(|(p, _)| p));
+    let blobs = blobs
+        .into_iter()
+        .map(|(path, blob)| {
+            let rec = FileRecord {
+                path: path.clone(),
+                blob,
+                language: None,
+                size: 0,
+                lines: 0,
+                state: sno_journal::model::FileState::Parsed,
+                diagnostics: Vec::new(),
+                symbols: Vec::new(),
+                edges: Vec::new(),
+                refs: Default::default(),
+                masked_secrets: 0,
+            };
+            (path, rec)
+        })
+        .collect();
+    Ok((index, blobs))
 }
 
-/// A record with only its path and blob.
-fn blob_only(rec: &FileRecord) -> FileRecord {
-    FileRecord {
-        path: rec.path.clone(),
-        blob: rec.blob,
-        language: rec.language,
-        size: rec.size,
-        lines: rec.lines,
-        state: rec.state.clone(),
-        diagnostics: Vec::new(),
-        symbols: Vec::new(),
-        edges: Vec::new(),
-        refs: Default::default(),
-        masked_secrets: 0,
+/// The views a commit over records read on demand reads, at the head
+/// `seq`. A read that fails, or finds the head moved, is kept in `failed`
+/// and answered with nothing: the caller then writes no delta.
+struct ViewsAt<'j> {
+    journal: &'j Journal,
+    seq: Seq,
+    failed: Option<IndexError>,
+}
+
+impl ViewsAt<'_> {
+    fn or_fail<T: Default>(&mut self, got: Result<Option<T>, sno_journal::JournalError>) -> T {
+        match got {
+            Ok(Some(t)) => t,
+            Ok(None) => {
+                self.failed.get_or_insert(IndexError::HeadMoved);
+                T::default()
+            }
+            Err(e) => {
+                self.failed.get_or_insert(IndexError::from(e));
+                T::default()
+            }
+        }
+    }
+}
+
+impl sno_index::advance::Views for ViewsAt<'_> {
+    fn records(&mut self, paths: &[&str]) -> State {
+        let got = self.journal.files_at_head(self.seq, paths);
+        self.or_fail(got)
+    }
+
+    fn defining(&mut self, keys: &[String]) -> State {
+        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let got = self
+            .journal
+            .files_naming_at_head(self.seq, &keys, usize::MAX);
+        self.or_fail(got)
+    }
+
+    fn users(&mut self, name: &str) -> std::collections::BTreeSet<String> {
+        let got = self
+            .journal
+            .referrer_paths_at_head(self.seq, &[sno_journal::store::name_used(name)]);
+        self.or_fail(got)
+    }
+
+    fn importers(&mut self) -> std::collections::BTreeSet<String> {
+        let got = self
+            .journal
+            .referrer_paths_at_head(self.seq, &[sno_journal::store::IMPORTER.to_vec()]);
+        self.or_fail(got)
     }
 }
 
@@ -519,7 +551,7 @@ impl Run<'_> {
         let mut index = match (kept_index, lazy) {
             (Some(index), _) => index,
             (None, Some(seq)) => {
-                let (index, b) = off_the_runtime(|| streamed_index(journal, seq))?;
+                let (index, b) = off_the_runtime(|| partial_index(journal, seq))?;
                 blobs = b;
                 index
             }
@@ -633,24 +665,17 @@ impl Run<'_> {
             let deltas = match lazy {
                 None => off_the_runtime(|| advance(&mut state, &mut index, updates, after)),
                 Some(seq) => {
-                    let mut failed = None;
-                    let mut read = |paths: &[&str]| match journal.files_at_head(seq, paths) {
-                        Ok(Some(s)) => s,
-                        Ok(None) => {
-                            failed.get_or_insert(IndexError::HeadMoved);
-                            State::new()
-                        }
-                        Err(e) => {
-                            failed.get_or_insert(IndexError::from(e));
-                            State::new()
-                        }
+                    let mut views = ViewsAt {
+                        journal,
+                        seq,
+                        failed: None,
                     };
                     let deltas = off_the_runtime(|| {
-                        advance_with(&mut state, &mut index, updates, after, Some(&mut read))
+                        advance_with(&mut state, &mut index, updates, after, Some(&mut views))
                     });
                     // A record that could not be read makes every delta
                     // doubtful: nothing is written.
-                    if let Some(e) = failed {
+                    if let Some(e) = views.failed {
                         return Err(e);
                     }
                     tracing::debug!(

@@ -48,14 +48,15 @@ impl RepoIndex {
         }
     }
 
-    /// An index made a batch of records at a time (in path order), with
-    /// its reference index, for [`advance_with`] over a state read on
-    /// demand: equal to [`RepoIndex::new`] of the whole state, prepared.
-    pub fn streamed() -> StreamedIndex {
-        StreamedIndex {
-            paths: Vec::new(),
-            symbols: SymbolIndex::default(),
-            refs: RefIndex::default(),
+    /// An index of the repository's paths and of no file's symbols yet,
+    /// for [`advance_with`] over records read on demand: it reads the
+    /// symbols resolution asks for from the [`Views`], and gives the
+    /// deltas an index of the whole state gives.
+    pub fn partial<'p>(paths: impl Iterator<Item = &'p String>) -> RepoIndex {
+        RepoIndex {
+            paths: PathIndex::new(paths),
+            symbols: SymbolIndex::partial(),
+            refs: None,
         }
     }
 
@@ -77,48 +78,33 @@ impl RepoIndex {
     }
 }
 
-/// A [`RepoIndex`] being made from records that are not kept.
-pub struct StreamedIndex {
-    paths: Vec<String>,
-    symbols: SymbolIndex,
-    refs: RefIndex,
+/// What an advance over records read on demand ([`advance_with`]) asks of
+/// the views it moves from (the previous state, as stored): each answer
+/// reads only what it names.
+pub trait Views {
+    /// The records of those of `paths` the views have.
+    fn records(&mut self, paths: &[&str]) -> State;
+    /// The records of every file defining a symbol under one of `keys`
+    /// ([`sno_journal::store::name_key`]).
+    fn defining(&mut self, keys: &[String]) -> State;
+    /// The paths of the files whose resolution depends on `name`
+    /// ([`names_used`]).
+    fn users(&mut self, name: &str) -> BTreeSet<String>;
+    /// The paths of the files with an import.
+    fn importers(&mut self) -> BTreeSet<String>;
 }
 
-impl StreamedIndex {
-    /// Adds the next records (in path order).
-    pub fn add(&mut self, batch: &State) {
-        for (path, rec) in batch {
-            self.paths.push(path.clone());
-            // In path order, each entry goes after the name's others:
-            // pushed, and the order checked once at the end.
-            self.symbols.add_unordered(rec);
-            self.refs.add(rec);
-        }
-    }
-
-    /// The index.
-    pub fn finish(mut self) -> RepoIndex {
-        self.symbols.put_in_order();
-        RepoIndex {
-            paths: PathIndex::new(self.paths.iter()),
-            symbols: self.symbols,
-            refs: Some(self.refs),
-        }
-    }
-}
-
-/// Reads the current records of paths a state read on demand lacks (those
-/// the views have).
-pub type Loader<'l> = &'l mut dyn FnMut(&[&str]) -> State;
+/// The views an advance reads on demand, if it does.
+type Lazy<'v> = Option<&'v mut dyn Views>;
 
 /// Loads into `state` the records of `paths` it lacks; returns the paths
 /// loaded.
 fn ensure<'p>(
     state: &mut State,
-    load: &mut Option<Loader<'_>>,
+    views: &mut Lazy<'_>,
     paths: impl IntoIterator<Item = &'p str>,
 ) -> Vec<String> {
-    let Some(load) = load else {
+    let Some(views) = views else {
         return Vec::new();
     };
     let missing: Vec<&str> = paths
@@ -128,7 +114,7 @@ fn ensure<'p>(
     if missing.is_empty() {
         return Vec::new();
     }
-    let got = load(&missing);
+    let got = views.records(&missing);
     let loaded: Vec<String> = got.keys().cloned().collect();
     state.extend(got);
     loaded
@@ -257,20 +243,41 @@ pub fn advance(
     advance_with(state, index, updates, after, None)
 }
 
-/// [`advance`] over a state that holds only some of the records, `load`
-/// reading the others when a step needs them (the index is the whole
-/// state's, from [`RepoIndex::streamed`]): what a commit costs a
-/// repository too large to hold. Records read only to be checked are
-/// dropped again; the deltas are those of the whole state.
+/// [`advance`] over a state that holds only some of the records, `views`
+/// reading the others when a step needs them, with an index that holds
+/// only the files resolution asks for ([`RepoIndex::partial`]): what a
+/// commit costs a repository too large to hold. Which files a change
+/// affects is read from the views' tables, the names a resolution looks up
+/// are completed from the files defining them until it looks up none it
+/// lacks, and records read only to be checked are dropped again; the
+/// deltas are those of the whole state.
 pub fn advance_with(
     state: &mut State,
     index: &mut RepoIndex,
     updates: BTreeMap<String, Option<FileRecord>>,
     after: StateAfter,
-    mut load: Option<Loader<'_>>,
+    mut views: Lazy<'_>,
 ) -> Vec<FileDelta> {
-    debug_assert!(load.is_none() || index.refs.is_some());
-    ensure(state, &mut load, updates.keys().map(String::as_str));
+    let lazy = views.is_some();
+    debug_assert_eq!(lazy, index.symbols.is_partial());
+    ensure(state, &mut views, updates.keys().map(String::as_str));
+    if let Some(v) = views.as_deref_mut() {
+        // Every definition of a name the commit adds or removes is held
+        // before it moves: counts and uniqueness are the whole state's.
+        let keys: BTreeSet<String> = updates
+            .iter()
+            .flat_map(|(path, new)| state.get(path).into_iter().chain(new.iter()))
+            .flat_map(|r| &r.symbols)
+            .map(|s| sno_journal::store::name_key(&s.name).to_string())
+            .collect();
+        let keys: Vec<String> = keys.into_iter().collect();
+        let defining = v.defining(&keys);
+        index.symbols.add_complete(&keys, &defining);
+        // The commit's files come from the commit from now on.
+        for path in updates.keys() {
+            index.symbols.hold(path);
+        }
+    }
     let mut before: BTreeMap<String, Option<FileRecord>> = BTreeMap::new();
     // Names whose definitions appeared or vanished, and the files where.
     let mut affected_names: FxHashMap<String, BTreeSet<String>> = FxHashMap::default();
@@ -279,10 +286,11 @@ pub fn advance_with(
     // Names of members (methods) that appeared or vanished: `x.name()` and
     // `self.name()` anywhere may now find another one.
     let mut members_moved: FxHashSet<String> = FxHashSet::default();
-    let initial = state.is_empty() && load.is_none();
+    let initial = state.is_empty() && !lazy;
     // A first index resolves every file, so it needs no reference index;
-    // every later commit does, and keeps it in step below.
-    if !initial {
+    // every later commit does, and keeps it in step below (over records
+    // read on demand, the views' tables stand for it).
+    if !initial && !lazy {
         index.refs(state);
     }
     for (path, new) in updates {
@@ -381,8 +389,22 @@ pub fn advance_with(
     // `to_resolve` already.
     let refs = index.refs.as_ref();
     for (name, defined_in) in &affected_names {
-        let Some(users) = refs.and_then(|r| r.users.get(name)) else {
-            continue;
+        // The views' users, but for the commit's own files: those still
+        // there are resolved anyway, and the others are gone.
+        let users: Vec<String> = match (refs, views.as_deref_mut()) {
+            (Some(refs), _) => refs
+                .users
+                .get(name)
+                .into_iter()
+                .flatten()
+                .map(|u| u.to_string())
+                .collect(),
+            (None, Some(v)) => v
+                .users(name)
+                .into_iter()
+                .filter(|u| !before.contains_key(u))
+                .collect(),
+            (None, None) => continue,
         };
         // A repository-unique name can only start or stop being unique when
         // its count passes through one; otherwise only files that import one
@@ -393,7 +415,7 @@ pub fn advance_with(
             || any_family_may_change(&tb, &ta)
             || members_moved.contains(name)
         {
-            to_resolve.extend(users.iter().map(|u| u.to_string()));
+            to_resolve.extend(users);
             continue;
         }
         // Otherwise only files that can see the changed files: those that
@@ -401,13 +423,13 @@ pub fn advance_with(
         let dirs: BTreeSet<&str> = defined_in.iter().map(|p| dir_of(p)).collect();
         let loaded = ensure(
             state,
-            &mut load,
+            &mut views,
             users
                 .iter()
-                .map(|u| &**u)
+                .map(String::as_str)
                 .filter(|u| !to_resolve.contains(*u) && !dirs.contains(dir_of(u))),
         );
-        for user in users {
+        for user in &users {
             let user: &str = user;
             if !to_resolve.contains(user)
                 && (dirs.contains(dir_of(user)) || imports_any(&state[user], defined_in))
@@ -419,19 +441,29 @@ pub fn advance_with(
             to_resolve.contains(p) || before.contains_key(p)
         });
     }
-    let resolver = Resolver::new(&index.paths, &index.symbols);
-    if let (true, Some(refs)) = (paths_changed, refs) {
+    let importers: Option<Vec<String>> = match (paths_changed, refs, views.as_deref_mut()) {
+        (false, _, _) => None,
+        (true, Some(refs), _) => Some(refs.importers.iter().map(|p| p.to_string()).collect()),
+        (true, None, Some(v)) => Some(
+            v.importers()
+                .into_iter()
+                .filter(|p| !before.contains_key(p))
+                .collect(),
+        ),
+        (true, None, None) => None,
+    };
+    if let Some(importers) = importers {
+        let resolver = Resolver::new(&index.paths, &index.symbols);
         // A new or vanished path can only change import targets; files whose
         // imports still resolve the same keep their edges. Read on demand,
         // a block of importers at a time.
-        let importers: Vec<&str> = refs
-            .importers
+        let importers: Vec<&str> = importers
             .iter()
-            .map(|p| &**p)
+            .map(String::as_str)
             .filter(|p| !to_resolve.contains(*p))
             .collect();
         for block in importers.chunks(512) {
-            let loaded = ensure(state, &mut load, block.iter().copied());
+            let loaded = ensure(state, &mut views, block.iter().copied());
             for path in block {
                 let rec = &state[*path];
                 let current = rec.edges.iter().filter(|e| e.kind == EdgeKind::Imports);
@@ -444,11 +476,29 @@ pub fn advance_with(
             });
         }
     }
-    ensure(state, &mut load, to_resolve.iter().map(String::as_str));
+    ensure(state, &mut views, to_resolve.iter().map(String::as_str));
+    // A partial index holds every file it resolves: their own types'
+    // bases and members are looked up in it.
+    for path in &to_resolve {
+        index.symbols.add_held(&state[path.as_str()]);
+    }
 
-    // Resolution is pure, so files resolve on all cores.
+    // Resolution is pure, so files resolve on all cores. Over a partial
+    // index it is run again with the names it lacked until it lacks none:
+    // then every name it looked up was whole, and so are its edges.
     let to_resolve: Vec<&String> = to_resolve.iter().collect();
-    let resolved = par_map(&to_resolve, |p| resolver.edges_for(&state[*p]));
+    let resolved = loop {
+        let resolver = Resolver::new(&index.paths, &index.symbols);
+        let resolved = par_map(&to_resolve, |p| resolver.edges_for(&state[*p]));
+        let missed = index.symbols.take_missed();
+        match views.as_deref_mut() {
+            Some(v) if !missed.is_empty() => {
+                let defining = v.defining(&missed);
+                index.symbols.add_complete(&missed, &defining);
+            }
+            _ => break resolved,
+        }
+    };
     for (path, edges) in to_resolve.into_iter().zip(resolved) {
         let rec = state
             .get_mut(path.as_str())
@@ -557,10 +607,12 @@ impl FirstIndex {
 
 #[cfg(test)]
 mod tests {
-    use super::{advance, advance_with, FirstIndex, RepoIndex, StateAfter};
+    use super::{advance, advance_with, FirstIndex, RepoIndex, StateAfter, Views};
+    use crate::resolve::names_used;
     use sno_journal::delta::State;
     use sno_journal::model::{FileRecord, RawCall, RawImport};
     use sno_journal::test_support::record;
+    use std::collections::BTreeSet;
 
     /// Files that call each other's functions by bare name, through
     /// imports, and by names defined twice (a guess), in several dirs.
@@ -629,10 +681,61 @@ mod tests {
         assert!(got == expected);
     }
 
-    /// A commit advanced over records read on demand, with the index made
-    /// a batch at a time, gives the deltas of the same advance over the
-    /// whole state; one that adds or removes no file reads only some of the
-    /// records (one that does checks every importer, a block at a time).
+    /// The views of a state, answering as the stored views do, and
+    /// counting what is asked of them.
+    struct Over<'a> {
+        views: &'a State,
+        /// Paths whose records were read to be checked or resolved.
+        read: BTreeSet<String>,
+        /// Keys whose defining files were read.
+        defined: BTreeSet<String>,
+    }
+
+    impl Views for Over<'_> {
+        fn records(&mut self, paths: &[&str]) -> State {
+            self.read.extend(paths.iter().map(|p| p.to_string()));
+            paths
+                .iter()
+                .filter_map(|p| self.views.get(*p).map(|r| (p.to_string(), r.clone())))
+                .collect()
+        }
+
+        fn defining(&mut self, keys: &[String]) -> State {
+            self.defined.extend(keys.iter().cloned());
+            self.views
+                .iter()
+                .filter(|(_, r)| {
+                    r.symbols.iter().any(|s| {
+                        keys.iter()
+                            .any(|k| k == sno_journal::store::name_key(&s.name))
+                    })
+                })
+                .map(|(p, r)| (p.clone(), r.clone()))
+                .collect()
+        }
+
+        fn users(&mut self, name: &str) -> BTreeSet<String> {
+            self.views
+                .iter()
+                .filter(|(_, r)| names_used(r).contains(name))
+                .map(|(p, _)| p.clone())
+                .collect()
+        }
+
+        fn importers(&mut self) -> BTreeSet<String> {
+            self.views
+                .iter()
+                .filter(|(_, r)| !r.refs.imports.is_empty())
+                .map(|(p, _)| p.clone())
+                .collect()
+        }
+    }
+
+    /// A commit advanced over records read on demand, with an index that
+    /// holds only what resolution asks for, gives the deltas of the same
+    /// advance over the whole state; one that adds or removes no file reads
+    /// only some of the records to check or resolve (one that does checks
+    /// every importer, a block at a time).
     #[test]
     fn an_advance_over_records_read_on_demand_equals_one_over_the_whole_state() {
         let recs = repository();
@@ -675,23 +778,13 @@ mod tests {
                 "other files are re-resolved"
             );
 
-            let mut streamed = RepoIndex::streamed();
-            let records: Vec<(&String, &FileRecord)> = views.iter().collect();
-            for block in records.chunks(100) {
-                let batch: State = block
-                    .iter()
-                    .map(|(p, r)| ((*p).clone(), (*r).clone()))
-                    .collect();
-                streamed.add(&batch);
-            }
-            let mut index = streamed.finish();
-            let mut read = std::collections::BTreeSet::new();
-            let mut load = |paths: &[&str]| -> State {
-                read.extend(paths.iter().map(|p| p.to_string()));
-                paths
-                    .iter()
-                    .filter_map(|p| views.get(*p).map(|r| (p.to_string(), r.clone())))
-                    .collect()
+            let updates_keys: Vec<String> = updates.keys().cloned().collect();
+            let updates_new: Vec<FileRecord> = updates.values().flatten().cloned().collect();
+            let mut index = RepoIndex::partial(views.keys());
+            let mut over = Over {
+                views: &views,
+                read: BTreeSet::new(),
+                defined: BTreeSet::new(),
             };
             let mut partial = State::default();
             let got = advance_with(
@@ -699,8 +792,22 @@ mod tests {
                 &mut index,
                 updates,
                 StateAfter::Dropped,
-                Some(&mut load),
+                Some(&mut over),
             );
+            // Beside the names the commit moves, those the files it
+            // re-resolves look up were read whole, as they missed.
+            let moved: BTreeSet<String> = updates_keys
+                .iter()
+                .filter_map(|p| views.get(p))
+                .chain(updates_new.iter())
+                .flat_map(|r| r.symbols.iter().map(|s| s.name.clone()))
+                .collect();
+            assert!(
+                over.defined.difference(&moved).next().is_some(),
+                "{:?}",
+                over.defined
+            );
+            let read = over.read;
             assert!(
                 got == expected,
                 "{} deltas against {}",

@@ -528,9 +528,104 @@ pub struct SymbolIndex {
     types: HashMap<SymbolId, (std::sync::Arc<str>, std::sync::Arc<str>)>,
     /// The bases each type names, as written.
     bases: HashMap<SymbolId, Vec<String>>,
+    /// Set for an index of some of the repository's files only.
+    partial: Option<Partial>,
+}
+
+/// What an index of some files knows of itself: the names whose every
+/// definition it holds, and the others resolution asked for.
+#[derive(Debug, Default)]
+struct Partial {
+    /// Keys ([`sno_journal::store::name_key`]) whose files are all held.
+    complete: HashSet<String>,
+    /// Files held (their symbols added), and files that must not be read
+    /// from the views (the commit being indexed changes them).
+    held: HashSet<String>,
+    /// Keys looked up while not complete: resolution asks for them, is
+    /// run again once they are, and is final when it asks for none.
+    missed: std::sync::Mutex<HashSet<String>>,
 }
 
 impl SymbolIndex {
+    /// An index holding no file yet, which notes every name it is asked
+    /// for before all of the name's files are added
+    /// ([`SymbolIndex::take_missed`], [`SymbolIndex::add_complete`]).
+    pub fn partial() -> SymbolIndex {
+        SymbolIndex {
+            partial: Some(Partial::default()),
+            ..SymbolIndex::default()
+        }
+    }
+
+    /// Whether this index holds only some files ([`SymbolIndex::partial`]).
+    pub fn is_partial(&self) -> bool {
+        self.partial.is_some()
+    }
+
+    /// The definitions of `name`; in a partial index, a name not complete
+    /// is noted as missed.
+    fn named(&self, name: &str) -> Option<&Vec<NameEntry>> {
+        if let Some(p) = &self.partial {
+            let key = sno_journal::store::name_key(name);
+            if !p.complete.contains(key) {
+                p.missed
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(key.to_string());
+            }
+        }
+        self.by_name.get(name)
+    }
+
+    /// The keys asked for and not complete since the last call, in order.
+    pub fn take_missed(&mut self) -> Vec<String> {
+        let Some(p) = &mut self.partial else {
+            return Vec::new();
+        };
+        let missed = std::mem::take(p.missed.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let mut missed: Vec<String> = missed
+            .into_iter()
+            .filter(|k| !p.complete.contains(k))
+            .collect();
+        missed.sort();
+        missed
+    }
+
+    /// Whether a partial index holds `path`'s symbols or must not read them.
+    pub fn holds(&self, path: &str) -> bool {
+        self.partial.as_ref().is_some_and(|p| p.held.contains(path))
+    }
+
+    /// In a partial index: adds `rec` unless its file is held, and holds it.
+    pub fn add_held(&mut self, rec: &FileRecord) {
+        let Some(p) = &mut self.partial else {
+            return;
+        };
+        if p.held.insert(rec.path.clone()) {
+            self.insert(rec, true);
+        }
+    }
+
+    /// In a partial index: marks `path` held without adding it (a file
+    /// the commit changes: its records come from the commit).
+    pub fn hold(&mut self, path: &str) {
+        if let Some(p) = &mut self.partial {
+            p.held.insert(path.to_string());
+        }
+    }
+
+    /// In a partial index: adds the files `defining` lists (every file
+    /// defining a symbol under `keys`, as the views have them) that it
+    /// does not hold, and marks `keys` complete.
+    pub fn add_complete(&mut self, keys: &[String], defining: &State) {
+        for rec in defining.values() {
+            self.add_held(rec);
+        }
+        if let Some(p) = &mut self.partial {
+            p.complete.extend(keys.iter().cloned());
+        }
+    }
+
     /// Indexes every symbol of a state.
     pub fn new(state: &State) -> SymbolIndex {
         let mut ix = SymbolIndex::default();
@@ -617,8 +712,7 @@ impl SymbolIndex {
     pub fn count(&self, name: &str, want: fn(SymbolKind) -> bool) -> Vec<(u8, usize)> {
         let mut counts: Vec<(u8, usize)> = Vec::new();
         for e in self
-            .by_name
-            .get(name)
+            .named(name)
             .into_iter()
             .flatten()
             .filter(|e| want(e.kind))
@@ -670,8 +764,7 @@ impl SymbolIndex {
         ty_name: Option<&'s str>,
     ) -> impl Iterator<Item = &'s NameEntry> + 's {
         let ty_dir = self.types.get(&ty).map(|(_, p)| dir_of(p).to_string());
-        self.by_name
-            .get(name)
+        self.named(name)
             .into_iter()
             .flatten()
             .filter(move |e| match &e.parent {
@@ -1228,7 +1321,7 @@ impl<'a> Resolver<'a> {
         want: fn(SymbolKind) -> bool,
         top_only: bool,
     ) -> Option<Resolved> {
-        let cands = self.symbols.by_name.get(name)?;
+        let cands = self.symbols.named(name)?;
         let mut all: Vec<&NameEntry> = cands
             .iter()
             .filter(|l| {
@@ -1252,8 +1345,7 @@ impl<'a> Resolver<'a> {
     fn unique(&self, name: &str, want: fn(SymbolKind) -> bool, fam: u8) -> Option<SymbolId> {
         let mut it = self
             .symbols
-            .by_name
-            .get(name)?
+            .named(name)?
             .iter()
             .filter(|l| want(l.kind) && l.family == fam);
         let (first, second) = (it.next()?, it.next());
@@ -1279,7 +1371,7 @@ impl<'a> Resolver<'a> {
     /// of that name and kind with the same owner (`A` of `A::run`). `id`
     /// itself when it declares nothing or the definition is not one symbol.
     fn defined(&self, id: SymbolId, name: &str) -> SymbolId {
-        let Some(cands) = self.symbols.by_name.get(name) else {
+        let Some(cands) = self.symbols.named(name) else {
             return id;
         };
         let Some(decl) = cands.iter().find(|l| l.id == id && l.declaration) else {
@@ -1434,17 +1526,7 @@ impl<'a> Resolver<'a> {
 /// The names a file's resolution depends on: if a symbol with one of these
 /// names appears or disappears anywhere, the file's edges may change.
 pub fn names_used(rec: &FileRecord) -> BTreeSet<&str> {
-    let mut names = BTreeSet::new();
-    for c in &rec.refs.calls {
-        names.insert(c.callee.as_str());
-    }
-    for i in &rec.refs.inherits {
-        names.insert(i.base.as_str());
-    }
-    for i in &rec.refs.imports {
-        names.extend(i.names.iter().map(String::as_str));
-    }
-    names
+    rec.refs.names_used()
 }
 
 #[cfg(test)]

@@ -143,9 +143,10 @@ pub(crate) fn decode_view(row: &[u8]) -> Result<FileRecord, DecodeError> {
 
 /// The layout version of view rows and of the tables derived with them
 /// (5: the names and referrers tables; 6: rows as lz4 blocks; 7: rows
-/// longer than a page in pieces, [`crate::view_rows`]); views of another
+/// longer than a page in pieces, [`crate::view_rows`]; 8: names used and
+/// importers in the referrers table); views of another
 /// version are rebuilt from the journal when the database is opened.
-pub(crate) const VIEWS_VERSION: u16 = 7;
+pub(crate) const VIEWS_VERSION: u16 = 8;
 
 #[cfg(test)]
 mod tests {
