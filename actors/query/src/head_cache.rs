@@ -359,13 +359,28 @@ impl HeadCache {
     /// Writes `bytes` to `file` aside and renames it: a reader never sees
     /// half a file.
     fn write_aside(&self, file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        self.write_aside_with(file, |w| w.write_all(bytes))
+    }
+
+    /// Writes `file` aside through `write` and renames it into place.
+    fn write_aside_with(
+        &self,
+        file: &Path,
+        write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        use std::io::Write;
         std::fs::create_dir_all(&self.dir)?;
         let tmp = file.with_extension(format!("tmp-{}", std::process::id()));
-        std::fs::write(&tmp, bytes)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
+        write(&mut w)?;
+        w.flush()?;
+        drop(w);
         std::fs::rename(tmp, file)
     }
 
-    /// Stores vectors (aside and renamed).
+    /// Stores vectors (aside and renamed). They are written as they are
+    /// read, never copied whole: on 8.4M lines the copy was 200 MB more
+    /// over a commit, beside the previous head's vectors and the new ones.
     pub fn write_vectors(
         &self,
         model: &str,
@@ -373,22 +388,26 @@ impl HeadCache {
         layout: &[FileVectors],
     ) -> std::io::Result<()> {
         let count = vectors.count();
-        let mut out = Vec::with_capacity(
-            16 + count.div_ceil(8) + vectors.scales().len() * 4 + vectors.codes().len(),
-        );
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&(vectors.dim() as u32).to_le_bytes());
-        out.extend_from_slice(&(count as u32).to_le_bytes());
-        let mut bits = vec![0u8; count.div_ceil(8)];
-        for i in vectors.ids() {
-            bits[*i as usize / 8] |= 1 << (i % 8);
-        }
-        out.extend_from_slice(&bits);
-        for f in vectors.scales() {
-            out.extend_from_slice(&f.to_le_bytes());
-        }
-        out.extend(vectors.codes().iter().map(|c| *c as u8));
-        self.write_aside(&self.vectors_file(model), &out)?;
+        self.write_aside_with(&self.vectors_file(model), |out| {
+            out.write_all(MAGIC)?;
+            out.write_all(&(vectors.dim() as u32).to_le_bytes())?;
+            out.write_all(&(count as u32).to_le_bytes())?;
+            let mut bits = vec![0u8; count.div_ceil(8)];
+            for i in vectors.ids() {
+                bits[*i as usize / 8] |= 1 << (i % 8);
+            }
+            out.write_all(&bits)?;
+            for f in vectors.scales() {
+                out.write_all(&f.to_le_bytes())?;
+            }
+            let mut bytes = Vec::with_capacity(1 << 16);
+            for chunk in vectors.codes().chunks(1 << 16) {
+                bytes.clear();
+                bytes.extend(chunk.iter().map(|c| *c as u8));
+                out.write_all(&bytes)?;
+            }
+            Ok(())
+        })?;
         // Paths hold no tab or newline that git would let through unquoted
         // here: a path that does is left out, and its file's vectors are
         // made again at the next head.
