@@ -1,7 +1,7 @@
 //! File records held compressed: what a first index keeps of each parsed
 //! file between parsing it and resolving it against the whole repository.
 //! A record in memory is mostly small heap strings (names, signatures,
-//! docs, callees); packed as its view row (bincode, then an lz4 block) it
+//! docs, callees); packed as its view row (bincode, then a zstd frame) it
 //! takes about a fifth of the room, which is what lets `sno init` hold a
 //! repository of millions of lines in bounded memory.
 

@@ -234,7 +234,7 @@ mod tests {
     use redb::{Database, ReadableDatabase, ReadableTableMetadata};
 
     fn record(path: &str, names: usize) -> FileRecord {
-        // Names lz4 finds little to compress in.
+        // Names zstd finds little to compress in.
         let names: Vec<String> = crate::test_support::scattered_names("g", names as u64);
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut r = crate::test_support::record(path, 1, &names);
