@@ -419,10 +419,9 @@ mod journal_tests {
             let tx = j.db.begin_write().unwrap();
             {
                 let mut files = crate::view_rows::FileRowsMut::write(&tx).unwrap();
-                let mut names = tx.open_table(crate::store::NAMES).unwrap();
-                let mut referrers = tx.open_table(crate::store::REFERRERS).unwrap();
+                let mut derived = crate::store::DerivedMut::write(&tx).unwrap();
                 let d = diff("orphan.py", None, Some(&r)).unwrap();
-                crate::store::put_view(&mut files, &mut names, &mut referrers, None, &d).unwrap();
+                crate::store::put_view(&mut files, &mut derived, None, &d).unwrap();
             }
             tx.commit().unwrap();
             assert!(j.file("orphan.py").unwrap().is_some());

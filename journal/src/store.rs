@@ -31,18 +31,30 @@ use crate::view_rows::{FileRowsMut, FileRowsRead, FILE_PIECES};
 pub(crate) const COMMITS: TableDefinition<&[u8], u64> = TableDefinition::new("commits");
 pub(crate) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 /// Derived with the views, in the same transactions: (a symbol name's last
-/// `.`-segment, path) for every symbol of the current views, so a lookup
-/// by name reads only the files that define it (see [`name_key`]).
-pub(crate) const NAMES: TableDefinition<(&str, &str), ()> = TableDefinition::new("names");
-/// Derived like [`NAMES`]: (what is referred to, path of a file that
-/// refers to it), for every edge into a symbol (`S` + the id, big-endian)
-/// and every unresolved call (`N` + the name called), so the callers of a
-/// symbol are found by reading only the files that may call it; and for
-/// every name a file's resolution depends on (`U` + the name,
+/// `.`-segment, the number of a path) for every symbol of the current
+/// views, so a lookup by name reads only the files that define it (see
+/// [`name_key`]).
+pub(crate) const NAMES: TableDefinition<(&str, u32), ()> = TableDefinition::new("names_by_id");
+/// Derived like [`NAMES`]: (what is referred to, the number of the path of
+/// a file that refers to it), for every edge into a symbol (`S` + the id,
+/// big-endian) and every unresolved call (`N` + the name called), so the
+/// callers of a symbol are found by reading only the files that may call
+/// it; and for every name a file's resolution depends on (`U` + the name,
 /// [`crate::model::FileRefs::names_used`]) and every file with an import
 /// (`I`), so a commit re-resolves the files it can affect without reading
 /// the others.
-pub(crate) const REFERRERS: TableDefinition<(&[u8], &str), ()> = TableDefinition::new("referrers");
+pub(crate) const REFERRERS: TableDefinition<(&[u8], u32), ()> =
+    TableDefinition::new("referrers_by_id");
+/// A number for each path the views hold, which [`NAMES`] and
+/// [`REFERRERS`] file it under: a path in each of their rows took most of
+/// their 150 MB on 8.4M lines. A number is freed with its file's row.
+pub(crate) const PATH_IDS: TableDefinition<&str, u32> = TableDefinition::new("path_ids");
+/// The path of each number of [`PATH_IDS`].
+pub(crate) const PATHS: TableDefinition<u32, &str> = TableDefinition::new("paths");
+/// The derived tables of views layouts 5-7, keyed by path: dropped when
+/// the views are rebuilt.
+const NAMES_BY_PATH: TableDefinition<(&str, &str), ()> = TableDefinition::new("names");
+const REFERRERS_BY_PATH: TableDefinition<(&[u8], &str), ()> = TableDefinition::new("referrers");
 const AUDIT: TableDefinition<u64, &[u8]> = TableDefinition::new("audit");
 /// Derived: embedding vectors by the hash of the text embedded.
 const VECTORS: TableDefinition<u64, &[u8]> = TableDefinition::new("vectors");
@@ -181,6 +193,8 @@ impl Journal {
             tx.open_table(FILE_PIECES)?;
             tx.open_table(NAMES)?;
             tx.open_table(REFERRERS)?;
+            tx.open_table(PATH_IDS)?;
+            tx.open_table(PATHS)?;
             tx.open_table(COMMITS)?;
             tx.open_table(META)?;
             tx.open_table(AUDIT)?;
@@ -265,7 +279,7 @@ impl Journal {
         };
         let files = FileRowsRead::read(&r)?;
         let mut state = State::new();
-        for path in named_paths(&r.open_table(NAMES)?, name_key(key))? {
+        for path in named_paths(&r.open_table(NAMES)?, &r.open_table(PATHS)?, name_key(key))? {
             add_file(&files, &path, &mut state)?;
         }
         if let Some(path) = also {
@@ -308,9 +322,10 @@ impl Journal {
             return Ok(None);
         }
         let names = r.open_table(NAMES)?;
+        let numbered = r.open_table(PATHS)?;
         let mut paths = BTreeSet::new();
         for key in keys {
-            paths.extend(named_paths(&names, key)?);
+            paths.extend(named_paths(&names, &numbered, key)?);
             if paths.len() > max_files {
                 return Ok(None);
             }
@@ -338,15 +353,43 @@ impl Journal {
     pub fn derived_rows(&self) -> Result<DerivedRows, JournalError> {
         let r = self.db.begin_read()?;
         let mut out = DerivedRows::default();
+        let paths = r.open_table(PATHS)?;
+        // A number with no path is shown as its number: a check then
+        // names the row.
+        let path = |id: u32| -> Result<String, JournalError> {
+            Ok(match paths.get(id)? {
+                Some(p) => p.value().to_string(),
+                None => format!("#{id}"),
+            })
+        };
         for row in r.open_table(NAMES)?.iter()? {
             let (k, _) = row?;
             let (a, b) = k.value();
-            out.names.push((a.to_string(), b.to_string()));
+            out.names.push((a.to_string(), path(b)?));
         }
         for row in r.open_table(REFERRERS)?.iter()? {
             let (k, _) = row?;
             let (a, b) = k.value();
-            out.referrers.push((a.to_vec(), b.to_string()));
+            out.referrers.push((a.to_vec(), path(b)?));
+        }
+        // In order by path, as the views imply them.
+        out.names.sort();
+        out.referrers.sort();
+        let ids = r.open_table(PATH_IDS)?;
+        for row in ids.iter()? {
+            let (p, id) = row?;
+            let p = p.value();
+            match paths.get(id.value())? {
+                Some(q) if q.value() == p => out.paths.push(p.to_string()),
+                _ => out.paths.push(format!("{p} (#{} unmatched)", id.value())),
+            }
+        }
+        for row in paths.iter()? {
+            let (id, p) = row?;
+            if ids.get(p.value())?.map(|i| i.value()) != Some(id.value()) {
+                out.paths
+                    .push(format!("#{} {} (unmatched)", id.value(), p.value()));
+            }
         }
         Ok(out)
     }
@@ -366,13 +409,9 @@ impl Journal {
             return Ok(false);
         }
         let files = FileRowsRead::read(&r)?;
-        for row in r.open_table(REFERRERS)?.range((key, "")..)? {
-            let (k, _) = row?;
-            let (referred, path) = k.value();
-            if referred != key {
-                break;
-            }
-            add_file(&files, path, state)?;
+        let paths = r.open_table(PATHS)?;
+        for path in referrer_paths(&r.open_table(REFERRERS)?, &paths, key)? {
+            add_file(&files, &path, state)?;
         }
         Ok(true)
     }
@@ -416,16 +455,10 @@ impl Journal {
             return Ok(None);
         }
         let referrers = r.open_table(REFERRERS)?;
+        let paths = r.open_table(PATHS)?;
         let mut out = BTreeSet::new();
         for key in keys {
-            for row in referrers.range((key.as_slice(), "")..)? {
-                let (k, _) = row?;
-                let (referred, path) = k.value();
-                if referred != key.as_slice() {
-                    break;
-                }
-                out.insert(path.to_string());
-            }
+            out.extend(referrer_paths(&referrers, &paths, key)?);
         }
         Ok(Some(out))
     }
@@ -548,10 +581,9 @@ impl Journal {
             // files it adds straight from the deltas, without first
             // copying them into records.
             let (record, views) = encode_beside(&env, |deltas| {
-                let mut names = tx.open_table(NAMES)?;
-                let mut referrers = tx.open_table(REFERRERS)?;
+                let mut derived = DerivedMut::write(&tx)?;
                 for (old, d) in olds.into_iter().zip(deltas) {
-                    put_view(&mut files, &mut names, &mut referrers, old, d)?;
+                    put_view(&mut files, &mut derived, old, d)?;
                 }
                 Ok::<(), JournalError>(())
             });
@@ -680,21 +712,15 @@ impl Journal {
                     let _ = tx.set_durability(redb::Durability::None);
                     {
                         let mut files = FileRowsMut::write(&tx)?;
-                        let mut names = tx.open_table(NAMES)?;
-                        let mut referrers = tx.open_table(REFERRERS)?;
+                        let mut numbers = DerivedMut::write(&tx)?;
                         let mut parts = tx.open_table(EVENT_PARTS)?;
                         for made in views.by_ref().take(VIEW_BATCH) {
                             let (d, mut view) = made?;
-                            derived.add(&d.path, std::mem::take(&mut view.keys));
+                            let keys = std::mem::take(&mut view.keys);
                             let no_keys = Derived::default();
-                            write_view(
-                                &mut files,
-                                &mut names,
-                                &mut referrers,
-                                &d.path,
-                                &no_keys,
-                                &view,
-                            )?;
+                            let id =
+                                write_view(&mut files, &mut numbers, &d.path, &no_keys, &view)?;
+                            derived.add(id, keys);
                             if tx_deltas.send(d).is_err() {
                                 // The encoder stopped: its error says why.
                                 return Ok(());
@@ -972,22 +998,19 @@ impl Journal {
             tx.delete_table(FILE_PIECES)?;
             tx.delete_table(NAMES)?;
             tx.delete_table(REFERRERS)?;
+            tx.delete_table(PATH_IDS)?;
+            tx.delete_table(PATHS)?;
+            tx.delete_table(NAMES_BY_PATH)?;
+            tx.delete_table(REFERRERS_BY_PATH)?;
             let mut files = FileRowsMut::write(&tx)?;
-            let mut names = tx.open_table(NAMES)?;
-            let mut referrers = tx.open_table(REFERRERS)?;
+            let mut derived = DerivedMut::write(&tx)?;
             for (path, rec) in state {
-                files.put(
-                    path.as_str(),
-                    rec.blob,
-                    stored::encode_view_row(rec).as_slice(),
-                )?;
                 let keys = Derived::of(&rec.symbols, &rec.edges, &rec.refs);
-                for k in &keys.names {
-                    names.insert((k.as_str(), path.as_str()), ())?;
-                }
-                for k in &keys.referred {
-                    referrers.insert((k.as_slice(), path.as_str()), ())?;
-                }
+                let new = NewView {
+                    row: Some((rec.blob, stored::encode_view_row(rec))),
+                    keys,
+                };
+                write_view(&mut files, &mut derived, path, &Derived::default(), &new)?;
             }
             let mut meta = tx.open_table(META)?;
             match head {
@@ -1354,10 +1377,17 @@ impl Journal {
     /// `verify`).
     pub(crate) fn tamper_remove_name_row(&self, name: &str, path: &str) {
         let tx = self.db.begin_write().unwrap();
+        let id = tx
+            .open_table(PATH_IDS)
+            .unwrap()
+            .get(path)
+            .unwrap()
+            .unwrap()
+            .value();
         assert!(tx
             .open_table(NAMES)
             .unwrap()
-            .remove((name, path))
+            .remove((name, id))
             .unwrap()
             .is_some());
         tx.commit().unwrap();
@@ -1559,8 +1589,7 @@ const VIEW_BATCH: usize = 2048;
 /// by `d`.
 pub(crate) fn put_view(
     files: &mut FileRowsMut<'_>,
-    names: &mut redb::Table<(&str, &str), ()>,
-    referrers: &mut redb::Table<(&[u8], &str), ()>,
+    derived: &mut DerivedMut<'_>,
     old: Option<FileRecord>,
     d: &crate::event::FileDelta,
 ) -> Result<(), JournalError> {
@@ -1569,7 +1598,50 @@ pub(crate) fn put_view(
         .map(|o| Derived::of(&o.symbols, &o.edges, &o.refs))
         .unwrap_or_default();
     let new = NewView::of(old, d)?;
-    write_view(files, names, referrers, &d.path, &old_keys, &new)
+    write_view(files, derived, &d.path, &old_keys, &new).map(|_| ())
+}
+
+/// The derived tables of a write transaction.
+pub(crate) struct DerivedMut<'t> {
+    names: redb::Table<'t, (&'static str, u32), ()>,
+    referrers: redb::Table<'t, (&'static [u8], u32), ()>,
+    path_ids: redb::Table<'t, &'static str, u32>,
+    paths: redb::Table<'t, u32, &'static str>,
+}
+
+impl<'t> DerivedMut<'t> {
+    /// The derived tables `tx` writes.
+    pub(crate) fn write(tx: &'t redb::WriteTransaction) -> Result<DerivedMut<'t>, JournalError> {
+        Ok(DerivedMut {
+            names: tx.open_table(NAMES)?,
+            referrers: tx.open_table(REFERRERS)?,
+            path_ids: tx.open_table(PATH_IDS)?,
+            paths: tx.open_table(PATHS)?,
+        })
+    }
+
+    /// `path`'s number, given it if it has none: one past the highest.
+    fn number(&mut self, path: &str) -> Result<u32, JournalError> {
+        if let Some(id) = self.path_ids.get(path)? {
+            return Ok(id.value());
+        }
+        let id = match self.paths.last()? {
+            Some((k, _)) => k.value().checked_add(1).ok_or_else(|| {
+                JournalError::Storage("more path numbers than a u32 holds".into())
+            })?,
+            None => 0,
+        };
+        self.path_ids.insert(path, id)?;
+        self.paths.insert(id, path)?;
+        Ok(id)
+    }
+
+    /// Frees `path`'s number `id`: its file left the views.
+    fn free(&mut self, path: &str, id: u32) -> Result<(), JournalError> {
+        self.path_ids.remove(path)?;
+        self.paths.remove(id)?;
+        Ok(())
+    }
 }
 
 /// A file's row of the views after a delta, and what it puts in the
@@ -1608,33 +1680,36 @@ impl NewView {
 }
 
 /// Stores `new` as `path`'s row, and moves the derived tables from
-/// `old_keys` to its keys.
+/// `old_keys` to its keys; returns the path's number.
 fn write_view(
     files: &mut FileRowsMut<'_>,
-    names: &mut redb::Table<(&str, &str), ()>,
-    referrers: &mut redb::Table<(&[u8], &str), ()>,
+    derived: &mut DerivedMut<'_>,
     path: &str,
     old_keys: &Derived,
     new: &NewView,
-) -> Result<(), JournalError> {
+) -> Result<u32, JournalError> {
+    let id = derived.number(path)?;
     let new_keys = &new.keys;
     for k in old_keys.names.difference(&new_keys.names) {
-        names.remove((k.as_str(), path))?;
+        derived.names.remove((k.as_str(), id))?;
     }
     for k in new_keys.names.difference(&old_keys.names) {
-        names.insert((k.as_str(), path), ())?;
+        derived.names.insert((k.as_str(), id), ())?;
     }
     for k in old_keys.referred.difference(&new_keys.referred) {
-        referrers.remove((k.as_slice(), path))?;
+        derived.referrers.remove((k.as_slice(), id))?;
     }
     for k in new_keys.referred.difference(&old_keys.referred) {
-        referrers.insert((k.as_slice(), path), ())?;
+        derived.referrers.insert((k.as_slice(), id), ())?;
     }
     match &new.row {
         Some((blob, bytes)) => files.put(path, *blob, bytes)?,
-        None => files.remove(path)?,
+        None => {
+            files.remove(path)?;
+            derived.free(path, id)?;
+        }
     }
-    Ok(())
+    Ok(id)
 }
 
 /// What one file puts in the derived tables.
@@ -1683,7 +1758,8 @@ impl Derived {
 /// left their leaves about half full (80 MB of 260 on 8.4M lines).
 #[derive(Default)]
 struct DerivedInOrder {
-    paths: Vec<String>,
+    /// Files added.
+    files: usize,
     names: BTreeMap<String, Vec<u32>>,
     referred: BTreeMap<Vec<u8>, Vec<u32>>,
 }
@@ -1693,42 +1769,39 @@ struct DerivedInOrder {
 pub(crate) const DERIVED_BATCH: usize = if cfg!(test) { 1 << 12 } else { 1 << 18 };
 
 impl DerivedInOrder {
-    /// `keys`, the derived keys of the file at `path`.
-    fn add(&mut self, path: &str, keys: Derived) {
-        let file = self.paths.len() as u32;
-        self.paths.push(path.to_string());
+    /// `keys`, the derived keys of the file numbered `id`.
+    fn add(&mut self, id: u32, keys: Derived) {
+        self.files += 1;
         for name in keys.names {
-            self.names.entry(name).or_default().push(file);
+            self.names.entry(name).or_default().push(id);
         }
         for referred in keys.referred {
-            self.referred.entry(referred).or_default().push(file);
+            self.referred.entry(referred).or_default().push(id);
         }
     }
 
     /// Appends every row, in key order, to the empty derived tables.
     fn write(mut self, db: &Database) -> Result<(), JournalError> {
-        let paths = &self.paths;
-        // Within a key, the files in the order of their paths: the order
-        // they came in, when the views came in path order (a first index's
-        // do), so the lists are sorted only otherwise.
-        let by_path = |a: &u32, b: &u32| paths[*a as usize].cmp(&paths[*b as usize]);
+        // Within a key, the files by number: the order they came in, when
+        // they were numbered as they came (a first index's are), so the
+        // lists are sorted only otherwise.
         for files in self.names.values_mut().chain(self.referred.values_mut()) {
-            if !files.is_sorted_by(|a, b| by_path(a, b).is_le()) {
-                files.sort_unstable_by(by_path);
+            if !files.is_sorted() {
+                files.sort_unstable();
             }
         }
-        let path = |f: &u32| paths[*f as usize].as_str();
         let names = self
             .names
             .iter()
-            .flat_map(|(name, files)| files.iter().map(move |f| (name.as_str(), path(f))));
+            .flat_map(|(name, files)| files.iter().map(move |f| (name.as_str(), *f)));
         append_in_batches(db, NAMES, names, |row| *row)?;
-        let referred = self.referred.iter().flat_map(|(referred, files)| {
-            files.iter().map(move |f| (referred.as_slice(), path(f)))
-        });
+        let referred = self
+            .referred
+            .iter()
+            .flat_map(|(referred, files)| files.iter().map(move |f| (referred.as_slice(), *f)));
         append_in_batches(db, REFERRERS, referred, |row| *row)?;
         // Hundreds of thousands of keys: freed off the writer's path.
-        let files = self.paths.len();
+        let files = self.files;
         crate::teardown::drop_large(self, files);
         Ok(())
     }
@@ -1772,6 +1845,7 @@ pub fn expected_derived_rows(state: &State) -> DerivedRows {
     }
     rows.names.sort();
     rows.referrers.sort();
+    rows.paths = state.keys().cloned().collect();
     rows
 }
 
@@ -1780,6 +1854,10 @@ pub fn expected_derived_rows(state: &State) -> DerivedRows {
 pub struct DerivedRows {
     pub names: Vec<(String, String)>,
     pub referrers: Vec<(Vec<u8>, String)>,
+    /// The numbered paths ([`PATH_IDS`]), in order: a path whose number's
+    /// own path ([`PATHS`]) differs, or a number whose path has none, is
+    /// shown marked.
+    pub paths: Vec<String>,
 }
 
 /// The indexed head, as `r` sees it.
@@ -1793,19 +1871,40 @@ fn read_head(r: &redb::ReadTransaction) -> Result<Option<IndexedHead>, JournalEr
 /// Adds `path`'s record to `state`, unless it is there or not in the views.
 /// The paths of the files the names table lists under `key`, in order.
 fn named_paths(
-    names: &redb::ReadOnlyTable<(&str, &str), ()>,
+    names: &redb::ReadOnlyTable<(&str, u32), ()>,
+    paths: &redb::ReadOnlyTable<u32, &str>,
     key: &str,
 ) -> Result<Vec<String>, JournalError> {
     let mut out = Vec::new();
-    for row in names.range((key, "")..)? {
-        let (k, _) = row?;
-        let (name, path) = k.value();
-        if name != key {
-            break;
-        }
-        out.push(path.to_string());
+    for row in names.range((key, 0)..=(key, u32::MAX))? {
+        out.push(path_numbered(paths, row?.0.value().1)?);
     }
+    out.sort();
     Ok(out)
+}
+
+/// The paths of the files the referrers table lists under `key`, in order.
+fn referrer_paths(
+    referrers: &redb::ReadOnlyTable<(&[u8], u32), ()>,
+    paths: &redb::ReadOnlyTable<u32, &str>,
+    key: &[u8],
+) -> Result<Vec<String>, JournalError> {
+    let mut out = Vec::new();
+    for row in referrers.range((key, 0)..=(key, u32::MAX))? {
+        out.push(path_numbered(paths, row?.0.value().1)?);
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The path numbered `id` ([`PATH_IDS`]).
+fn path_numbered(paths: &redb::ReadOnlyTable<u32, &str>, id: u32) -> Result<String, JournalError> {
+    match paths.get(id)? {
+        Some(p) => Ok(p.value().to_string()),
+        None => Err(JournalError::Storage(format!(
+            "a derived row names path number {id}, which no path has (`sno doctor --repair` rebuilds the views)"
+        ))),
+    }
 }
 
 fn add_file(files: &FileRowsRead, path: &str, state: &mut State) -> Result<(), JournalError> {
@@ -1909,6 +2008,72 @@ mod open_tests {
             .unwrap());
         assert_eq!(batches, 1, "a reader that stops gets no more");
         assert!(!j.files_in_batches(Seq(seq.0 + 1), 64, |_| true).unwrap());
+    }
+
+    /// The derived tables file paths by number: a file's number goes with
+    /// its row (a deleted file's is freed and given again), the rows read
+    /// back as paths equal those the views imply, and a lookup by name or
+    /// referrer gives paths.
+    #[test]
+    fn derived_rows_number_their_paths_and_free_a_deleted_files_number() {
+        use crate::test_support::{commit, record};
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        let recs: Vec<FileRecord> = ["a.py", "b.py", "c.py"]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let mut r = record(p, i as u8 + 1, &["load", &format!("only_{i}")]);
+                r.canonicalize();
+                r
+            })
+            .collect();
+        let deltas = recs
+            .iter()
+            .map(|r| crate::delta::diff(&r.path, None, Some(r)).unwrap())
+            .collect();
+        j.append_commit(commit(1, deltas)).unwrap();
+        let numbers = |j: &Journal| -> Vec<(String, u32)> {
+            let r = j.db.begin_read().unwrap();
+            let t = r.open_table(PATH_IDS).unwrap();
+            t.iter()
+                .unwrap()
+                .map(|row| {
+                    let (p, id) = row.unwrap();
+                    (p.value().to_string(), id.value())
+                })
+                .collect()
+        };
+        assert_eq!(
+            numbers(&j),
+            [("a.py".into(), 0), ("b.py".into(), 1), ("c.py".into(), 2)]
+        );
+        // c.py goes (its number is the highest: freed, then given to d.py).
+        let mut d = record("d.py", 9, &["load"]);
+        d.canonicalize();
+        let deltas = vec![
+            crate::delta::diff("c.py", Some(&recs[2]), None).unwrap(),
+            crate::delta::diff("d.py", None, Some(&d)).unwrap(),
+        ];
+        j.append_commit(commit(2, deltas)).unwrap();
+        assert_eq!(
+            numbers(&j),
+            [("a.py".into(), 0), ("b.py".into(), 1), ("d.py".into(), 2)]
+        );
+        let state = j.load_state().unwrap();
+        assert_eq!(j.derived_rows().unwrap(), expected_derived_rows(&state));
+        let head = j.head().unwrap().unwrap();
+        let named = j
+            .files_naming_at_head(head.seq, &["load"], usize::MAX)
+            .unwrap()
+            .unwrap();
+        assert_eq!(named.keys().collect::<Vec<_>>(), ["a.py", "b.py", "d.py"]);
+        assert!(j
+            .files_naming_at_head(head.seq, &["only_2"], usize::MAX)
+            .unwrap()
+            .unwrap()
+            .is_empty());
+        assert!(crate::verify::verify(&j).problems.is_empty());
     }
 
     /// Views of layout 6 (each row a bare lz4 block, however long) are
