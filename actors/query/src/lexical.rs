@@ -27,7 +27,7 @@ use tantivy::schema::{
     STORED, STRING,
 };
 use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, StopWordFilter, TextAnalyzer,
     TokenStream,
 };
 use tantivy::Directory as _;
@@ -37,7 +37,6 @@ use tantivy::{Index, IndexReader, TantivyDocument};
 use crate::chunks::Chunk;
 use crate::lookup::{all_symbols, Located};
 use crate::served::Served;
-use crate::words::split_words;
 
 /// The analyzer of every text field and of queries.
 pub(crate) const ANALYZER: &str = "sno_code";
@@ -82,9 +81,9 @@ pub(crate) fn analyzer() -> TextAnalyzer {
     match StopWordFilter::new(Language::English) {
         Some(stop) => builder
             .filter(stop)
-            .filter(Stemmer::new(Language::English))
+            .filter(crate::stemming::RememberedStemmer)
             .build(),
-        None => builder.filter(Stemmer::new(Language::English)).build(),
+        None => builder.filter(crate::stemming::RememberedStemmer).build(),
     }
 }
 
@@ -92,19 +91,21 @@ pub(crate) fn analyzer() -> TextAnalyzer {
 /// kept whole (lowercase, without separators) when it has several.
 pub fn analyzed(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 4);
+    let mut whole = String::new();
     for ident in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
         if ident.is_empty() {
             continue;
         }
-        let parts = split_words(ident);
-        for p in &parts {
-            out.push_str(p);
+        let mut parts = 0;
+        whole.clear();
+        crate::words::for_each_word(ident, |w| {
+            out.push_str(w);
             out.push(' ');
-        }
-        if parts.len() > 1 {
-            for p in &parts {
-                out.push_str(p);
-            }
+            whole.push_str(w);
+            parts += 1;
+        });
+        if parts > 1 {
+            out.push_str(&whole);
             out.push(' ');
         }
     }

@@ -23,6 +23,7 @@ pub mod pack;
 pub mod search;
 pub mod semantic;
 pub mod served;
+pub mod stemming;
 pub mod synonyms;
 pub mod test_files;
 pub mod text;
