@@ -317,10 +317,9 @@ impl Journal {
         keys: &[&str],
         max_files: usize,
     ) -> Result<Option<State>, JournalError> {
-        let r = self.db.begin_read()?;
-        if read_head(&r)?.map(|h| h.seq) != Some(seq) {
+        let Some(r) = self.reader_at_head(seq)? else {
             return Ok(None);
-        }
+        };
         let names = r.open_table(NAMES)?;
         let numbered = r.open_table(PATHS)?;
         let mut paths = BTreeSet::new();
@@ -419,10 +418,9 @@ impl Journal {
     /// The records of `paths` (those the views have), read in one
     /// transaction if the head is still `seq`; `None` when it moved.
     pub fn files_at_head(&self, seq: Seq, paths: &[&str]) -> Result<Option<State>, JournalError> {
-        let r = self.db.begin_read()?;
-        if read_head(&r)?.map(|h| h.seq) != Some(seq) {
+        let Some(r) = self.reader_at_head(seq)? else {
             return Ok(None);
-        }
+        };
         let files = FileRowsRead::read(&r)?;
         let mut state = State::new();
         for path in paths {
@@ -431,13 +429,18 @@ impl Journal {
         Ok(Some(state))
     }
 
+    /// A read transaction, if the head it sees is still `seq`.
+    fn reader_at_head(&self, seq: Seq) -> Result<Option<redb::ReadTransaction>, JournalError> {
+        let r = self.db.begin_read()?;
+        Ok((read_head(&r)?.map(|h| h.seq) == Some(seq)).then_some(r))
+    }
+
     /// Every path of the views and its blob id, in path order, if the
     /// head is still `seq` (`None` when it moved): no record is decoded.
     pub fn blobs_at_head(&self, seq: Seq) -> Result<Option<Vec<(String, BlobId)>>, JournalError> {
-        let r = self.db.begin_read()?;
-        if read_head(&r)?.map(|h| h.seq) != Some(seq) {
+        let Some(r) = self.reader_at_head(seq)? else {
             return Ok(None);
-        }
+        };
         Ok(Some(FileRowsRead::read(&r)?.blobs()?))
     }
 
@@ -450,10 +453,9 @@ impl Journal {
         seq: Seq,
         keys: &[Vec<u8>],
     ) -> Result<Option<BTreeSet<String>>, JournalError> {
-        let r = self.db.begin_read()?;
-        if read_head(&r)?.map(|h| h.seq) != Some(seq) {
+        let Some(r) = self.reader_at_head(seq)? else {
             return Ok(None);
-        }
+        };
         let referrers = r.open_table(REFERRERS)?;
         let paths = r.open_table(PATHS)?;
         let mut out = BTreeSet::new();
