@@ -250,7 +250,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = Database::create(dir.path().join("t.redb")).unwrap();
         let big = record("src/big.rs", 2000);
-        let small = record("src/small.rs", 2);
+        let mut small = record("src/small.rs", 2);
+        // A blob of its own: the blobs read back must be each row's.
+        small.blob = crate::model::BlobId([7; 20]);
         let row = |r: &FileRecord| crate::stored::encode_view_row(r);
         assert!(row(&big).len() > 3 * PAGE);
         assert!(row(&small).len() < piece_len("src/small.rs"));
