@@ -253,6 +253,16 @@ impl HeadCache {
         read_vectors_file(&self.vectors_file(model), expected)
     }
 
+    /// Which documents have a vector of `model`, read from the stored
+    /// vectors' head alone (not their codes), if the file is there and of
+    /// `expected` documents.
+    pub fn read_vector_ids(&self, model: &str, expected: usize) -> Option<Vec<u32>> {
+        let mut file = std::fs::File::open(self.vectors_file(model)).ok()?;
+        let head = VectorsHead::read(&mut file)?;
+        let bytes = file.metadata().ok()?.len();
+        (head.count == expected && bytes == head.file_len()).then_some(head.ids)
+    }
+
     fn layout_file(&self, model: &str) -> PathBuf {
         let mut name = self.vectors_file(model).into_os_string();
         name.push(".files");
@@ -386,9 +396,13 @@ impl HeadCache {
         std::fs::create_dir_all(&self.dir)?;
         let tmp = file.with_extension(format!("tmp-{}", std::process::id()));
         let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
-        write(&mut w)?;
-        w.flush()?;
+        let written = write(&mut w).and_then(|_| w.flush());
         drop(w);
+        if let Err(e) = written {
+            // Nothing half-written is left behind.
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
         std::fs::rename(tmp, file)
     }
 
@@ -422,6 +436,114 @@ impl HeadCache {
             }
             Ok(())
         })?;
+        self.write_layout(model, layout)
+    }
+
+    /// Stores the vectors `plan` makes over `previous`'s vectors of
+    /// `model`, read from its file a run at a time and written as they are
+    /// read: neither the previous vectors nor the new ones are ever held
+    /// whole (on 8.4M lines each is 200 MB).
+    pub fn write_carried(
+        &self,
+        model: &str,
+        previous: &HeadCache,
+        plan: &crate::search::CarriedPlan,
+    ) -> std::io::Result<()> {
+        use crate::search::VectorFrom;
+        use std::io::{Read, Seek, SeekFrom};
+        let bad =
+            |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what.to_string());
+        let mut old = std::fs::File::open(previous.vectors_file(model))?;
+        let head = VectorsHead::read(&mut old)
+            .ok_or_else(|| bad("the previous vectors are unreadable"))?;
+        if old.metadata()?.len() != head.file_len() {
+            return Err(bad("the previous vectors file is cut"));
+        }
+        let fresh = &plan.fresh;
+        let dim = match (head.ids.is_empty(), fresh.ids().is_empty()) {
+            (false, false) if head.dim != fresh.dim() => {
+                return Err(bad("the previous vectors have another length"));
+            }
+            (false, _) => head.dim,
+            (true, _) => fresh.dim(),
+        };
+        let n_old = head.ids.len();
+        let in_range = plan.rows.iter().all(|(doc, from)| {
+            (*doc as usize) < plan.count
+                && match from {
+                    VectorFrom::Previous(k) => (*k as usize) < n_old,
+                    VectorFrom::Fresh(k) => (*k as usize) < fresh.ids().len(),
+                }
+        });
+        if !in_range {
+            return Err(bad("a vector planned from outside the vectors"));
+        }
+        let mut scales = vec![0u8; n_old * 4];
+        old.read_exact(&mut scales)?;
+        let old_scale =
+            |k: usize| f32::from_le_bytes(scales[k * 4..k * 4 + 4].try_into().expect("4 bytes"));
+        let codes_at = head.codes_at();
+        self.write_aside_with(&self.vectors_file(model), |out| {
+            out.write_all(MAGIC)?;
+            out.write_all(&(dim as u32).to_le_bytes())?;
+            out.write_all(&(plan.count as u32).to_le_bytes())?;
+            let mut bits = vec![0u8; plan.count.div_ceil(8)];
+            for (doc, _) in &plan.rows {
+                bits[*doc as usize / 8] |= 1 << (doc % 8);
+            }
+            out.write_all(&bits)?;
+            for (_, from) in &plan.rows {
+                let scale = match from {
+                    VectorFrom::Previous(k) => old_scale(*k as usize),
+                    VectorFrom::Fresh(k) => fresh.scales()[*k as usize],
+                };
+                out.write_all(&scale.to_le_bytes())?;
+            }
+            // Runs of consecutive previous vectors are read at once, a
+            // bounded buffer at a time.
+            let per_read = ((1usize << 20) / dim.max(1)).max(1);
+            let mut buf: Vec<u8> = Vec::with_capacity(per_read * dim);
+            let mut at: Option<u64> = None;
+            let mut i = 0;
+            while i < plan.rows.len() {
+                match plan.rows[i].1 {
+                    VectorFrom::Fresh(k) => {
+                        let k = k as usize;
+                        let codes = &fresh.codes()[k * dim..(k + 1) * dim];
+                        buf.clear();
+                        buf.extend(codes.iter().map(|c| *c as u8));
+                        out.write_all(&buf)?;
+                        i += 1;
+                    }
+                    VectorFrom::Previous(k) => {
+                        let mut run = 1;
+                        while run < per_read
+                            && plan
+                                .rows
+                                .get(i + run)
+                                .is_some_and(|r| r.1 == VectorFrom::Previous(k + run as u32))
+                        {
+                            run += 1;
+                        }
+                        let offset = codes_at + k as u64 * dim as u64;
+                        if at != Some(offset) {
+                            old.seek(SeekFrom::Start(offset))?;
+                        }
+                        buf.resize(run * dim, 0);
+                        old.read_exact(&mut buf)?;
+                        at = Some(offset + buf.len() as u64);
+                        out.write_all(&buf)?;
+                        i += run;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        self.write_layout(model, &plan.layout)
+    }
+
+    /// Stores which files' documents the vectors of `model` hold.
+    fn write_layout(&self, model: &str, layout: &[FileVectors]) -> std::io::Result<()> {
         // Paths hold no tab or newline that git would let through unquoted
         // here: a path that does is left out, and its file's vectors are
         // made again at the next head.
@@ -438,6 +560,44 @@ impl HeadCache {
     }
 }
 
+/// The head of a vectors file: what precedes its scales and codes.
+struct VectorsHead {
+    dim: usize,
+    count: usize,
+    /// The documents that have a vector (the file's bits).
+    ids: Vec<u32>,
+}
+
+impl VectorsHead {
+    /// Reads the magic, dimension, count and bits, leaving `file` at the
+    /// scales.
+    fn read(file: &mut impl std::io::Read) -> Option<VectorsHead> {
+        let mut head = [0u8; 16];
+        file.read_exact(&mut head).ok()?;
+        if &head[..8] != MAGIC {
+            return None;
+        }
+        let dim = u32::from_le_bytes(head[8..12].try_into().ok()?) as usize;
+        let count = u32::from_le_bytes(head[12..16].try_into().ok()?) as usize;
+        let mut bits = vec![0u8; count.div_ceil(8)];
+        file.read_exact(&mut bits).ok()?;
+        let ids: Vec<u32> = (0..count as u32)
+            .filter(|i| bits[*i as usize / 8] & (1 << (i % 8)) != 0)
+            .collect();
+        Some(VectorsHead { dim, count, ids })
+    }
+
+    /// Where the codes start.
+    fn codes_at(&self) -> u64 {
+        16 + self.count.div_ceil(8) as u64 + self.ids.len() as u64 * 4
+    }
+
+    /// The length of the whole file.
+    fn file_len(&self) -> u64 {
+        self.codes_at() + self.ids.len() as u64 * self.dim as u64
+    }
+}
+
 /// Vectors stored by [`HeadCache::write_vectors`] in `path`, if intact
 /// (`expected` documents).
 pub fn read_vectors_file(path: &Path, expected: Option<usize>) -> Option<Vectors> {
@@ -445,21 +605,10 @@ pub fn read_vectors_file(path: &Path, expected: Option<usize>) -> Option<Vectors
     // The codes are most of the file: read into their own buffer and
     // turned to signed bytes in place, never held twice.
     let mut file = std::fs::File::open(path).ok()?;
-    let mut head = [0u8; 16];
-    file.read_exact(&mut head).ok()?;
-    if &head[..8] != MAGIC {
-        return None;
-    }
-    let dim = u32::from_le_bytes(head[8..12].try_into().ok()?) as usize;
-    let count = u32::from_le_bytes(head[12..16].try_into().ok()?) as usize;
+    let VectorsHead { dim, count, ids } = VectorsHead::read(&mut file)?;
     if expected.is_some_and(|e| e != count) {
         return None;
     }
-    let mut bits = vec![0u8; count.div_ceil(8)];
-    file.read_exact(&mut bits).ok()?;
-    let ids: Vec<u32> = (0..count as u32)
-        .filter(|i| bits[*i as usize / 8] & (1 << (i % 8)) != 0)
-        .collect();
     let mut scales = vec![0u8; ids.len() * 4];
     file.read_exact(&mut scales).ok()?;
     let scales = scales
@@ -639,5 +788,78 @@ mod tests {
         next.remove_others();
         assert!(!c.dir.exists());
         assert_eq!(next.previous_lexical(), None);
+    }
+
+    #[test]
+    fn vectors_carried_on_disk_equal_those_carried_in_memory() {
+        use crate::search::{CarriedPlan, VectorFrom};
+        let dir = tempfile::tempdir().unwrap();
+        let prev = HeadCache::for_head(dir.path(), &head(1, 3));
+        let old = Vectors::from_rows(&[
+            vec![0.5, -1.0],
+            vec![],
+            vec![0.0, 2.0],
+            vec![3.0, 1.0],
+            vec![-1.0, -0.5],
+        ]);
+        prev.write_vectors("m", &old, &[]).unwrap();
+        assert_eq!(
+            prev.read_vector_ids("m", 5).as_deref(),
+            Some(&[0, 2, 3, 4][..])
+        );
+        assert!(prev.read_vector_ids("m", 4).is_none(), "another count");
+        let plan = CarriedPlan {
+            count: 7,
+            rows: vec![
+                (0, VectorFrom::Previous(2)),
+                (1, VectorFrom::Fresh(1)),
+                (3, VectorFrom::Previous(0)),
+                (4, VectorFrom::Previous(1)),
+                (5, VectorFrom::Fresh(0)),
+                (6, VectorFrom::Previous(3)),
+            ],
+            fresh: Vectors::from_rows(&[vec![1.0, 1.0], vec![-2.0, 0.25]]),
+            new: Vec::new(),
+            layout: vec![FileVectors {
+                path: "a.py".into(),
+                marker: "m1".into(),
+                count: 7,
+            }],
+            files_carried: 1,
+        };
+        let next = HeadCache::for_head(dir.path(), &head(1, 4));
+        next.write_carried("m", &prev, &plan).unwrap();
+        let in_memory = plan.vectors(Some(&old));
+        assert_eq!(in_memory.ids(), [0, 1, 3, 4, 5, 6]);
+        assert_eq!(next.read_vectors("m", Some(7)).unwrap(), in_memory);
+        assert_eq!(next.read_layout("m").unwrap(), plan.layout);
+        // Byte for byte the file the in-memory vectors make.
+        let whole = HeadCache::for_head(dir.path(), &head(1, 5));
+        whole.write_vectors("m", &in_memory, &plan.layout).unwrap();
+        assert_eq!(
+            std::fs::read(next.vectors_file("m")).unwrap(),
+            std::fs::read(whole.vectors_file("m")).unwrap()
+        );
+
+        // A plan reaching past the previous vectors, or a cut previous
+        // file, writes nothing.
+        let other = HeadCache::for_head(dir.path(), &head(1, 6));
+        let mut beyond = CarriedPlan {
+            rows: vec![(0, VectorFrom::Previous(4))],
+            fresh: Vectors::default(),
+            ..plan
+        };
+        assert!(other.write_carried("m", &prev, &beyond).is_err());
+        beyond.rows = vec![(0, VectorFrom::Previous(3))];
+        let f = prev.vectors_file("m");
+        let bytes = std::fs::read(&f).unwrap();
+        std::fs::write(&f, &bytes[..bytes.len() - 1]).unwrap();
+        assert!(other.write_carried("m", &prev, &beyond).is_err());
+        assert!(!other.vectors_file("m").exists());
+        std::fs::write(&f, &bytes).unwrap();
+        other.write_carried("m", &prev, &beyond).unwrap();
+        let back = other.read_vectors("m", Some(7)).unwrap();
+        assert_eq!(back.ids(), [0]);
+        assert_eq!(back.codes(), &old.codes()[6..8]);
     }
 }

@@ -542,8 +542,69 @@ pub struct Carried {
     pub files_carried: usize,
 }
 
+/// Where a document's vector comes from in a [`CarriedPlan`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VectorFrom {
+    /// The previous vectors' `k`th (in their order, not a document number).
+    Previous(u32),
+    /// The `k`th of the vectors made now ([`CarriedPlan::fresh`]).
+    Fresh(u32),
+}
+
+/// The vectors of a new state as a plan over the previous ones and those
+/// made now: the caller either builds them in memory
+/// ([`CarriedPlan::vectors`]) or writes them to disk straight from the
+/// previous head's file ([`crate::head_cache::HeadCache::write_carried`]),
+/// so a large head's commit never holds two copies of its vectors.
+pub struct CarriedPlan {
+    /// Documents in all, with a vector or not.
+    pub count: usize,
+    /// (document, where its vector comes from), documents increasing.
+    pub rows: Vec<(u32, VectorFrom)>,
+    /// The vectors made now, by their texts' order.
+    pub fresh: Vectors,
+    /// The vectors made now, for the caller to store by text hash.
+    pub new: Vec<StoredVector>,
+    /// The state's files in document order, to store beside the vectors.
+    pub layout: Vec<FileVectors>,
+    /// Files whose vectors were taken from the previous head.
+    pub files_carried: usize,
+}
+
+impl CarriedPlan {
+    /// The planned vectors, in memory: `previous` is the vectors the plan
+    /// was made over.
+    pub fn vectors(&self, previous: Option<&Vectors>) -> Vectors {
+        let mut vectors = Vectors::with_count(self.count);
+        let (fdim, pdim) = (
+            self.fresh.dim().max(1),
+            previous.map_or(1, |p| p.dim().max(1)),
+        );
+        for &(doc, from) in &self.rows {
+            match from {
+                VectorFrom::Fresh(k) => {
+                    let k = k as usize;
+                    let codes = &self.fresh.codes()[k * fdim..(k + 1) * fdim];
+                    vectors.push_codes(doc as usize, codes, self.fresh.scales()[k]);
+                }
+                VectorFrom::Previous(k) => {
+                    let (Some(p), k) = (previous, k as usize) else {
+                        continue;
+                    };
+                    vectors.push_codes(
+                        doc as usize,
+                        &p.codes()[k * pdim..(k + 1) * pdim],
+                        p.scales()[k],
+                    );
+                }
+            }
+        }
+        vectors
+    }
+}
+
 /// Vectors for `state`'s symbols and then the sections whose texts are
-/// `section_texts`: see [`carried_files`].
+/// `section_texts`: see [`carried_plan`].
 pub fn carried_vectors(
     state: &State,
     previous: Option<(&Vectors, &[FileVectors])>,
@@ -551,13 +612,19 @@ pub fn carried_vectors(
     section_texts: Vec<String>,
     gather: impl FnOnce(&[String]) -> (Vectors, Vec<StoredVector>),
 ) -> Carried {
-    carried_files(
+    let plan = carried_plan(
         state.iter().map(|(p, r)| (p.as_str(), FileAt::Record(r))),
-        previous,
+        previous.map(|(v, l)| (v.ids(), l)),
         source,
         section_texts.into_iter().map(SectionAt::New).collect(),
         gather,
-    )
+    );
+    Carried {
+        vectors: plan.vectors(previous.map(|p| p.0)),
+        new: plan.new,
+        layout: plan.layout,
+        files_carried: plan.files_carried,
+    }
 }
 
 /// A file of the state vectors are gathered for.
@@ -577,19 +644,20 @@ pub enum SectionAt {
     New(String),
 }
 
-/// Vectors for the symbols of `files` (in document order) and then
-/// `sections`: a file whose marker and symbol count are those the
-/// previous vectors' layout holds takes its vectors from there; the other
-/// files' texts are read through `source` and, with the new sections',
-/// given to `gather` in one batch (which embeds them, or finds them
-/// stored).
-pub fn carried_files<'r>(
+/// The vectors for the symbols of `files` (in document order) and then
+/// `sections`, planned over the previous vectors (the documents that have
+/// one, `ids`, and their files' layout): a file whose marker and symbol
+/// count are those the previous layout holds takes its vectors from
+/// there; the other files' texts are read through `source` and, with the
+/// new sections', given to `gather` in one batch (which embeds them, or
+/// finds them stored).
+pub fn carried_plan<'r>(
     files: impl Iterator<Item = (&'r str, FileAt<'r>)>,
-    previous: Option<(&Vectors, &[FileVectors])>,
+    previous: Option<(&[u32], &[FileVectors])>,
     source: crate::lexical::Source,
     sections: Vec<SectionAt>,
     gather: impl FnOnce(&[String]) -> (Vectors, Vec<StoredVector>),
-) -> Carried {
+) -> CarriedPlan {
     let mut old: HashMap<&str, (&str, usize, u32)> = HashMap::new();
     if let Some((_, layout)) = previous {
         let mut first = 0usize;
@@ -643,30 +711,29 @@ pub fn carried_files<'r>(
         }
     }
     let (fresh, new) = gather(&texts);
-    let mut rows: Vec<(usize, &[i8], f32)> = fresh
+    let mut rows: Vec<(u32, VectorFrom)> = fresh
+        .ids()
         .iter()
-        .map(|(k, c, scale)| (text_docs[k], c, scale))
+        .enumerate()
+        .map(|(k, t)| (text_docs[*t as usize] as u32, VectorFrom::Fresh(k as u32)))
         .collect();
-    if let Some((prev, _)) = previous {
-        let ids = prev.ids();
-        let dim = prev.dim().max(1);
-        let (codes, scales) = (prev.codes(), prev.scales());
+    if let Some((ids, _)) = previous {
         for &(new_first, old_first, count) in &carried {
             let from = ids.partition_point(|i| (*i as usize) < old_first);
             let to = ids.partition_point(|i| (*i as usize) < old_first + count);
-            for k in from..to {
-                let doc = new_first + ids[k] as usize - old_first;
-                rows.push((doc, &codes[k * dim..(k + 1) * dim], scales[k]));
+            for (k, id) in ids.iter().enumerate().take(to).skip(from) {
+                let doc = new_first + *id as usize - old_first;
+                rows.push((doc as u32, VectorFrom::Previous(k as u32)));
             }
         }
     }
     rows.sort_unstable_by_key(|r| r.0);
-    let mut vectors = Vectors::with_count(total);
-    for (doc, c, scale) in rows {
-        vectors.push_codes(doc, c, scale);
-    }
-    Carried {
-        vectors,
+    // One vector a document: as `Vectors::push_codes` kept the first.
+    rows.dedup_by_key(|r| r.0);
+    CarriedPlan {
+        count: total,
+        rows,
+        fresh,
         new,
         layout,
         files_carried,
