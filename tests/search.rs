@@ -229,8 +229,8 @@ fn a_model_directory_turns_the_semantic_signal_on() {
 
 #[test]
 fn a_first_embedding_over_more_files_than_a_batch_covers_each_once() {
-    // The views are embedded a batch of 512 files at a time: more files
-    // than that, each with its own function, are all embedded, once.
+    // The views are embedded a batch of files at a time (64): many more
+    // files than that, each with its own function, are all embedded, once.
     let repo = Repo::new();
     for i in 0..530 {
         repo.write(
@@ -254,6 +254,30 @@ fn a_first_embedding_over_more_files_than_a_batch_covers_each_once() {
     // Stored up to the head: a second run embeds nothing again.
     let second = repo.sno_json(&["init", "--json", "--model", m]);
     assert_eq!(second["semantic"]["embedded"], 0, "{second}");
+    let v = repo.sno_json(&["search", "payment", "--json", "--model", m]);
+    assert_eq!(v["items"][0]["qualified_name"], "settle_invoice", "{v}");
+}
+
+#[test]
+fn a_file_of_more_symbols_than_one_embedding_takes_has_them_all_embedded() {
+    // Texts are embedded 4096 at a time: a file of more symbols is split,
+    // and a function past the split is found by its meaning.
+    let repo = Repo::new();
+    let mut body = String::new();
+    for i in 0..4200 {
+        if i == 4150 {
+            body.push_str("def settle_invoice(bill):\n    return bill\n\n\n");
+        }
+        body.push_str(&format!("def handler_{i}(x):\n    return x + {i}\n\n\n"));
+    }
+    repo.write("bindings.py", body);
+    repo.commit("generated");
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let m = model.path().to_str().unwrap();
+    let first = repo.sno_json(&["init", "--json", "--model", m]);
+    assert_eq!(first["semantic"]["symbols"], 4201, "{first}");
+    assert_eq!(first["semantic"]["embedded"], 4201, "{first}");
     let v = repo.sno_json(&["search", "payment", "--json", "--model", m]);
     assert_eq!(v["items"][0]["qualified_name"], "settle_invoice", "{v}");
 }

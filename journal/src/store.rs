@@ -1142,49 +1142,77 @@ impl Journal {
         covers: Option<Seq>,
         counts: Option<&[(&str, usize)]>,
     ) -> Result<(), JournalError> {
-        let tx = self.db.begin_write()?;
-        {
-            let mut meta = tx.open_table(META)?;
-            let same = meta
-                .get(META_VECTORS_MODEL)?
-                .is_some_and(|v| v.value() == model.as_bytes());
-            if !same {
-                tx.delete_table(VECTORS)?;
-                meta.insert(META_VECTORS_MODEL, model.as_bytes())?;
-                meta.remove(META_VECTORS_UPTO)?;
-                meta.remove(META_EMBEDDED_COUNTS)?;
+        // In key order: into an empty table (a first embedding, a new
+        // model) through a cursor at its end, which packs redb's leaves
+        // full. Keyed by hashes in text order, they were left about half
+        // full: 75 MB of 221 on 8.4M lines.
+        let mut sorted: Vec<(u64, &[u8])> = rows.rows().collect();
+        sorted.sort_unstable_by_key(|r| r.0);
+        sorted.dedup_by_key(|r| r.0);
+        // A transaction per run of rows: redb holds a transaction's pages
+        // in memory until it commits, and one of every vector took 900 MB
+        // more on 8.4M lines. The runs before the last are not made durable
+        // on their own (the last one's commit makes them so), and the
+        // position the vectors cover is written with the last: a crash in
+        // between leaves vectors stored by the hash of their text, which
+        // the next embedding takes, and no claim that they cover anything.
+        let runs: Vec<&[(u64, &[u8])]> = if sorted.is_empty() {
+            vec![&[]]
+        } else {
+            sorted.chunks(VECTOR_ROWS_PER_TRANSACTION).collect()
+        };
+        let last = runs.len() - 1;
+        for (i, run) in runs.into_iter().enumerate() {
+            let mut tx = self.db.begin_write()?;
+            if i < last {
+                tx.set_durability(redb::Durability::None)
+                    .map_err(|e| JournalError::Storage(e.to_string()))?;
             }
-            if let Some(seq) = covers {
-                meta.insert(META_VECTORS_UPTO, seq.0.to_le_bytes().as_slice())?;
-                // Counts of another position would only be ignored.
-                match counts {
-                    Some(counts) => {
-                        meta.insert(META_EMBEDDED_COUNTS, counts_bytes(seq, counts).as_slice())?
+            {
+                let mut meta = tx.open_table(META)?;
+                if i == 0 {
+                    let same = meta
+                        .get(META_VECTORS_MODEL)?
+                        .is_some_and(|v| v.value() == model.as_bytes());
+                    if !same {
+                        tx.delete_table(VECTORS)?;
+                        meta.insert(META_VECTORS_MODEL, model.as_bytes())?;
+                        meta.remove(META_VECTORS_UPTO)?;
+                        meta.remove(META_EMBEDDED_COUNTS)?;
                     }
-                    None => meta.remove(META_EMBEDDED_COUNTS)?,
+                }
+                if let (Some(seq), true) = (covers, i == last) {
+                    meta.insert(META_VECTORS_UPTO, seq.0.to_le_bytes().as_slice())?;
+                    // Counts of another position would only be ignored.
+                    match counts {
+                        Some(counts) => {
+                            meta.insert(META_EMBEDDED_COUNTS, counts_bytes(seq, counts).as_slice())?
+                        }
+                        None => meta.remove(META_EMBEDDED_COUNTS)?,
+                    };
+                }
+                let mut t = tx.open_table(VECTORS)?;
+                // Past every key stored (an empty table, or the runs before
+                // this one): appended at the end.
+                let after_all = match (t.last()?, run.first()) {
+                    (None, _) => true,
+                    (Some((k, _)), Some((first, _))) => k.value() < *first,
+                    (Some(_), None) => false,
                 };
-            }
-            let mut t = tx.open_table(VECTORS)?;
-            // In key order: into an empty table (a first embedding, a new
-            // model) through a cursor at its end, which packs redb's leaves
-            // full. Keyed by hashes in text order, they were left about
-            // half full: 75 MB of 221 on 8.4M lines.
-            let mut sorted: Vec<(u64, &[u8])> = rows.rows().collect();
-            sorted.sort_unstable_by_key(|r| r.0);
-            sorted.dedup_by_key(|r| r.0);
-            if t.is_empty()? {
-                let mut end = t.upper_bound_mut(Bound::<u64>::Unbounded)?;
-                for (h, bytes) in sorted {
-                    end.insert_before(h, bytes)?;
-                }
-                end.close()?;
-            } else {
-                for (h, bytes) in sorted {
-                    t.insert(h, bytes)?;
+                if after_all {
+                    let mut end = t.upper_bound_mut(Bound::<u64>::Unbounded)?;
+                    for (h, bytes) in run {
+                        end.insert_before(*h, *bytes)?;
+                    }
+                    end.close()?;
+                } else {
+                    for (h, bytes) in run {
+                        t.insert(*h, *bytes)?;
+                    }
                 }
             }
+            tx.commit()?;
         }
-        tx.commit()?;
         Ok(())
     }
 
@@ -1467,6 +1495,48 @@ mod vector_tests {
     }
 
     #[test]
+    fn vectors_written_in_several_transactions_all_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        // Odd hashes first, as a model's first embedding, in more rows than
+        // one transaction takes; then even ones between them, with a new
+        // position, under the same model.
+        let n = VECTOR_ROWS_PER_TRANSACTION as u64 * 2 + 5;
+        let vector = |h: u64| vec![(h % 7) as f32 + 1.0, -((h % 3) as f32) - 1.0];
+        let mut rows = crate::int8::VectorRows::default();
+        for h in (0..n).rev().map(|k| 2 * k + 1) {
+            rows.push(h, &vector(h));
+        }
+        j.put_vector_rows("m1", &rows, Some(Seq(4)), Some(&[("a.py", 1)]))
+            .unwrap();
+        assert_eq!(j.vectors_upto().unwrap(), Some(Seq(4)));
+        assert_eq!(j.embedded_counts().unwrap().map(|c| c.0), Some(Seq(4)));
+        let mut evens = crate::int8::VectorRows::default();
+        for h in (0..n).map(|k| 2 * k) {
+            evens.push(h, &vector(h));
+        }
+        j.put_vector_rows("m1", &evens, Some(Seq(9)), None).unwrap();
+        assert_eq!(j.vectors_upto().unwrap(), Some(Seq(9)));
+        let all: Vec<u64> = (0..2 * n).collect();
+        let got = j.vectors(&all).unwrap();
+        for (h, v) in all.iter().zip(&got) {
+            let v = v.as_ref().unwrap_or_else(|| panic!("vector {h} missing"));
+            let want = vector(*h);
+            let scale = want[0].abs().max(want[1].abs()) / 127.0;
+            assert!(
+                v.iter().zip(&want).all(|(a, b)| (a - b).abs() <= scale),
+                "vector {h}: {v:?} for {want:?}"
+            );
+        }
+        assert_eq!(j.vectors(&[2 * n]).unwrap(), vec![None]);
+        // A new model's runs drop every vector of the old one.
+        let mut one = crate::int8::VectorRows::default();
+        one.push(3, &[1.0, 0.0]);
+        j.put_vector_rows("m2", &one, Some(Seq(10)), None).unwrap();
+        assert_eq!(j.vectors(&[1, 2, 3]).unwrap()[..2], [None, None]);
+    }
+
+    #[test]
     fn embedded_counts_come_back_as_kept_and_go_with_the_model() {
         let dir = tempfile::tempdir().unwrap();
         let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
@@ -1572,6 +1642,10 @@ pub fn name_referred(name: &str) -> Vec<u8> {
 /// filled redb's default of 1 GiB on top of everything it held (9.3M
 /// lines: 3.50 GB peak with it, 3.08 GB with this).
 const WRITER_PAGE_CACHE: usize = 128 << 20;
+
+/// Vectors written per transaction by [`Journal::put_vector_rows`]: about
+/// 17 MB of rows with 256 dimensions.
+const VECTOR_ROWS_PER_TRANSACTION: usize = 1 << 16;
 
 /// redb's page cache for readers (queries, the daemon). Answers read file
 /// records from it: warm search on 600k lines took 4.7-5.4 ms at the

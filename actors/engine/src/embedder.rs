@@ -262,7 +262,7 @@ fn refresh(
                     let report = progress.map(|p| (p, files));
                     let (read, rows) =
                         embed_batches(&git, st.mask_secrets, model, &stored, report, |each| {
-                            journal.files_in_batches(head.seq, COUNT_BATCH, |batch| {
+                            journal.files_in_batches(head.seq, EMBED_BATCH, |batch| {
                                 count_into(&mut per_file, &batch);
                                 each(batch)
                             })
@@ -336,6 +336,13 @@ fn refresh(
 /// does not).
 type Stored<'a> = dyn Fn(&[u64]) -> Vec<Option<Vec<f32>>> + Sync + 'a;
 
+/// Files read from the views a batch at a time for a whole embedding:
+/// up to the workers' count of batches wait for a worker, and as many are
+/// being embedded, so a batch is small. Batches of 512 files took the init
+/// of 8.4M lines from 1.4 to 1.7 GB, where a crate's generated bindings
+/// put thousands of symbols in each of hundreds of files.
+const EMBED_BATCH: usize = 64;
+
 /// Files whose texts are made and embedded together: enough texts for the
 /// model's batches, few enough that a worker holds little beside them.
 const FILES_PER_TASK: usize = 32;
@@ -390,9 +397,7 @@ fn embed_batches<R>(
                     // of symbols.
                     let mut rows = sno_journal::int8::VectorRows::default();
                     for task in files.chunks(FILES_PER_TASK) {
-                        for (h, v) in embed_files(task, &git, mask_secrets, model, stored) {
-                            rows.push(h, &v);
-                        }
+                        embed_files(task, &git, mask_secrets, model, stored, &mut rows);
                     }
                     if done.send((batch.len(), rows)).is_err() {
                         return;
@@ -438,7 +443,8 @@ fn embed_files(
     mask_secrets: bool,
     model: &Model,
     stored: &Stored,
-) -> Vec<(u64, Vec<f32>)> {
+    rows: &mut sno_journal::int8::VectorRows,
+) {
     let mut texts = Vec::new();
     for (path, rec) in files {
         let text = git
@@ -446,6 +452,30 @@ fn embed_files(
             .ok()
             .map(|b| sno_query::served::Served::new(&b, mask_secrets));
         texts.extend(sno_query::search::file_texts(path, rec, text.as_ref()));
+        while texts.len() >= TEXTS_PER_EMBEDDING {
+            let rest = texts.split_off(TEXTS_PER_EMBEDDING);
+            embed_into(&texts, model, stored, rows);
+            texts = rest;
+        }
     }
-    doc_vectors(&texts, model, stored).1
+    embed_into(&texts, model, stored, rows);
 }
+
+/// Embeds `texts` (or finds their stored vectors) into `rows`, in their
+/// stored form.
+fn embed_into(
+    texts: &[String],
+    model: &Model,
+    stored: &Stored,
+    rows: &mut sno_journal::int8::VectorRows,
+) {
+    for (h, v) in doc_vectors(texts, model, stored).1 {
+        rows.push(h, &v);
+    }
+}
+
+/// Texts embedded at once: their vectors are held as floats (as made and
+/// as returned) until they are stored as codes, so a file of tens of
+/// thousands of symbols (a crate's generated bindings) is embedded in
+/// parts.
+const TEXTS_PER_EMBEDDING: usize = 4096;
