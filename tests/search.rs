@@ -894,6 +894,74 @@ fn vectors_carried_across_commits_answer_as_vectors_made_from_nothing() {
 }
 
 #[test]
+fn init_makes_a_large_heads_search_parts_so_the_first_search_only_opens_them() {
+    // From 2,000 files init makes the head's search parts (on 8.4M lines
+    // the first search took a minute to); a smaller head's first search
+    // makes its own.
+    let repo = Repo::new();
+    for i in 0..2000 {
+        repo.write(
+            &format!("pkg/m{i:04}.py"),
+            format!("def handler_{i}(x):\n    return x + {i}\n"),
+        );
+    }
+    repo.write(
+        "pkg/money.py",
+        "def settle_invoice(bill):\n    return bill\n",
+    );
+    repo.commit("many");
+    let o = sno_in(repo.path(), &["init", "--json"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("sno: building the search index of 2001 files"),
+        "{}",
+        stderr(&o)
+    );
+    let init: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let head = init["commit"].as_str().unwrap().to_string();
+    let cache = repo.path().join(".sno/cache");
+    let made: Vec<String> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&head))
+        .collect();
+    assert_eq!(made.len(), 1, "the head's parts after init: {made:?}");
+    assert!(cache.join(&made[0]).join("docs.map").is_file());
+    let o = sno_in(
+        repo.path(),
+        &["search", "settle invoice", "--json"],
+        &[("SNO_LOG", "sno_engine=debug")],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let log = plain_log(&o);
+    assert!(
+        log.contains("head searched from its stored parts")
+            && !log.contains("streamed from its views"),
+        "{log}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["items"][0]["qualified_name"], "settle_invoice", "{v}");
+
+    // Two files fewer (1,999): init leaves them to the first search.
+    repo.remove("pkg/m0000.py");
+    repo.remove("pkg/m0001.py");
+    repo.commit("fewer");
+    let o = sno_in(repo.path(), &["init", "--json"], &[]);
+    assert!(
+        !stderr(&o).contains("building the search index"),
+        "{}",
+        stderr(&o)
+    );
+    let init: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let head = init["commit"].as_str().unwrap().to_string();
+    assert!(std::fs::read_dir(&cache).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with(&head)));
+}
+
+#[test]
 fn a_head_searched_from_its_stored_parts_answers_as_its_loaded_state_does() {
     // The first search of a head builds its indexes from its state and
     // stores them; later processes search from what is stored and read

@@ -47,6 +47,10 @@ pub async fn render(mut rx: UnboundedReceiver<Progress>) {
             Progress::FilesEmbedded { done, total } => {
                 embedded.report(&bar, "embedded", done, total);
             }
+            Progress::SearchIndex { files } => match &bar {
+                Some(b) => b.set_message(format!("building the search index of {files} files")),
+                None => crate::out::errln!("sno: building the search index of {files} files"),
+            },
         }
     }
     if let Some(b) = bar {

@@ -218,6 +218,11 @@ pub enum Progress {
     /// Files whose symbols are embedded so far, by a refresh that reads
     /// every file (sent a batch of files at a time).
     FilesEmbedded { done: usize, total: usize },
+    /// The indexed head's search index (lexical index, vectors, document
+    /// map) is being made, for a state of `files` files (a large one: a
+    /// small head's is made by its first search): after it, the first
+    /// search answers at once.
+    SearchIndex { files: u64 },
 }
 
 /// What an index run (`sno init`, a followed commit) did.

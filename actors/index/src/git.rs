@@ -103,6 +103,13 @@ impl GitRepo {
         Ok(GitRepo { repo, root })
     }
 
+    /// This handle with no cache of objects: for reading every blob of a
+    /// state once, which a cache would only hold on to.
+    pub fn without_object_cache(mut self) -> GitRepo {
+        self.repo.object_cache_size(0);
+        self
+    }
+
     /// The work tree's root directory.
     pub fn root(&self) -> &Path {
         &self.root
