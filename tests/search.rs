@@ -941,6 +941,14 @@ fn init_makes_a_large_heads_search_parts_so_the_first_search_only_opens_them() {
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["items"][0]["qualified_name"], "settle_invoice", "{v}");
+    // Init again with nothing new: the parts are there, nothing is built.
+    let o = sno_in(repo.path(), &["init", "--json"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("building the search index"),
+        "{}",
+        stderr(&o)
+    );
 
     // Two files fewer (1,999): init leaves them to the first search.
     repo.remove("pkg/m0000.py");

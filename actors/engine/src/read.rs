@@ -538,6 +538,13 @@ impl ReadModel {
         self.searcher(&snap)
     }
 
+    /// Whether the indexed head's search parts are stored (`sno init`
+    /// says it makes them only when they are not).
+    pub fn head_parts_stored(&self) -> Result<bool> {
+        let head = self.journal.head()?.ok_or_else(not_indexed)?;
+        Ok(HeadCache::for_head(&self.paths.sno_dir, &head).has_parts())
+    }
+
     /// The searcher of `head` this model keeps, if it made one.
     fn kept_head_searcher(&self, head: &IndexedHead) -> Option<Arc<Searcher>> {
         let key = format!("head@{}", head.seq.0);

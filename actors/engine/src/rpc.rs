@@ -55,7 +55,8 @@ impl Engine {
                 // corpus). A failure leaves them to the first search.
                 let files = self.journal().files_len().unwrap_or(0);
                 if summary.commit.is_some() && files >= PARTS_AT_INIT_FROM_FILES {
-                    if let Some(p) = &progress {
+                    let stored = self.read().head_parts_stored().unwrap_or(false);
+                    if let (Some(p), false) = (&progress, stored) {
                         let _ = p.send(Progress::SearchIndex { files });
                     }
                     let t = std::time::Instant::now();

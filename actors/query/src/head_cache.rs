@@ -109,6 +109,12 @@ impl HeadCache {
         self.dir.is_dir()
     }
 
+    /// Whether this cache holds a head's search parts (its document map
+    /// and lexical index), not only its history.
+    pub fn has_parts(&self) -> bool {
+        self.doc_map_file().is_file() && self.lexical_dir().is_dir()
+    }
+
     /// Marks this cache as just used: eviction drops the least recently
     /// used first.
     pub fn mark_used(&self) {
