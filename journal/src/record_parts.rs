@@ -261,6 +261,41 @@ pub(crate) fn record<'a>(
     Ok(Cow::Owned(out))
 }
 
+/// [`crate::event::record_hash`] of the record `row` stands for, its parts
+/// hashed as they are read: the next event's link to a first index's
+/// record (hundreds of MB on millions of lines) must not put it together
+/// (a daemon's first commit after `sno init` took 520 MB more and 0.3 s
+/// for it).
+pub(crate) fn record_hash(
+    parts: &impl ReadableTable<(u64, u32), &'static [u8]>,
+    seq: u64,
+    row: &[u8],
+) -> Result<u64, JournalError> {
+    let Some((len, n)) = stub(row) else {
+        return Ok(crate::event::record_hash(row));
+    };
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut read = 0usize;
+    for part in 0..n {
+        match parts.get((seq, part))? {
+            Some(p) => {
+                hasher.update(p.value());
+                read += p.value().len();
+            }
+            None => break,
+        }
+    }
+    if read != len {
+        return Err(JournalError::Decode {
+            seq,
+            source: crate::event::DecodeError::Payload(format!(
+                "record of {len} bytes in {n} parts: {read} bytes found"
+            )),
+        });
+    }
+    Ok(hasher.digest())
+}
+
 /// (length, parts) of a stub row.
 fn stub(row: &[u8]) -> Option<(usize, u32)> {
     match row {
@@ -306,6 +341,11 @@ mod tests {
                 record(&p, seq, row.value()).unwrap().as_ref(),
                 want.as_slice()
             );
+            // Hashed part by part as the whole record hashes.
+            assert_eq!(
+                record_hash(&p, seq, row.value()).unwrap(),
+                crate::event::record_hash(want)
+            );
         }
         drop((e, p, r));
         let tx = db.begin_write().unwrap();
@@ -319,6 +359,10 @@ mod tests {
         let row = e.get(1).unwrap().unwrap();
         assert!(matches!(
             record(&p, 1, row.value()),
+            Err(JournalError::Decode { seq: 1, .. })
+        ));
+        assert!(matches!(
+            record_hash(&p, 1, row.value()),
             Err(JournalError::Decode { seq: 1, .. })
         ));
     }

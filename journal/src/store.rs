@@ -15,8 +15,7 @@ use crate::audit::{AuditEntry, AuditRecord};
 use crate::delta::{self, State};
 use crate::error::JournalError;
 use crate::event::{
-    decode_value, encode_value, record_hash, CommitIndexed, Envelope, Event, RolledBack,
-    FORMAT_VERSION,
+    decode_value, encode_value, CommitIndexed, Envelope, Event, RolledBack, FORMAT_VERSION,
 };
 use crate::lock::holder_pid;
 use crate::memory::Memory;
@@ -1348,10 +1347,7 @@ fn next_event_position(
     Ok(match events.last()? {
         Some((k, v)) => {
             let seq = k.value();
-            (
-                seq + 1,
-                record_hash(&record_parts::record(parts, seq, v.value())?),
-            )
+            (seq + 1, record_parts::record_hash(parts, seq, v.value())?)
         }
         None => (0, 0),
     })
