@@ -243,21 +243,7 @@ pub(crate) fn record<'a>(
         return Ok(Cow::Borrowed(row));
     };
     let mut out = Vec::with_capacity(len);
-    for part in 0..n {
-        match parts.get((seq, part))? {
-            Some(p) => out.extend_from_slice(p.value()),
-            None => break,
-        }
-    }
-    if out.len() != len {
-        return Err(JournalError::Decode {
-            seq,
-            source: crate::event::DecodeError::Payload(format!(
-                "record of {len} bytes in {n} parts: {} bytes found",
-                out.len()
-            )),
-        });
-    }
+    each_part(parts, seq, len, n, |p| out.extend_from_slice(p))?;
     Ok(Cow::Owned(out))
 }
 
@@ -275,11 +261,24 @@ pub(crate) fn record_hash(
         return Ok(crate::event::record_hash(row));
     };
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    each_part(parts, seq, len, n, |p| hasher.update(p))?;
+    Ok(hasher.digest())
+}
+
+/// Gives `f` each of the `n` parts of record `seq` in order, checking
+/// they hold its `len` bytes.
+fn each_part(
+    parts: &impl ReadableTable<(u64, u32), &'static [u8]>,
+    seq: u64,
+    len: usize,
+    n: u32,
+    mut f: impl FnMut(&[u8]),
+) -> Result<(), JournalError> {
     let mut read = 0usize;
     for part in 0..n {
         match parts.get((seq, part))? {
             Some(p) => {
-                hasher.update(p.value());
+                f(p.value());
                 read += p.value().len();
             }
             None => break,
@@ -293,7 +292,7 @@ pub(crate) fn record_hash(
             )),
         });
     }
-    Ok(hasher.digest())
+    Ok(())
 }
 
 /// (length, parts) of a stub row.
