@@ -889,7 +889,7 @@ impl ReadModel {
         let model = sno_query::semantic::source_name(self.model.spec());
         let (map, lexical, vectors, embedder, history) = std::thread::scope(|scope| {
             let map = scope.spawn(|| cache.read_doc_map());
-            let vectors = scope.spawn(|| cache.read_vectors(&model, None));
+            let vectors = scope.spawn(|| cache.read_vectors_to_search(&model, None));
             let history = scope.spawn(|| self.history(Some(&cache), head.seq));
             let embedder = self.embedder();
             let lexical = sno_query::lexical::LexicalIndex::open(&cache.lexical_dir());
@@ -958,7 +958,7 @@ impl ReadModel {
             let snap = scope.spawn(|| self.snapshot(None));
             let history = scope.spawn(|| self.history(Some(&cache), head.seq).ok());
             let lexical = sno_query::lexical::LexicalIndex::open(&cache.lexical_dir());
-            let vectors = cache.read_vectors(&model, None);
+            let vectors = cache.read_vectors_to_search(&model, None);
             let history = history.join().ok().flatten();
             let snap = snap
                 .join()
@@ -1081,8 +1081,8 @@ impl ReadModel {
             // Symbols, then the sections of docs and config files.
             let n = sno_query::lexical::documents(state).len() + chunks.len();
             let vectors = o.embedder.as_deref().map(|e| {
-                let stored =
-                    vectors.or_else(|| disk.and_then(|c| c.read_vectors(&e.source, Some(n))));
+                let stored = vectors
+                    .or_else(|| disk.and_then(|c| c.read_vectors_to_search(&e.source, Some(n))));
                 if let Some(v) = stored.filter(|v| v.count() == n) {
                     return v;
                 }

@@ -8,7 +8,7 @@
 //! once the new one is made ([`HeadCache::remove_others`]).
 
 use crate::search::FileVectors;
-use crate::semantic::Vectors;
+use crate::semantic::{Vectors, SIGNS_MIN};
 use std::path::{Path, PathBuf};
 
 use sno_journal::IndexedHead;
@@ -26,6 +26,11 @@ pub struct HeadCache {
 /// The first bytes of a zstd frame.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 const MAGIC: &[u8; 8] = b"SNOVEC03";
+/// A vectors file's signs ([`HeadCache::write_signs`]): this magic, the
+/// rows and dimension, and the length and scales' xxh3 of the vectors
+/// file they were made from, then the rows.
+const SIGNS_MAGIC: &[u8; 8] = b"SNOSGN01";
+const SIGNS_HEAD: usize = 32;
 
 /// The cache format, in each head's directory name: the lexical index's
 /// documents are keyed by file since v3.
@@ -253,10 +258,33 @@ impl HeadCache {
         self.dir.join(format!("vectors-{h:016x}.i8"))
     }
 
+    fn signs_file(&self, model: &str) -> PathBuf {
+        signs_beside(&self.vectors_file(model))
+    }
+
     /// The stored vectors made by `model`, in document order, if present
     /// and intact (`expected` documents).
     pub fn read_vectors(&self, model: &str, expected: Option<usize>) -> Option<Vectors> {
         read_vectors_file(&self.vectors_file(model), expected)
+    }
+
+    /// [`HeadCache::read_vectors`] for a search: with their signs, which
+    /// are stored first if a search compares them and they are missing
+    /// (parts made before signs were stored), so that only the first
+    /// search over a head computes them.
+    pub fn read_vectors_to_search(&self, model: &str, expected: Option<usize>) -> Option<Vectors> {
+        let vectors = self.read_vectors(model, expected)?;
+        if vectors.ids().len() <= SIGNS_MIN || vectors.has_stored_signs() {
+            return Some(vectors);
+        }
+        match self.write_signs(model, &vectors) {
+            Ok(()) => self.read_vectors(model, expected),
+            Err(e) => {
+                // A read-only `.sno/`: the search computes them itself.
+                tracing::debug!(error = %e, "signs not stored");
+                Some(vectors)
+            }
+        }
     }
 
     /// Which documents have a vector of `model`, read from the stored
@@ -321,7 +349,15 @@ impl HeadCache {
     pub fn read_doc_map(&self) -> Option<crate::doc_map::DocMap> {
         let stored = std::fs::read(self.doc_map_file()).ok()?;
         let bytes = match stored.starts_with(&ZSTD_MAGIC) {
-            true => zstd::stream::decode_all(stored.as_slice()).ok()?,
+            // Into a buffer of the frame's length: decoding into a growing
+            // one copied it over and over (a third of a cold search over
+            // 8.4M lines, whose map is 150 MB).
+            true => match zstd::zstd_safe::get_frame_content_size(&stored) {
+                Ok(Some(len)) => {
+                    zstd::bulk::decompress(&stored, usize::try_from(len).ok()?).ok()?
+                }
+                _ => zstd::stream::decode_all(stored.as_slice()).ok()?,
+            },
             false => stored,
         };
         crate::doc_map::DocMap::from_bytes(&bytes)
@@ -333,6 +369,9 @@ impl HeadCache {
         let bytes = map.to_bytes();
         self.write_aside_with(&self.doc_map_file(), |w| {
             let mut z = zstd::stream::Encoder::new(w, 3)?;
+            // The frame then says how long it reads back, and the reader
+            // decompresses into one buffer of that length.
+            z.set_pledged_src_size(Some(bytes.len() as u64))?;
             std::io::Write::write_all(&mut z, &bytes)?;
             z.finish().map(|_| ())
         })
@@ -442,7 +481,32 @@ impl HeadCache {
             }
             Ok(())
         })?;
+        self.write_signs(model, vectors)?;
         self.write_layout(model, layout)
+    }
+
+    /// Stores the signs of `model`'s vectors beside them when a search
+    /// compares signs first (past [`SIGNS_MIN`] vectors): computing them
+    /// took a cold `sno search` on 8.4M lines 165 ms of CPU, and their
+    /// 25 MB are mapped instead. Signs of other vectors are removed.
+    pub fn write_signs(&self, model: &str, vectors: &Vectors) -> std::io::Result<()> {
+        let file = self.signs_file(model);
+        if vectors.ids().len() <= SIGNS_MIN {
+            return match std::fs::remove_file(&file) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            };
+        }
+        let words = vectors.sign_words();
+        let head = signs_head(vectors);
+        self.write_aside_with(&file, |out| {
+            out.write_all(&head)?;
+            for chunk in words.chunks(1 << 13) {
+                let bytes: Vec<u8> = chunk.iter().flat_map(|w| w.to_le_bytes()).collect();
+                out.write_all(&bytes)?;
+            }
+            Ok(())
+        })
     }
 
     /// Stores the vectors `plan` makes over `previous`'s vectors of
@@ -545,6 +609,11 @@ impl HeadCache {
             }
             Ok(())
         })?;
+        // Read back mapped: nothing of the codes is held to sign them.
+        let written = self
+            .read_vectors(model, Some(plan.count))
+            .ok_or_else(|| bad("the written vectors do not read back"))?;
+        self.write_signs(model, &written)?;
         self.write_layout(model, &plan.layout)
     }
 
@@ -605,30 +674,71 @@ impl VectorsHead {
 }
 
 /// Vectors stored by [`HeadCache::write_vectors`] in `path`, if intact
-/// (`expected` documents).
+/// (`expected` documents), with their codes mapped rather than read (a
+/// search reads a few hundred rows of them) and their signs if stored
+/// beside them for exactly these vectors.
 pub fn read_vectors_file(path: &Path, expected: Option<usize>) -> Option<Vectors> {
-    use std::io::Read;
-    // The codes are most of the file: read into their own buffer and
-    // turned to signed bytes in place, never held twice.
-    let mut file = std::fs::File::open(path).ok()?;
-    let VectorsHead { dim, count, ids } = VectorsHead::read(&mut file)?;
+    let map = crate::mapped::MappedFile::open(path).ok()?;
+    let bytes = map.bytes();
+    let VectorsHead { dim, count, ids } = VectorsHead::read(&mut &bytes[..])?;
     if expected.is_some_and(|e| e != count) {
         return None;
     }
-    let mut scales = vec![0u8; ids.len() * 4];
-    file.read_exact(&mut scales).ok()?;
-    let scales = scales
+    let n = ids.len();
+    let scales_at = 16 + count.div_ceil(8);
+    let codes_at = scales_at + n * 4;
+    let file_len = codes_at.checked_add(n.checked_mul(dim)?)?;
+    if bytes.len() != file_len {
+        return None;
+    }
+    let scale_bytes = &bytes[scales_at..codes_at];
+    let scales = scale_bytes
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    let want = ids.len().checked_mul(dim)?;
-    let mut codes = Vec::with_capacity(want);
-    file.take(want as u64 + 1).read_to_end(&mut codes).ok()?;
-    if codes.len() != want {
-        return None;
-    }
-    let codes: Vec<i8> = codes.into_iter().map(|b| b as i8).collect();
-    Vectors::from_parts(count, dim, ids, codes, scales)
+    let codes = crate::mapped::Region::of(&map, codes_at, n * dim)?;
+    let vectors = Vectors::from_mapped(count, dim, ids, codes, scales)?;
+    let want = signs_head(&vectors);
+    let signs = crate::mapped::MappedFile::open(&signs_beside(path))
+        .ok()
+        .filter(|s| s.bytes().get(..SIGNS_HEAD) == Some(&want[..]))
+        .and_then(|s| {
+            let len = s.bytes().len() - SIGNS_HEAD;
+            crate::mapped::Region::of(&s, SIGNS_HEAD, len)
+        });
+    Some(match signs {
+        Some(signs) => vectors.with_stored_signs(signs),
+        None => vectors,
+    })
+}
+
+/// Where the signs of the vectors in `vectors_file` are stored.
+fn signs_beside(vectors_file: &Path) -> PathBuf {
+    let name = vectors_file
+        .file_name()
+        .map(|n| n.to_string_lossy().replace("vectors-", "signs-"))
+        .unwrap_or_default();
+    vectors_file.with_file_name(name).with_extension("bits")
+}
+
+/// The head of a signs file made from `vectors`: it names them by their
+/// rows, dimension, file length and scales, so signs of other vectors
+/// (an earlier file of the same name) are never taken for theirs.
+fn signs_head(vectors: &Vectors) -> [u8; SIGNS_HEAD] {
+    let n = vectors.ids().len();
+    let file_len = (16 + vectors.count().div_ceil(8) + n * 4 + n * vectors.dim()) as u64;
+    let scales: Vec<u8> = vectors
+        .scales()
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let mut head = [0u8; SIGNS_HEAD];
+    head[..8].copy_from_slice(SIGNS_MAGIC);
+    head[8..12].copy_from_slice(&(n as u32).to_le_bytes());
+    head[12..16].copy_from_slice(&(vectors.dim() as u32).to_le_bytes());
+    head[16..24].copy_from_slice(&file_len.to_le_bytes());
+    head[24..32].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(&scales).to_le_bytes());
+    head
 }
 
 #[cfg(test)]
@@ -669,6 +779,19 @@ mod tests {
             "{} bytes",
             stored.len()
         );
+        assert!(cache.read_doc_map() == Some(map.clone()));
+        // The frame says its length, which the reader decompresses into.
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(&stored).unwrap(),
+            Some(map.to_bytes().len() as u64)
+        );
+        // A frame that does not (as builds before wrote them) still reads.
+        let streamed = zstd::stream::encode_all(map.to_bytes().as_slice(), 3).unwrap();
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(&streamed).unwrap(),
+            None
+        );
+        std::fs::write(cache.doc_map_file(), streamed).unwrap();
         assert!(cache.read_doc_map() == Some(map.clone()));
         std::fs::write(cache.doc_map_file(), map.to_bytes()).unwrap();
         assert!(cache.read_doc_map() == Some(map));
@@ -867,5 +990,84 @@ mod tests {
         let back = other.read_vectors("m", Some(7)).unwrap();
         assert_eq!(back.ids(), [0]);
         assert_eq!(back.codes(), &old.codes()[6..8]);
+    }
+
+    /// Past [`SIGNS_MIN`] vectors their signs are stored beside them and
+    /// read back with them, mapped; a search over them answers as one over
+    /// signs computed afresh. Signs made from other vectors, or cut, are
+    /// not taken; fewer vectors remove them.
+    #[test]
+    fn signs_are_stored_beside_many_vectors_and_only_taken_for_them() {
+        use crate::search::{CarriedPlan, VectorFrom};
+        use crate::semantic::SemanticIndex;
+        let dir = tempfile::tempdir().unwrap();
+        let mut seed = 7u64;
+        let mut rows = |n: usize| -> Vec<Vec<f32>> {
+            (0..n)
+                .map(|_| {
+                    (0..8)
+                        .map(|_| {
+                            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                            ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        let n = SIGNS_MIN + 10;
+        let vs = Vectors::from_rows(&rows(n));
+        let c = HeadCache::for_head(dir.path(), &head(1, 3));
+        c.write_vectors("m", &vs, &[]).unwrap();
+        assert!(c.signs_file("m").exists());
+        let back = c.read_vectors("m", Some(n)).unwrap();
+        assert!(back.has_stored_signs());
+        // (Not assert_eq: a failure would print 200k vectors.)
+        assert!(back == vs);
+        let stored = SemanticIndex::build(back);
+        let computed = SemanticIndex::build(vs.clone());
+        for q in rows(5) {
+            assert_eq!(stored.search(&q, 10), computed.search(&q, 10));
+            assert_eq!(stored.search(&q, 10).len(), 10);
+        }
+
+        // Other vectors of the same count under another head: the first
+        // head's signs copied over theirs are refused.
+        let other = Vectors::from_rows(&rows(n));
+        let o = HeadCache::for_head(dir.path(), &head(2, 3));
+        o.write_vectors("m", &other, &[]).unwrap();
+        assert!(o.read_vectors("m", None).unwrap().has_stored_signs());
+        std::fs::copy(c.signs_file("m"), o.signs_file("m")).unwrap();
+        let read = o.read_vectors("m", None).unwrap();
+        assert!(!read.has_stored_signs(), "signs of other vectors");
+        assert!(read == other, "the vectors themselves still read");
+        // Cut, they are not taken either.
+        let bytes = std::fs::read(c.signs_file("m")).unwrap();
+        std::fs::write(o.signs_file("m"), &bytes[..bytes.len() - 8]).unwrap();
+        assert!(!o.read_vectors("m", None).unwrap().has_stored_signs());
+        std::fs::write(c.signs_file("m"), &bytes[..bytes.len() - 8]).unwrap();
+        assert!(!c.read_vectors("m", None).unwrap().has_stored_signs());
+        std::fs::write(c.signs_file("m"), &bytes).unwrap();
+
+        // Vectors carried from a head's file get their signs too.
+        let plan = CarriedPlan {
+            count: n,
+            rows: (0..n as u32)
+                .map(|d| (d, VectorFrom::Previous(n as u32 - 1 - d)))
+                .collect(),
+            fresh: Vectors::default(),
+            new: Vec::new(),
+            layout: Vec::new(),
+            files_carried: 0,
+        };
+        let next = HeadCache::for_head(dir.path(), &head(1, 4));
+        next.write_carried("m", &c, &plan).unwrap();
+        let carried = next.read_vectors("m", Some(n)).unwrap();
+        assert!(carried.has_stored_signs());
+        assert!(carried == plan.vectors(Some(&vs)));
+
+        // Few vectors: no signs, and stale ones are removed.
+        c.write_vectors("m", &Vectors::from_rows(&rows(3)), &[])
+            .unwrap();
+        assert!(!c.signs_file("m").exists());
     }
 }

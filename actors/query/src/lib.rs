@@ -18,6 +18,7 @@ pub mod head_cache;
 pub mod lexical;
 pub mod lookup;
 pub mod map;
+pub mod mapped;
 pub mod outline;
 pub mod pack;
 pub mod search;

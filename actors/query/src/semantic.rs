@@ -148,13 +148,92 @@ pub const FLAT_MAX: usize = 1_000_000;
 /// MB this way against 783 MB. A similarity moves by about 1e-3 (each
 /// component is off by at most half a step of 1/127 of the vector's
 /// largest), and the quality eval's figures were those of f32 vectors.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct Vectors {
     count: usize,
     dim: usize,
     ids: Vec<u32>,
-    codes: Vec<i8>,
+    codes: Codes,
     scales: Vec<f32>,
+    /// Their signs as stored beside them, when read from a file that has
+    /// them ([`Vectors::with_stored_signs`]); dropped by any change.
+    signs: Option<StoredSigns>,
+}
+
+/// The codes of a set of vectors: made in memory, or mapped from the file
+/// that stores them (a search reads a few hundred of their rows).
+#[derive(Clone)]
+enum Codes {
+    Owned(Vec<i8>),
+    Mapped(crate::mapped::Region),
+}
+
+impl Default for Codes {
+    fn default() -> Codes {
+        Codes::Owned(Vec::new())
+    }
+}
+
+impl std::ops::Deref for Codes {
+    type Target = [i8];
+
+    fn deref(&self) -> &[i8] {
+        match self {
+            Codes::Owned(v) => v,
+            Codes::Mapped(r) => r.as_i8(),
+        }
+    }
+}
+
+impl Codes {
+    /// The codes to change: mapped ones are copied first.
+    fn to_mut(&mut self) -> &mut Vec<i8> {
+        if let Codes::Mapped(r) = self {
+            *self = Codes::Owned(r.as_i8().to_vec());
+        }
+        match self {
+            Codes::Owned(v) => v,
+            Codes::Mapped(_) => unreachable!("made owned above"),
+        }
+    }
+}
+
+impl PartialEq for Codes {
+    fn eq(&self, other: &Codes) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for Codes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let how = match self {
+            Codes::Owned(_) => "owned",
+            Codes::Mapped(_) => "mapped",
+        };
+        write!(f, "{} codes ({how})", self.len())
+    }
+}
+
+impl PartialEq for Vectors {
+    /// The same vectors of the same documents, however held: signs are
+    /// derived from the codes, so never what makes two sets differ.
+    fn eq(&self, other: &Vectors) -> bool {
+        self.count == other.count
+            && self.dim == other.dim
+            && self.ids == other.ids
+            && self.codes == other.codes
+            && self.scales == other.scales
+    }
+}
+
+/// Signs read from beside the vectors, a row of words a vector.
+#[derive(Clone)]
+struct StoredSigns(crate::mapped::Region);
+
+impl std::fmt::Debug for StoredSigns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bytes of stored signs", self.0.bytes().len())
+    }
 }
 
 impl Vectors {
@@ -184,6 +263,27 @@ impl Vectors {
         codes: Vec<i8>,
         scales: Vec<f32>,
     ) -> Option<Vectors> {
+        Self::checked(count, dim, ids, Codes::Owned(codes), scales)
+    }
+
+    /// [`Vectors::from_parts`] with the codes mapped from their file.
+    pub fn from_mapped(
+        count: usize,
+        dim: usize,
+        ids: Vec<u32>,
+        codes: crate::mapped::Region,
+        scales: Vec<f32>,
+    ) -> Option<Vectors> {
+        Self::checked(count, dim, ids, Codes::Mapped(codes), scales)
+    }
+
+    fn checked(
+        count: usize,
+        dim: usize,
+        ids: Vec<u32>,
+        codes: Codes,
+        scales: Vec<f32>,
+    ) -> Option<Vectors> {
         let ordered = ids.windows(2).all(|w| w[0] < w[1]);
         let inside = ids.last().is_none_or(|l| (*l as usize) < count);
         let sized = codes.len() == ids.len() * dim
@@ -195,7 +295,39 @@ impl Vectors {
             ids,
             codes,
             scales,
+            signs: None,
         })
+    }
+
+    /// These vectors with their signs as stored beside them: `signs`
+    /// holds a row of `dim.div_ceil(64)` little-endian words a vector, as
+    /// [`Vectors::sign_rows`] writes them. Refused (`None` kept) unless
+    /// it is exactly that size and aligned; the caller checks that the
+    /// file was made from these vectors.
+    pub fn with_stored_signs(mut self, signs: crate::mapped::Region) -> Vectors {
+        let words = self.dim.div_ceil(64);
+        let whole = signs
+            .as_u64()
+            .is_some_and(|b| b.len() == self.ids.len() * words);
+        if whole && self.dim > 0 {
+            self.signs = Some(StoredSigns(signs));
+        }
+        self
+    }
+
+    /// Whether signs stored beside the vectors came with them.
+    pub fn has_stored_signs(&self) -> bool {
+        self.signs.is_some()
+    }
+
+    /// The signs of every vector, a row of `dim.div_ceil(64)` words each
+    /// (what a scan over many vectors compares first), to store beside
+    /// them.
+    pub fn sign_words(&self) -> Vec<u64> {
+        match Signs::of(self).bits {
+            SignBits::Owned(words) => words,
+            SignBits::Stored(_) => unreachable!("Signs::of computes"),
+        }
     }
 
     /// Sets document `doc`'s vector; documents come in increasing order.
@@ -219,8 +351,9 @@ impl Vectors {
         }
         if codes.len() == self.dim && self.dim > 0 {
             self.ids.push(doc as u32);
-            self.codes.extend_from_slice(codes);
+            self.codes.to_mut().extend_from_slice(codes);
             self.scales.push(scale);
+            self.signs = None;
         }
     }
 
@@ -290,10 +423,38 @@ const SIGNS_KEEP: usize = 50;
 /// signs hold the nearest by cosine, which the codes then rank exactly.
 struct Signs {
     words: usize,
-    bits: Vec<u64>,
+    bits: SignBits,
+}
+
+/// The sign rows: computed, or mapped from beside the vectors.
+enum SignBits {
+    Owned(Vec<u64>),
+    Stored(StoredSigns),
 }
 
 impl Signs {
+    /// The vectors' signs: the stored ones if they came with them, else
+    /// computed (165 ms of CPU for 780k vectors).
+    fn for_vectors(v: &Vectors) -> Signs {
+        match &v.signs {
+            Some(stored) => {
+                stored.0.will_scan();
+                Signs {
+                    words: v.dim.div_ceil(64),
+                    bits: SignBits::Stored(stored.clone()),
+                }
+            }
+            None => Signs::of(v),
+        }
+    }
+
+    fn bits(&self) -> &[u64] {
+        match &self.bits {
+            SignBits::Owned(b) => b,
+            SignBits::Stored(s) => s.0.as_u64().expect("checked when read"),
+        }
+    }
+
     fn of(v: &Vectors) -> Signs {
         use rayon::prelude::*;
         let words = v.dim.div_ceil(64);
@@ -312,7 +473,10 @@ impl Signs {
                     }
                 });
         }
-        Signs { words, bits }
+        Signs {
+            words,
+            bits: SignBits::Owned(bits),
+        }
     }
 
     fn of_query(&self, q: &[f32]) -> Vec<u64> {
@@ -330,7 +494,8 @@ impl Signs {
     /// smallest (distance, position) pairs, in position order.
     fn nearest(&self, q: &[u64], keep: usize) -> Vec<usize> {
         use rayon::prelude::*;
-        let rows = self.bits.len() / self.words.max(1);
+        let bits = self.bits();
+        let rows = bits.len() / self.words.max(1);
         let keep = keep.min(rows);
         if keep == 0 {
             return Vec::new();
@@ -346,7 +511,7 @@ impl Signs {
         let mut d = vec![0u16; rows];
         let counts = d
             .par_chunks_mut(CHUNK_ROWS)
-            .zip(self.bits.par_chunks(CHUNK_ROWS * self.words))
+            .zip(bits.par_chunks(CHUNK_ROWS * self.words))
             .map(|(out, bits)| {
                 let mut counts = vec![0u32; bins];
                 for (h, row) in out.iter_mut().zip(bits.chunks_exact(self.words)) {
@@ -595,7 +760,7 @@ impl SemanticIndex {
     pub fn build_with(vectors: Vectors, flat_max: usize, signs_min: usize) -> SemanticIndex {
         let len = vectors.ids.len();
         if len <= flat_max {
-            let signs = (len > signs_min).then(|| Signs::of(&vectors));
+            let signs = (len > signs_min).then(|| Signs::for_vectors(&vectors));
             return SemanticIndex {
                 kind: IndexKind::Flat(vectors, signs),
                 len,
@@ -816,10 +981,13 @@ mod tests {
             let bits: Vec<u64> = (0..rows * words)
                 .map(|_| next() & next() & next())
                 .collect();
-            let signs = Signs { words, bits };
+            let signs = Signs {
+                words,
+                bits: SignBits::Owned(bits),
+            };
             let q: Vec<u64> = (0..words).map(|_| next() & next() & next()).collect();
             let mut pairs: Vec<(u32, usize)> = signs
-                .bits
+                .bits()
                 .chunks_exact(words)
                 .enumerate()
                 .map(|(i, r)| (r.iter().zip(&q).map(|(a, b)| (a ^ b).count_ones()).sum(), i))
