@@ -60,7 +60,12 @@ impl Engine {
                         let _ = p.send(Progress::SearchIndex { files });
                     }
                     let t = std::time::Instant::now();
-                    match self.read().prepare_head() {
+                    // Off the runtime, on a thread of its own: in a daemon
+                    // (a forwarded init) a runtime worker held for the
+                    // minute it takes on 8.4M lines would hold the other
+                    // sessions' answers queued behind it.
+                    let read = self.read();
+                    match crate::background::background(move || read.prepare_head()) {
                         Ok(_) => tracing::debug!(
                             ms = t.elapsed().as_millis() as u64,
                             "the head's search index is made"
