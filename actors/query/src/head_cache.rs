@@ -674,9 +674,10 @@ impl VectorsHead {
 }
 
 /// Vectors stored by [`HeadCache::write_vectors`] in `path`, if intact
-/// (`expected` documents), with their codes mapped rather than read (a
-/// search reads a few hundred rows of them) and their signs if stored
-/// beside them for exactly these vectors.
+/// (`expected` documents): past [`SIGNS_MIN`] of them, with their codes
+/// mapped rather than read (a search compares their signs and reads a few
+/// hundred rows of codes) and their signs if stored beside them for
+/// exactly these vectors.
 pub fn read_vectors_file(path: &Path, expected: Option<usize>) -> Option<Vectors> {
     let map = crate::mapped::MappedFile::open(path).ok()?;
     let bytes = map.bytes();
@@ -697,7 +698,13 @@ pub fn read_vectors_file(path: &Path, expected: Option<usize>) -> Option<Vectors
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
     let codes = crate::mapped::Region::of(&map, codes_at, n * dim)?;
-    let vectors = Vectors::from_mapped(count, dim, ids, codes, scales)?;
+    // Up to SIGNS_MIN vectors a search scans every code: read into memory
+    // (a few MB), where the allocator may back them with huge pages.
+    let vectors = if n > SIGNS_MIN {
+        Vectors::from_mapped(count, dim, ids, codes, scales)?
+    } else {
+        Vectors::from_parts(count, dim, ids, codes.as_i8().to_vec(), scales)?
+    };
     let want = signs_head(&vectors);
     let signs = crate::mapped::MappedFile::open(&signs_beside(path))
         .ok()
@@ -894,6 +901,7 @@ mod tests {
         // A document without a vector (or a zero one) reads back without.
         let back = c.read_vectors("m", Some(4)).unwrap();
         assert_eq!(back, vs);
+        assert!(!back.is_mapped(), "a few vectors are read, not mapped");
         assert_eq!(back.ids(), [0, 2]);
         // And takes a bit, not a vector; a vector its scale and codes.
         assert_eq!(
@@ -1021,6 +1029,7 @@ mod tests {
         assert!(c.signs_file("m").exists());
         let back = c.read_vectors("m", Some(n)).unwrap();
         assert!(back.has_stored_signs());
+        assert!(back.is_mapped());
         // (Not assert_eq: a failure would print 200k vectors.)
         assert!(back == vs);
         let stored = SemanticIndex::build(back);

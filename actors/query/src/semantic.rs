@@ -315,6 +315,11 @@ impl Vectors {
         self
     }
 
+    /// Whether the codes are mapped from their file (rather than held).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.codes, Codes::Mapped(_))
+    }
+
     /// Whether signs stored beside the vectors came with them.
     pub fn has_stored_signs(&self) -> bool {
         self.signs.is_some()
