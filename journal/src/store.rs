@@ -329,10 +329,9 @@ impl Journal {
             }
         }
         let files = FileRowsRead::read(&r)?;
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
         let mut state = State::new();
-        for path in &paths {
-            add_file(&files, path, &mut state)?;
-        }
+        state.extend(files.get_many(&paths)?);
         Ok(Some(state))
     }
 
@@ -422,9 +421,7 @@ impl Journal {
         };
         let files = FileRowsRead::read(&r)?;
         let mut state = State::new();
-        for path in paths {
-            add_file(&files, path, &mut state)?;
-        }
+        state.extend(files.get_many(paths)?);
         Ok(Some(state))
     }
 
