@@ -329,9 +329,10 @@ impl Journal {
             }
         }
         let files = FileRowsRead::read(&r)?;
-        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
         let mut state = State::new();
-        state.extend(files.get_many(&paths)?);
+        for path in &paths {
+            add_file(&files, path, &mut state)?;
+        }
         Ok(Some(state))
     }
 
@@ -421,7 +422,9 @@ impl Journal {
         };
         let files = FileRowsRead::read(&r)?;
         let mut state = State::new();
-        state.extend(files.get_many(paths)?);
+        for path in paths {
+            add_file(&files, path, &mut state)?;
+        }
         Ok(Some(state))
     }
 

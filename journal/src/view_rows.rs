@@ -133,47 +133,6 @@ where
         }
     }
 
-    /// The records of those of `paths` the views have, decoded on every
-    /// core past a few dozen: a commit over records read on demand reads
-    /// every importer's to check its imports (thousands of files on 8.4M
-    /// lines), and decoding them one after the other took seconds.
-    pub(crate) fn get_many(
-        &self,
-        paths: &[&str],
-    ) -> Result<Vec<(String, FileRecord)>, JournalError> {
-        let mut rows: Vec<(&str, Cow<'_, [u8]>)> = Vec::with_capacity(paths.len());
-        for path in paths {
-            if let Some(v) = self.files.get(*path)? {
-                let row = self.joined(path, v.value())?.into_owned();
-                rows.push((path, Cow::Owned(row)));
-            }
-        }
-        let decode = |rows: &[(&str, Cow<'_, [u8]>)]| {
-            rows.iter()
-                .map(|(p, row)| Ok((p.to_string(), decode_row(row)?)))
-                .collect::<Result<Vec<_>, JournalError>>()
-        };
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        if rows.len() < PARALLEL_DECODE || threads < 2 {
-            return decode(&rows);
-        }
-        let per = rows.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let parts: Vec<_> = rows
-                .chunks(per)
-                .map(|chunk| scope.spawn(move || decode(chunk)))
-                .collect();
-            let mut out = Vec::with_capacity(rows.len());
-            for part in parts {
-                out.extend(
-                    part.join()
-                        .unwrap_or_else(|p| std::panic::resume_unwind(p))?,
-                );
-            }
-            Ok(out)
-        })
-    }
-
     /// Every file's path and record, in path order, until `each` returns
     /// `false`.
     pub(crate) fn for_each(
@@ -246,9 +205,6 @@ where
     }
 }
 
-/// Records from which [`FileRows::get_many`] decodes on every core.
-const PARALLEL_DECODE: usize = 64;
-
 /// The blob id a `files` value names.
 fn blob_of(stored: &[u8]) -> Result<BlobId, JournalError> {
     match stored.get(1..HEADER) {
@@ -284,52 +240,6 @@ mod tests {
         let mut r = crate::test_support::record(path, 1, &names);
         r.canonicalize();
         r
-    }
-
-    /// Many records read at once (decoded on every core past
-    /// [`PARALLEL_DECODE`]) are those read one by one, rows in pieces
-    /// included; paths the views lack are left out, and a damaged row is
-    /// an error, not a record left out.
-    #[test]
-    fn many_records_read_at_once_are_those_read_one_by_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = Database::create(dir.path().join("t.redb")).unwrap();
-        let paths: Vec<String> = (0..PARALLEL_DECODE * 2 + 3)
-            .map(|i| format!("src/m{i:03}.rs"))
-            .collect();
-        let records: Vec<FileRecord> = paths
-            .iter()
-            .enumerate()
-            .map(|(i, p)| record(p, if i % 40 == 0 { 2000 } else { 3 + i % 5 }))
-            .collect();
-        let tx = db.begin_write().unwrap();
-        {
-            let mut rows = FileRowsMut::write(&tx).unwrap();
-            for r in &records {
-                rows.put(&r.path, r.blob, &crate::stored::encode_view_row(r))
-                    .unwrap();
-            }
-            rows.files
-                .insert("src/bad.rs", [WHOLE, 0, 1, 2].as_slice())
-                .unwrap();
-        }
-        tx.commit().unwrap();
-        let r = db.begin_read().unwrap();
-        let rows = FileRowsRead::read(&r).unwrap();
-        let mut asked: Vec<&str> = paths.iter().map(String::as_str).collect();
-        asked.push("src/absent.rs");
-        for n in [1, PARALLEL_DECODE - 1, asked.len()] {
-            let got = rows.get_many(&asked[asked.len() - n..]).unwrap();
-            let want: Vec<(String, FileRecord)> = asked[asked.len() - n..]
-                .iter()
-                .filter_map(|p| Some((p.to_string(), rows.get(p).unwrap()?)))
-                .collect();
-            assert_eq!(got.len(), want.len());
-            assert!(got == want, "{n} paths");
-        }
-        assert!(rows.get_many(&asked).unwrap().len() == records.len());
-        asked.push("src/bad.rs");
-        assert!(rows.get_many(&asked).is_err());
     }
 
     /// Rows longer than a piece are stored in pieces of one page each, read
