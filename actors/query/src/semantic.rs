@@ -301,7 +301,7 @@ impl Vectors {
 
     /// These vectors with their signs as stored beside them: `signs`
     /// holds a row of `dim.div_ceil(64)` little-endian words a vector, as
-    /// [`Vectors::sign_rows`] writes them. Refused (`None` kept) unless
+    /// [`Vectors::sign_words`] gives them. Refused (`None` kept) unless
     /// it is exactly that size and aligned; the caller checks that the
     /// file was made from these vectors.
     pub fn with_stored_signs(mut self, signs: crate::mapped::Region) -> Vectors {
@@ -329,10 +329,7 @@ impl Vectors {
     /// (what a scan over many vectors compares first), to store beside
     /// them.
     pub fn sign_words(&self) -> Vec<u64> {
-        match Signs::of(self).bits {
-            SignBits::Owned(words) => words,
-            SignBits::Stored(_) => unreachable!("Signs::of computes"),
-        }
+        sign_words(self)
     }
 
     /// Sets document `doc`'s vector; documents come in increasing order.
@@ -461,26 +458,9 @@ impl Signs {
     }
 
     fn of(v: &Vectors) -> Signs {
-        use rayon::prelude::*;
-        let words = v.dim.div_ceil(64);
-        let mut bits = vec![0u64; v.ids.len() * words];
-        if v.dim > 0 {
-            bits.par_chunks_exact_mut(words)
-                .zip(v.codes.par_chunks_exact(v.dim))
-                .for_each(|(row, codes)| {
-                    for (w, chunk) in row.iter_mut().zip(codes.chunks(64)) {
-                        // A mask of a run of bytes, which compiles to
-                        // byte compares and mask moves.
-                        *w = chunk
-                            .iter()
-                            .enumerate()
-                            .fold(0u64, |m, (j, c)| m | (u64::from(*c > 0) << j));
-                    }
-                });
-        }
         Signs {
-            words,
-            bits: SignBits::Owned(bits),
+            words: v.dim.div_ceil(64),
+            bits: SignBits::Owned(sign_words(v)),
         }
     }
 
@@ -551,6 +531,29 @@ impl Signs {
         }
         out
     }
+}
+
+/// Each vector's signs, a row of `dim.div_ceil(64)` words: bit `j` of a
+/// row is set when component `j` is positive.
+fn sign_words(v: &Vectors) -> Vec<u64> {
+    use rayon::prelude::*;
+    let words = v.dim.div_ceil(64);
+    let mut bits = vec![0u64; v.ids.len() * words];
+    if v.dim > 0 {
+        bits.par_chunks_exact_mut(words)
+            .zip(v.codes.par_chunks_exact(v.dim))
+            .for_each(|(row, codes)| {
+                for (w, chunk) in row.iter_mut().zip(codes.chunks(64)) {
+                    // A mask of a run of bytes, which compiles to byte
+                    // compares and mask moves.
+                    *w = chunk
+                        .iter()
+                        .enumerate()
+                        .fold(0u64, |m, (j, c)| m | (u64::from(*c > 0) << j));
+                }
+            });
+    }
+    bits
 }
 
 /// The Hamming distance of each row of `bits` (`words` each) to `q`, into
