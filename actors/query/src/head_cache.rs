@@ -495,7 +495,12 @@ impl HeadCache {
             return self.remove_signs(model);
         }
         let words = vectors.sign_words();
-        let head = signs_head(vectors);
+        let scales: Vec<u8> = vectors
+            .scales()
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let head = signs_head(vectors.count(), vectors.ids().len(), vectors.dim(), &scales);
         self.write_aside_with(&file, |out| {
             out.write_all(&head)?;
             for chunk in words.chunks(1 << 13) {
@@ -670,9 +675,14 @@ impl VectorsHead {
         Some(VectorsHead { dim, count, ids })
     }
 
+    /// Where the scales start (after the magic, dimension, count and bits).
+    fn scales_at(&self) -> u64 {
+        scales_at(self.count)
+    }
+
     /// Where the codes start.
     fn codes_at(&self) -> u64 {
-        16 + self.count.div_ceil(8) as u64 + self.ids.len() as u64 * 4
+        self.scales_at() + self.ids.len() as u64 * 4
     }
 
     /// The length of the whole file.
@@ -689,31 +699,27 @@ impl VectorsHead {
 pub fn read_vectors_file(path: &Path, expected: Option<usize>) -> Option<Vectors> {
     let map = crate::mapped::MappedFile::open(path).ok()?;
     let bytes = map.bytes();
-    let VectorsHead { dim, count, ids } = VectorsHead::read(&mut &bytes[..])?;
-    if expected.is_some_and(|e| e != count) {
+    let head = VectorsHead::read(&mut &bytes[..])?;
+    if expected.is_some_and(|e| e != head.count) || bytes.len() as u64 != head.file_len() {
         return None;
     }
-    let n = ids.len();
-    let scales_at = 16 + count.div_ceil(8);
-    let codes_at = scales_at + n * 4;
-    let file_len = codes_at.checked_add(n.checked_mul(dim)?)?;
-    if bytes.len() != file_len {
-        return None;
-    }
+    let (scales_at, codes_at) = (head.scales_at() as usize, head.codes_at() as usize);
     let scale_bytes = &bytes[scales_at..codes_at];
     let scales = scale_bytes
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
+    let VectorsHead { dim, count, ids } = head;
+    let n = ids.len();
     let codes = crate::mapped::Region::of(&map, codes_at, n * dim)?;
-    // Up to SIGNS_MIN vectors a search scans every code: read into memory
-    // (a few MB), where the allocator may back them with huge pages.
-    let vectors = if n > SIGNS_MIN {
-        Vectors::from_mapped(count, dim, ids, codes, scales)?
-    } else {
-        Vectors::from_parts(count, dim, ids, codes.as_i8().to_vec(), scales)?
-    };
-    let want = signs_head(&vectors);
+    // Up to SIGNS_MIN vectors a search scans every code and compares no
+    // signs: the codes are read into memory (a few MB), where the
+    // allocator may back them with huge pages.
+    if n <= SIGNS_MIN {
+        return Vectors::from_parts(count, dim, ids, codes.as_i8().to_vec(), scales);
+    }
+    let want = signs_head(count, n, dim, scale_bytes);
+    let vectors = Vectors::from_mapped(count, dim, ids, codes, scales)?;
     let signs = crate::mapped::MappedFile::open(&signs_beside(path))
         .ok()
         .filter(|s| s.bytes().get(..SIGNS_HEAD) == Some(&want[..]))
@@ -727,6 +733,12 @@ pub fn read_vectors_file(path: &Path, expected: Option<usize>) -> Option<Vectors
     })
 }
 
+/// Where a vectors file of `count` documents has its scales: after the
+/// magic, the dimension, the count and a bit a document.
+fn scales_at(count: usize) -> u64 {
+    16 + count.div_ceil(8) as u64
+}
+
 /// Where the signs of the vectors in `vectors_file` are stored.
 fn signs_beside(vectors_file: &Path) -> PathBuf {
     let name = vectors_file
@@ -736,23 +748,19 @@ fn signs_beside(vectors_file: &Path) -> PathBuf {
     vectors_file.with_file_name(name).with_extension("bits")
 }
 
-/// The head of a signs file made from `vectors`: it names them by their
-/// rows, dimension, file length and scales, so signs of other vectors
-/// (an earlier file of the same name) are never taken for theirs.
-fn signs_head(vectors: &Vectors) -> [u8; SIGNS_HEAD] {
-    let n = vectors.ids().len();
-    let file_len = (16 + vectors.count().div_ceil(8) + n * 4 + n * vectors.dim()) as u64;
-    let scales: Vec<u8> = vectors
-        .scales()
-        .iter()
-        .flat_map(|f| f.to_le_bytes())
-        .collect();
+/// The head of a signs file made from vectors of `count` documents, `n`
+/// of them with a vector of `dim` components scaled by `scales` (as the
+/// vectors file stores them): it names them by their rows, dimension,
+/// file length and scales, so signs of other vectors (an earlier file of
+/// the same name) are never taken for theirs.
+fn signs_head(count: usize, n: usize, dim: usize, scales: &[u8]) -> [u8; SIGNS_HEAD] {
+    let file_len = scales_at(count) + n as u64 * (4 + dim as u64);
     let mut head = [0u8; SIGNS_HEAD];
     head[..8].copy_from_slice(SIGNS_MAGIC);
     head[8..12].copy_from_slice(&(n as u32).to_le_bytes());
-    head[12..16].copy_from_slice(&(vectors.dim() as u32).to_le_bytes());
+    head[12..16].copy_from_slice(&(dim as u32).to_le_bytes());
     head[16..24].copy_from_slice(&file_len.to_le_bytes());
-    head[24..32].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(&scales).to_le_bytes());
+    head[24..32].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(scales).to_le_bytes());
     head
 }
 

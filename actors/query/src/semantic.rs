@@ -329,7 +329,25 @@ impl Vectors {
     /// (what a scan over many vectors compares first), to store beside
     /// them.
     pub fn sign_words(&self) -> Vec<u64> {
-        sign_words(self)
+        use rayon::prelude::*;
+        let words = self.dim.div_ceil(64);
+        let mut bits = vec![0u64; self.ids.len() * words];
+        if self.dim > 0 {
+            // Bit `j` of a row is set when component `j` is positive.
+            bits.par_chunks_exact_mut(words)
+                .zip(self.codes.par_chunks_exact(self.dim))
+                .for_each(|(row, codes)| {
+                    for (w, chunk) in row.iter_mut().zip(codes.chunks(64)) {
+                        // A mask of a run of bytes, which compiles to byte
+                        // compares and mask moves.
+                        *w = chunk
+                            .iter()
+                            .enumerate()
+                            .fold(0u64, |m, (j, c)| m | (u64::from(*c > 0) << j));
+                    }
+                });
+        }
+        bits
     }
 
     /// Sets document `doc`'s vector; documents come in increasing order.
@@ -460,7 +478,7 @@ impl Signs {
     fn of(v: &Vectors) -> Signs {
         Signs {
             words: v.dim.div_ceil(64),
-            bits: SignBits::Owned(sign_words(v)),
+            bits: SignBits::Owned(v.sign_words()),
         }
     }
 
@@ -531,29 +549,6 @@ impl Signs {
         }
         out
     }
-}
-
-/// Each vector's signs, a row of `dim.div_ceil(64)` words: bit `j` of a
-/// row is set when component `j` is positive.
-fn sign_words(v: &Vectors) -> Vec<u64> {
-    use rayon::prelude::*;
-    let words = v.dim.div_ceil(64);
-    let mut bits = vec![0u64; v.ids.len() * words];
-    if v.dim > 0 {
-        bits.par_chunks_exact_mut(words)
-            .zip(v.codes.par_chunks_exact(v.dim))
-            .for_each(|(row, codes)| {
-                for (w, chunk) in row.iter_mut().zip(codes.chunks(64)) {
-                    // A mask of a run of bytes, which compiles to byte
-                    // compares and mask moves.
-                    *w = chunk
-                        .iter()
-                        .enumerate()
-                        .fold(0u64, |m, (j, c)| m | (u64::from(*c > 0) << j));
-                }
-            });
-    }
-    bits
 }
 
 /// The Hamming distance of each row of `bits` (`words` each) to `q`, into
