@@ -379,3 +379,77 @@ fn an_unreadable_head_is_an_error_that_writes_nothing() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
     assert!(v["as_of"].is_null(), "nothing indexed: {v}");
 }
+
+/// The header names the files with syntax errors among those the answer
+/// quotes, not among every candidate that ranked (a C++ answer's left-out
+/// candidates named thirty headers there), and in markdown a few of them.
+#[test]
+fn syntax_errors_are_said_of_the_files_an_answer_quotes() {
+    let repo = Repo::new();
+    let body: String = (0..80)
+        .map(|i| format!("    total = total + invoice_line_{i}(order)\n"))
+        .collect();
+    repo.write(
+        "billing.py",
+        format!("def settle_invoice(order):\n    total = 0\n{body}    return total\n"),
+    );
+    for k in 0..3 {
+        repo.write(
+            &format!("broken_{k}.py"),
+            format!("def bad_{k}(:\n    pass\n\ndef settle_invoice_later_{k}(order):\n    return order\n"),
+        );
+    }
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let ask = |max: &str| {
+        let md = stdout(&repo.sno(&[
+            "search",
+            "settle_invoice",
+            "--lexical-only",
+            "--max-tokens",
+            max,
+        ]));
+        let v = repo.sno_json(&[
+            "search",
+            "settle_invoice",
+            "--lexical-only",
+            "--max-tokens",
+            max,
+            "--json",
+        ]);
+        (md, v)
+    };
+    // 300 tokens quote the long function only: the broken files' symbols
+    // ranked and were left out.
+    let (md, v) = ask("300");
+    let header = md.lines().next().unwrap();
+    assert!(
+        header.contains("budget-limited") || header.contains("truncated"),
+        "{md}"
+    );
+    assert!(md.contains("`settle_invoice` billing.py:1"), "{md}");
+    assert!(!md.contains("broken_"), "{md}");
+    assert!(!header.contains("syntax errors"), "{md}");
+    assert!(
+        v["header"]["parse_state"]["with_errors"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{v}"
+    );
+    // A budget that quotes them all names two and counts the third; the
+    // JSON form names all three.
+    let (md, v) = ask("4000");
+    let header = md.lines().next().unwrap();
+    assert!(header.contains(" · syntax errors in broken_"), "{md}");
+    assert!(header.contains(" and 1 more"), "{md}");
+    assert_eq!(header.matches("broken_").count(), 2, "{md}");
+    assert_eq!(
+        v["header"]["parse_state"]["with_errors"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3,
+        "{v}"
+    );
+}

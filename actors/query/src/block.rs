@@ -4,7 +4,7 @@
 //! instead of one each, and a method inside a class already quoted is not
 //! quoted twice.
 
-use crate::pack::CUT_MARKER;
+use crate::pack::{CUT_IN_LINE, CUT_MARKER};
 
 /// A ranked item's place: its file, byte span and lines (1-based, the
 /// last included). Lines, not bytes, say what a quote shows: masking a
@@ -149,8 +149,12 @@ pub fn group(spans: &[Span], newlines: &dyn Fn(&str, usize, usize) -> usize) -> 
     blocks
 }
 
-/// Lines of a (possibly cut) quote's code.
+/// Whole lines of a (possibly cut) quote's code: a last line cut short
+/// ([`CUT_IN_LINE`]) is not one.
 fn quoted_lines(quoted: &str) -> u32 {
+    if let Some(code) = quoted.strip_suffix(CUT_IN_LINE) {
+        return code.matches('\n').count() as u32;
+    }
     let code = quoted.strip_suffix(CUT_MARKER).unwrap_or(quoted);
     code.matches('\n').count() as u32 + 1
 }
@@ -356,5 +360,22 @@ mod tests {
         let into_g = format!("{}{CUT_MARKER}", &FILE[b.start..g.start + 5]);
         assert_eq!(shown(b, &spans, &into_g).collect::<Vec<_>>(), [0, 1]);
         assert!(!whole_in(b, &g, &into_g));
+    }
+
+    #[test]
+    fn a_line_cut_short_is_not_a_quoted_line() {
+        let f = span("a.py", "def f", "return 1");
+        let g = span("a.py", "def g", "return 2");
+        let spans = [f, g];
+        let blocks = group(&spans, &lines);
+        let b = &blocks[0];
+        // Into g's last line: g is shown, not whole.
+        let in_last = format!("{}{CUT_IN_LINE}", &FILE[b.start..g.end - 3]);
+        assert_eq!(shown(b, &spans, &in_last).collect::<Vec<_>>(), [0, 1]);
+        assert!(!whole_in(b, &g, &in_last));
+        assert!(whole_in(b, &f, &in_last));
+        // Into g's first line: g is not shown at all.
+        let in_first = format!("{}{CUT_IN_LINE}", &FILE[b.start..g.start + 5]);
+        assert_eq!(shown(b, &spans, &in_first).collect::<Vec<_>>(), [0]);
     }
 }

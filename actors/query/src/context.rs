@@ -86,7 +86,11 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         Some(f) => f.iter().map(|f| f.path).collect(),
         None => input.hits.iter().map(|h| r.entry(h.doc).path).collect(),
     };
-    let parse_state = ParseState {
+    // The parse state of the files an answer quotes: a file that did not
+    // parse cleanly matters to the reader of its code, not when one of its
+    // symbols ranked and was left out (a C++ answer's fifty candidates can
+    // name thirty such headers, a hundred tokens of a 500-token answer).
+    let parse_state_of = |files: &BTreeSet<&str>| ParseState {
         files: files.len(),
         clean: files
             .iter()
@@ -114,7 +118,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         "lexical+structural"
     }
     .to_string();
-    let make_header = |completeness: Completeness| TrustHeader {
+    let make_header = |completeness: Completeness, parse_state: ParseState| TrustHeader {
         as_of: input.as_of.clone(),
         head_differs: input.head_differs.clone(),
         past: input.edited.is_none(),
@@ -122,7 +126,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         match_type: match_type.clone(),
         semantic_off_reason: input.semantic_off_reason.clone(),
         completeness,
-        parse_state: parse_state.clone(),
+        parse_state,
         scope: input.scope.map(str::to_string),
     };
     let json = input.format == AnswerFormat::Json;
@@ -271,15 +275,22 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                         names.push(name);
                     }
                 }
+                // The title names the best of them and counts the rest:
+                // their declarations are the code's own lines, and a list
+                // of qualified names (forty tokens for five methods of a
+                // Java class) is code a small budget does not show.
+                let title = match names.len() {
+                    0 | 1 => names.concat(),
+                    n => format!("{} (+{} more)", names[0], n - 1),
+                };
                 let fence = &fences[e.path];
                 // The kind is the JSON form's: the code's first line
                 // says it, and the fence's language says doc from code.
-                // A block starts with its title (the names it quotes, best
-                // first, and where it starts) and ends with a blank line:
+                // A block starts with its title (the best name it quotes
+                // and where it starts) and ends with a blank line:
                 // blocks meet at clean seams, so their counts add up.
                 format!(
-                    "{} {}:{}\n{fence}{}\n{}\n{fence}\n\n",
-                    names.join(", "),
+                    "{title} {}:{}\n{fence}{}\n{}\n{fence}\n\n",
                     e.path,
                     e.line,
                     fence_lang(e.path),
@@ -331,14 +342,17 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     // Room: the header at its longest, what lists the items left out (at
     // most a twentieth of the budget), and the rest for the entries.
     let header_of = |status: &str| {
-        make_header(Completeness {
-            status: status.into(),
-            included: ranked,
-            omitted: ranked,
-            truncated: ranked,
-            tokens: input.max_tokens,
-            max_tokens: input.max_tokens,
-        })
+        make_header(
+            Completeness {
+                status: status.into(),
+                included: ranked,
+                omitted: ranked,
+                truncated: ranked,
+                tokens: input.max_tokens,
+                max_tokens: input.max_tokens,
+            },
+            parse_state_of(&files),
+        )
     };
     // The longest header this answer could get.
     let worst = ["full", "budget_limited", "truncated"]
@@ -469,14 +483,24 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         } else {
             "full"
         };
-        let header = make_header(Completeness {
-            status: status.into(),
-            included: included.len(),
-            omitted: left_out.len(),
-            truncated,
-            tokens: 0,
-            max_tokens: input.max_tokens,
-        });
+        let quoted: BTreeSet<&str> = included
+            .iter()
+            .map(|&i| match input.files {
+                Some(fs) => fs[i].path,
+                None => r.entry(input.hits[i].doc).path,
+            })
+            .collect();
+        let header = make_header(
+            Completeness {
+                status: status.into(),
+                included: included.len(),
+                omitted: left_out.len(),
+                truncated,
+                tokens: 0,
+                max_tokens: input.max_tokens,
+            },
+            parse_state_of(&quoted),
+        );
         let mut pkg = ContextPackage {
             query: echoed(input.query),
             header,
@@ -766,6 +790,9 @@ fn brief(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Files with syntax errors a markdown header names; it counts the rest.
+const ERROR_FILES_NAMED: usize = 2;
+
 /// The trust header as markdown: one line (two when files changed on
 /// disk), every word of it worth its tokens, as the budget pays for it.
 /// `> sno <commit> (<branch>) = HEAD · <completeness> · <n>/<max>
@@ -816,9 +843,17 @@ pub fn render_header(h: &TrustHeader) -> String {
         ),
     };
     s.push_str(&format!(" · {what} · {}/{} tokens", c.tokens, c.max_tokens));
+    // A few files named, the rest counted (the JSON form names them all).
     let p = &h.parse_state;
     if !p.with_errors.is_empty() {
-        s.push_str(&format!(" · syntax errors in {}", p.with_errors.join(", ")));
+        let named = p.with_errors.len().min(ERROR_FILES_NAMED);
+        s.push_str(&format!(
+            " · syntax errors in {}",
+            p.with_errors[..named].join(", ")
+        ));
+        if p.with_errors.len() > named {
+            s.push_str(&format!(" and {} more", p.with_errors.len() - named));
+        }
     }
     if let Some(x) = &h.scope {
         s.push_str(&format!(" · under `{x}`"));

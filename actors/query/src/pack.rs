@@ -77,6 +77,11 @@ pub enum Packed {
 /// What is appended to a cut source.
 pub const CUT_MARKER: &str = "\n… [cut]";
 
+/// What ends a cut whose last line is itself cut short (the room a cut
+/// at a line's end left went to the next line's head): its last line is
+/// not one of the source's whole lines.
+pub const CUT_IN_LINE: &str = "…\n… [cut]";
+
 /// Renders candidate `i` around a source (its own, or a cut of it).
 pub type Render<'a> = dyn Fn(usize, &str) -> String + 'a;
 
@@ -458,9 +463,81 @@ fn cut_to_fit(
         if t <= room {
             return Some((source.to_string(), text, t));
         }
+        return Some(best);
+    }
+    // What a cut at a line's end leaves (a line of code is a dozen tokens
+    // or so, a long one many more) goes to the next line's head: at 300
+    // tokens that is a twentieth of the answer. Blank lines before it come
+    // with it (a blank line is a token).
+    let head = &source[..ends[lines - 1]];
+    let Some(last) =
+        (lines..ends.len()).find(|&k| !source[ends[k - 1] + 1..ends[k]].trim().is_empty())
+    else {
+        return Some(best);
+    };
+    let next = &source[ends[lines - 1] + 1..ends[last]];
+    let left = room.saturating_sub(best.2);
+    if left < MIN_FILL {
+        return Some(best);
+    }
+    let attempt_in_line = |prefix: &str| {
+        let cut = format!("{head}\n{prefix}{CUT_IN_LINE}");
+        let text = render(i, &cut);
+        // As [`by_parts`]: the head up to its newline is counted, and a
+        // piece of cl100k starts right after that newline (the next line
+        // is not empty).
+        let t = costs
+            .get(lines - 1)
+            .and_then(|c| c.exact)
+            .zip(text.find(&cut))
+            .filter(|(_, at)| text[..*at].ends_with('\n') && !source.starts_with(['\n', '\r']))
+            .map(|(head_tokens, at)| {
+                count_tokens(&text[..at]) + head_tokens + count_tokens(&text[at + head.len() + 1..])
+            });
+        let t = match t {
+            Some(t) => {
+                debug_assert_eq!(t, count_tokens(&text), "{text:?}");
+                t
+            }
+            None => count_tokens(&text),
+        };
+        (cut, text, t)
+    };
+    // The next line's tokens, each a place to stop: what the marker of a
+    // line cut short adds (a token) comes out of what is left.
+    let mut stops: Vec<usize> = Vec::new();
+    let mut at = 0usize;
+    for t in crate::cl100k::counter().encode_ordinary(next) {
+        at += crate::cl100k::token_len(t);
+        if next.is_char_boundary(at.min(next.len())) && at < next.len() {
+            stops.push(at);
+        }
+    }
+    let marker = count_tokens(CUT_IN_LINE) - count_tokens(CUT_MARKER);
+    let mut take = (left.saturating_sub(marker + 1)).min(stops.len());
+    // The estimate is the line's tokens counted alone: in place they may
+    // merge differently by a token or two, so a few tries settle it.
+    for _ in 0..4 {
+        if take == 0 {
+            break;
+        }
+        let prefix = &next[..stops[take - 1]];
+        if prefix.trim().is_empty() {
+            break;
+        }
+        let a = attempt_in_line(prefix);
+        if a.2 <= room {
+            return Some(if a.2 > best.2 { a } else { best });
+        }
+        take -= 1;
     }
     Some(best)
 }
+
+/// The least room after a cut at a line's end worth cutting into the next
+/// line for: the marker of a cut line takes a token, and a word or two of
+/// code is worth less than the line's end it leaves to the reader.
+const MIN_FILL: usize = 4;
 
 /// Tokens by which a cut's exact count may exceed its estimate.
 const CUT_SLOP: usize = 2;
@@ -604,6 +681,37 @@ mod tests {
         let after = cut_to_fit(&source, 0, &plain, 90).unwrap();
         assert_eq!(before, after);
         assert!(after.2 <= 90 && after.2 > 90 - 12, "{}", after.2);
+    }
+
+    #[test]
+    fn a_cut_goes_into_the_next_line_with_what_a_line_end_leaves() {
+        // Long lines: a cut at a line's end leaves up to a line's tokens.
+        let source: String = (0..40)
+            .map(|i| format!("let value_{i} = compute(alpha_{i}, beta_{i}, gamma_{i}, delta_{i}, epsilon_{i});"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut partial = 0;
+        for room in 60..140 {
+            let (cut, text, t) = cut_to_fit(&source, 0, &plain, room).unwrap();
+            assert!(t <= room, "{t} > {room}");
+            assert_eq!(t, count_tokens(&text));
+            assert!(cut.ends_with(CUT_MARKER));
+            let Some(code) = cut.strip_suffix(CUT_IN_LINE) else {
+                continue;
+            };
+            partial += 1;
+            // Whole lines of the source, then the head of the next one.
+            let (lines, head) = code.rsplit_once('\n').unwrap();
+            assert!(source.starts_with(&format!("{lines}\n{head}")));
+            let next = source[lines.len() + 1..].lines().next().unwrap();
+            assert!(
+                next.len() > head.len() && !head.trim().is_empty(),
+                "{head:?}"
+            );
+            // Less than a cut at a line's end would have left.
+            assert!(room - t < 2 * MIN_FILL, "{room}: {t}\n{text}");
+        }
+        assert!(partial > 40, "most rooms end inside a line: {partial}");
     }
 
     #[test]
