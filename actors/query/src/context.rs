@@ -585,7 +585,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             .map(|&i| count_tokens(&omitted_text(&omitted_entry(i))) + 2)
             .filter(|t| *t <= reserve)
             .map_or(0, |_| reserve);
-        let unused = room.saturating_sub(naming + SLACK / 2);
+        let unused = room.saturating_sub(naming + REGROWN_SLACK);
         if !regrown && !left_out.is_empty() && unused > SLACK {
             regrown = true;
             budget += unused;
@@ -760,6 +760,12 @@ const CODE_SHARE: usize = 8;
 /// Unused tokens of a first packing worth a second one.
 const SLACK: usize = 6;
 
+/// What a second packing leaves unused of the first one's room: a token,
+/// for a count that settles a digit longer. (A second packing over the
+/// budget is packed again with less, so this is room, not safety; at 300
+/// tokens each one is a third of a percent of code.)
+const REGROWN_SLACK: usize = 1;
+
 /// A code fence longer than any run of backticks in `src` (CommonMark: a
 /// fence closes only on one at least as long), so a quoted markdown file
 /// with its own fences stays one block.
@@ -828,14 +834,11 @@ pub fn render_header(h: &TrustHeader) -> String {
     if let Some(r) = &h.semantic_off_reason {
         s.push_str(&format!(" (semantic off: {})", brief(r, OFF_REASON_CHARS)));
     }
+    // Which items were cut, each says itself (`… [cut]` ends its code);
+    // the JSON form counts them.
     let what = match c.status.as_str() {
         "full" => format!("full: {} item(s)", c.included),
-        "truncated" => format!(
-            "truncated: {} of {} ({} cut)",
-            c.included,
-            c.included + c.omitted,
-            c.truncated
-        ),
+        "truncated" => format!("truncated: {} of {}", c.included, c.included + c.omitted),
         _ => format!(
             "budget-limited: {} of {}",
             c.included,
@@ -917,7 +920,7 @@ mod tests {
         let mark = usize::MAX.to_string();
         let texts = [
             format!("> sno 0123456 (main) = HEAD · budget-limited: 4 of 10 · {mark}/500 tokens\n\n`f` a.py:1\n"),
-            format!("> sno 0123456 (main) = HEAD · lexical+structural · truncated: 1 of 9 (1 cut) · {mark}/300 tokens · syntax errors in a.py\n\n`f` a.py:1\n"),
+            format!("> sno 0123456 (main) = HEAD · lexical+structural · truncated: 1 of 9 · {mark}/300 tokens · syntax errors in a.py\n\n`f` a.py:1\n"),
             format!("{{\"query\":\"x\",\"header\":{{\"completeness\":{{\"tokens\":{mark},\"max_tokens\":2000}}}},\"items\":[]}}"),
         ];
         for text in &texts {

@@ -94,6 +94,10 @@ pub type Widen<'a> = dyn Fn(usize, usize) -> Option<String> + 'a;
 /// widened quote is read for a room of tokens.
 const WIDEN_BYTES_PER_TOKEN: usize = 8;
 
+/// Windows a widened quote is read through at most, each twice the one
+/// before.
+const WIDEN_WINDOWS: usize = 3;
+
 /// The result of packing.
 #[derive(Clone, Debug)]
 pub struct Packing {
@@ -318,25 +322,44 @@ impl Placed {
             let had = self.texts[k].as_ref().map_or(0, |t| t.2);
             // The window asked for is a power of two: the same for rooms
             // alike, so its line counts are remembered across answers.
-            let bytes = (had + room)
+            let mut bytes = (had + room)
                 .saturating_mul(WIDEN_BYTES_PER_TOKEN)
                 .next_power_of_two();
-            let Some(wide) = widen(k, bytes) else {
-                continue;
-            };
-            // Counted whole only when it may fit (code takes three to four
-            // bytes a token): the cut counts its head anyway.
-            let whole = (wide.len() <= 4 * (had + room))
-                .then(|| {
-                    let text = render(k, &wide);
-                    fits(&text, had + room).map(|t| (text, t))
+            let mut grown: Option<(String, String, usize)> = None;
+            // A quote that fits whole with room to spare ended where its
+            // window did (indented, blank-lined code takes more bytes a
+            // token than the window allows for), or where its file or the
+            // next block does: a wider window tells which.
+            for _ in 0..WIDEN_WINDOWS {
+                let Some(wide) = widen(k, bytes) else {
+                    break;
+                };
+                if grown.as_ref().is_some_and(|g| g.0.len() >= wide.len()) {
+                    break;
+                }
+                // Counted whole only when it may fit (code takes three to
+                // four bytes a token): the cut counts its head anyway.
+                let whole = (wide.len() <= 4 * (had + room))
+                    .then(|| {
+                        let text = render(k, &wide);
+                        fits(&text, had + room).map(|t| (text, t))
+                    })
+                    .flatten();
+                let Some(g) = (match whole {
+                    Some((text, t)) => Some((wide, text, t)),
+                    None => cut_to_fit(&wide, k, render, had + room),
                 })
-                .flatten();
-            let grown = match whole {
-                Some((text, t)) => Some((wide, text, t)),
-                None => cut_to_fit(&wide, k, render, had + room),
+                .filter(|g| g.2 > had) else {
+                    break;
+                };
+                let spare = had + room - g.2;
+                let cut = g.0.ends_with(CUT_MARKER);
+                grown = Some(g);
+                if cut || spare < MIN_FILL {
+                    break;
+                }
+                bytes = bytes.saturating_mul(2);
             }
-            .filter(|g| g.2 > had);
             if let Some(g) = grown {
                 self.used = self.used - had + g.2;
                 self.texts[k] = Some(g);
@@ -806,6 +829,43 @@ mod tests {
             "{:?}",
             p.outcome
         );
+    }
+
+    #[test]
+    fn a_widened_quote_is_read_through_a_wider_window_while_it_fits_whole() {
+        let titled = |i: usize, s: &str| {
+            format!("\n`item_{i}` some/path/to/file_{i}.py:{i}\n```\n{s}\n```\n")
+        };
+        let frame = count_tokens(&titled(1, ""));
+        let small: Vec<String> = (0..8).map(|_| src(2)).collect();
+        // Deeply indented, blank-lined code: many more bytes a token than
+        // a window of WIDEN_BYTES_PER_TOKEN a token holds.
+        let tail: String = (0..400)
+            .map(|i| format!("{}x{i}\n", " ".repeat(120)))
+            .collect();
+        let file: Vec<String> = small.iter().map(|s| format!("{s}\n{tail}")).collect();
+        let windows = std::cell::RefCell::new(Vec::new());
+        let widen = |i: usize, bytes: usize| {
+            windows.borrow_mut().push(bytes);
+            let f = &file[i];
+            let end = f.len().min(bytes);
+            let text = &f[..f[..end].rfind('\n').unwrap_or(end)];
+            Some(text.trim_end().to_string())
+        };
+        let p = pack(
+            &small,
+            &titled,
+            600,
+            frame,
+            Some(&widen),
+            false,
+            &Counts::default(),
+        );
+        let shown = p.sources[0].as_deref().unwrap();
+        let first = windows.borrow()[0];
+        assert!(shown.len() > first, "{} <= {first}", shown.len());
+        assert!(windows.borrow().iter().any(|w| *w == 2 * first));
+        assert!(p.tokens <= 600 && p.tokens >= 600 - 20, "{}", p.tokens);
     }
 
     #[test]
