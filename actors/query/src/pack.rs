@@ -658,6 +658,11 @@ mod tests {
             .join("\n")
     }
 
+    /// A rendering with a title line, as a markdown package's.
+    fn titled(i: usize, s: &str) -> String {
+        format!("\n`item_{i}` some/path/to/file_{i}.py:{i}\n```\n{s}\n```\n")
+    }
+
     fn plain(_: usize, s: &str) -> String {
         format!("\n```\n{s}\n```\n")
     }
@@ -772,9 +777,6 @@ mod tests {
 
     #[test]
     fn past_the_framing_share_the_room_goes_to_code() {
-        let titled = |i: usize, s: &str| {
-            format!("\n`item_{i}` some/path/to/file_{i}.py:{i}\n```\n{s}\n```\n")
-        };
         let frame = count_tokens(&titled(1, ""));
         let big = [src(500), src(500), src(500), src(500)];
         // Framing for two: two items, the room left going to the cut ones.
@@ -833,9 +835,6 @@ mod tests {
 
     #[test]
     fn a_widened_quote_is_read_through_a_wider_window_while_it_fits_whole() {
-        let titled = |i: usize, s: &str| {
-            format!("\n`item_{i}` some/path/to/file_{i}.py:{i}\n```\n{s}\n```\n")
-        };
         let frame = count_tokens(&titled(1, ""));
         let small: Vec<String> = (0..8).map(|_| src(2)).collect();
         // Deeply indented, blank-lined code: many more bytes a token than
@@ -870,9 +869,6 @@ mod tests {
 
     #[test]
     fn past_the_framing_share_whole_items_show_what_follows_them() {
-        let titled = |i: usize, s: &str| {
-            format!("\n`item_{i}` some/path/to/file_{i}.py:{i}\n```\n{s}\n```\n")
-        };
         let frame = count_tokens(&titled(1, ""));
         let small: Vec<String> = (0..8).map(|_| src(2)).collect();
         // Each source followed by 300 more lines of its file.
