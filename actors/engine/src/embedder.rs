@@ -120,7 +120,17 @@ fn embedded_in(rec: &sno_journal::model::FileRecord) -> usize {
 /// views (which that position covers when nothing was indexed since).
 fn warm(journal: &Journal, max_files: u64) -> Option<Counts> {
     let upto = journal.vectors_upto().ok()??;
-    if journal.len().ok()? != upto.0 || journal.files_len().ok()? > max_files {
+    if journal.len().ok()? != upto.0 {
+        return None;
+    }
+    // The counts the run that stored the vectors kept beside them, when
+    // of that position: a daemon's start then reads no record for them
+    // (on ~600k lines, reading every record took a core for a second
+    // while the first answers were given).
+    if let Some(kept) = kept_counts(journal).filter(|c| c.at == upto.0) {
+        return Some(kept);
+    }
+    if journal.files_len().ok()? > max_files {
         return None;
     }
     Some(Counts {
@@ -479,3 +489,29 @@ fn embed_into(
 /// thousands of symbols (a crate's generated bindings) is embedded in
 /// parts.
 const TEXTS_PER_EMBEDDING: usize = 4096;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sno_journal::model::Seq;
+
+    #[test]
+    fn a_start_takes_the_counts_kept_beside_the_vectors_without_reading_the_views() {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open_or_create(&dir.path().join("sno.redb")).unwrap();
+        let mut rows = sno_journal::int8::VectorRows::default();
+        rows.push(1, &[0.5, -1.0]);
+        // Counts of files the (empty) views do not hold: only the kept
+        // counts can give them.
+        j.put_vector_rows("m", &rows, Some(Seq(0)), Some(&[("a.py", 2), ("b.rs", 0)]))
+            .unwrap();
+        let got = warm(&j, 0).expect("counts");
+        assert_eq!(got.at, 0);
+        assert_eq!(got.per_file.get("a.py"), Some(&2));
+        assert_eq!(got.per_file.len(), 2);
+        // Without kept counts the views are read (here: none).
+        j.put_vector_rows("m", &rows, Some(Seq(0)), None).unwrap();
+        let got = warm(&j, 0).expect("counts");
+        assert!(got.per_file.is_empty());
+    }
+}
