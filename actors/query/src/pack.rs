@@ -663,6 +663,19 @@ mod tests {
         format!("\n`item_{i}` some/path/to/file_{i}.py:{i}\n```\n{s}\n```\n")
     }
 
+    /// Titled renderings within a framing share, widened by `widen`.
+    fn widened(sources: &[String], budget: usize, framing: usize, widen: &Widen) -> Packing {
+        pack(
+            sources,
+            &titled,
+            budget,
+            framing,
+            Some(widen),
+            false,
+            &Counts::default(),
+        )
+    }
+
     fn plain(_: usize, s: &str) -> String {
         format!("\n```\n{s}\n```\n")
     }
@@ -851,15 +864,7 @@ mod tests {
             let text = &f[..f[..end].rfind('\n').unwrap_or(end)];
             Some(text.trim_end().to_string())
         };
-        let p = pack(
-            &small,
-            &titled,
-            600,
-            frame,
-            Some(&widen),
-            false,
-            &Counts::default(),
-        );
+        let p = widened(&small, 600, frame, &widen);
         let shown = p.sources[0].as_deref().unwrap();
         let first = windows.borrow()[0];
         assert!(shown.len() > first, "{} <= {first}", shown.len());
@@ -874,15 +879,7 @@ mod tests {
         // Each source followed by 300 more lines of its file.
         let around: Vec<String> = small.iter().map(|s| format!("{s}\n{}", src(300))).collect();
         let widen = |i: usize, _: usize| Some(around[i].clone());
-        let p = pack(
-            &small,
-            &titled,
-            600,
-            frame,
-            Some(&widen),
-            false,
-            &Counts::default(),
-        );
+        let p = widened(&small, 600, frame, &widen);
         // The best item, whole, grows into its file rather than a second
         // title coming in; what it shows starts with its own source.
         assert_eq!(p.outcome[0], Packed::Whole);
