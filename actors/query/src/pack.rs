@@ -498,11 +498,18 @@ fn cut_to_fit(
     else {
         return Some(best);
     };
-    let next = &source[ends[lines - 1] + 1..ends[last]];
     let left = room.saturating_sub(best.2);
     if left < MIN_FILL {
         return Some(best);
     }
+    // Of a long line (minified code is one), only what the room could
+    // take is read: a token of it is rarely more than 32 bytes.
+    let whole_next = &source[ends[lines - 1] + 1..ends[last]];
+    let mut reach = whole_next.len().min(left.saturating_mul(32));
+    while !whole_next.is_char_boundary(reach) {
+        reach -= 1;
+    }
+    let next = &whole_next[..reach];
     let attempt_in_line = |prefix: &str| {
         let cut = format!("{head}\n{prefix}{CUT_IN_LINE}");
         let text = render(i, &cut);
@@ -532,7 +539,7 @@ fn cut_to_fit(
     let mut at = 0usize;
     for t in crate::cl100k::counter().encode_ordinary(next) {
         at += crate::cl100k::token_len(t);
-        if next.is_char_boundary(at.min(next.len())) && at < next.len() {
+        if next.is_char_boundary(at.min(next.len())) && at < whole_next.len() {
             stops.push(at);
         }
     }
@@ -753,6 +760,16 @@ mod tests {
             assert!(room - t < 2 * MIN_FILL, "{room}: {t}\n{text}");
         }
         assert!(partial > 40, "most rooms end inside a line: {partial}");
+        // A minified line of 360 kB, of two-byte characters: only its head is
+        // read, cut at a character boundary, and to fit.
+        let long = format!("let first = 1;\n{}", "é=ü+ç;".repeat(40_000));
+        let (cut, _, t) = cut_to_fit(&long, 0, &plain, 60).unwrap();
+        assert!(t <= 60, "{t}");
+        assert!(
+            cut.ends_with(CUT_IN_LINE) && cut.len() < 60 * 32,
+            "{}",
+            cut.len()
+        );
     }
 
     #[test]
