@@ -340,7 +340,9 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     };
 
     // Room: the header at its longest, what lists the items left out (at
-    // most a twentieth of the budget), and the rest for the entries.
+    // most a twentieth of the budget), and the rest for the entries. (The
+    // files quoted are some of the candidates' files.)
+    let every_file = parse_state_of(&files);
     let header_of = |status: &str| {
         make_header(
             Completeness {
@@ -351,7 +353,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                 tokens: input.max_tokens,
                 max_tokens: input.max_tokens,
             },
-            parse_state_of(&files),
+            every_file.clone(),
         )
     };
     // The longest header this answer could get.

@@ -434,8 +434,10 @@ fn cut_to_fit(
         (before.ends_with('\n') && !source.starts_with(['\n', '\r']))
             .then(|| count_tokens(before) + head + count_tokens(after))
     };
-    let attempt = |lines: usize| {
-        let cut = format!("{}{CUT_MARKER}", &source[..ends[lines - 1]]);
+    // A cut after the source's first `lines` lines (and what follows them
+    // in `cut`: the marker, or the head of the next line and its marker),
+    // rendered and counted.
+    let counted = |lines: usize, cut: String| {
         let text = render(i, &cut);
         let t = match by_parts(lines, &cut, &text) {
             Some(t) => {
@@ -446,6 +448,8 @@ fn cut_to_fit(
         };
         (cut, text, t)
     };
+    let attempt =
+        |lines: usize| counted(lines, format!("{}{CUT_MARKER}", &source[..ends[lines - 1]]));
     let frame = count_tokens(&render(i, CUT_MARKER));
     let estimate = costs.partition_point(|c| frame + c.estimate <= room).max(1);
     let mut lines = estimate;
@@ -510,29 +514,6 @@ fn cut_to_fit(
         reach -= 1;
     }
     let next = &whole_next[..reach];
-    let attempt_in_line = |prefix: &str| {
-        let cut = format!("{head}\n{prefix}{CUT_IN_LINE}");
-        let text = render(i, &cut);
-        // As [`by_parts`]: the head up to its newline is counted, and a
-        // piece of cl100k starts right after that newline (the next line
-        // is not empty).
-        let t = costs
-            .get(lines - 1)
-            .and_then(|c| c.exact)
-            .zip(text.find(&cut))
-            .filter(|(_, at)| text[..*at].ends_with('\n') && !source.starts_with(['\n', '\r']))
-            .map(|(head_tokens, at)| {
-                count_tokens(&text[..at]) + head_tokens + count_tokens(&text[at + head.len() + 1..])
-            });
-        let t = match t {
-            Some(t) => {
-                debug_assert_eq!(t, count_tokens(&text), "{text:?}");
-                t
-            }
-            None => count_tokens(&text),
-        };
-        (cut, text, t)
-    };
     // The next line's tokens, each a place to stop: what the marker of a
     // line cut short adds (a token) comes out of what is left.
     let mut stops: Vec<usize> = Vec::new();
@@ -555,7 +536,7 @@ fn cut_to_fit(
         if prefix.trim().is_empty() {
             break;
         }
-        let a = attempt_in_line(prefix);
+        let a = counted(lines, format!("{head}\n{prefix}{CUT_IN_LINE}"));
         if a.2 <= room {
             return Some(if a.2 > best.2 { a } else { best });
         }
