@@ -716,6 +716,38 @@ fn a_question_in_words_finds_code_spelled_with_short_forms() {
 }
 
 #[test]
+fn a_question_in_words_finds_a_name_spelled_with_its_phrase_initials() {
+    let repo = Repo::new();
+    // Two writers that differ only in the byte order their name spells by
+    // its initials: `le` for "little-endian", `be` for "big-endian".
+    repo.write(
+        "src/buf.rs",
+        "pub struct Buf { out: Vec<u8> }\n\nimpl Buf {\n    pub fn put_u32_be(&mut self, n: u32) {\n        self.out.extend(n.to_be_bytes());\n    }\n\n    pub fn put_u32_le(&mut self, n: u32) {\n        self.out.extend(n.to_le_bytes());\n    }\n}\n",
+    );
+    repo.commit("buf");
+    repo.sno_json(&["init", "--json"]);
+    for (question, first, second) in [
+        (
+            "writes an unsigned 32 bit integer in little-endian byte order",
+            "Buf.put_u32_le",
+            "Buf.put_u32_be",
+        ),
+        (
+            "writes an unsigned 32 bit integer in big endian byte order",
+            "Buf.put_u32_be",
+            "Buf.put_u32_le",
+        ),
+    ] {
+        let v = repo.sno_json(&["search", question, "--lexical-only", "--json"]);
+        let names = ranked_names(&v);
+        assert!(
+            rank_of(&names, first) < rank_of(&names, second),
+            "{question}: {names:?}"
+        );
+    }
+}
+
+#[test]
 fn a_question_in_words_finds_code_named_with_the_words_code_uses_for_them() {
     let repo = Repo::new();
     // The question says "writes" and "removes"; the code says `put` and

@@ -15,6 +15,7 @@ pub mod file_index;
 pub mod graph;
 pub mod head_build;
 pub mod head_cache;
+pub mod initialisms;
 pub mod lexical;
 pub mod lookup;
 pub mod map;
