@@ -44,6 +44,9 @@ pub struct Engine {
     /// other: the daemon following HEAD and a forwarded `sno init` must
     /// not refuse each other as another process would be refused.
     pub(crate) writes: tokio::sync::Mutex<()>,
+    /// Searches in flight and the last one's end: what background
+    /// preparation waits on.
+    pub(crate) activity: Arc<crate::activity::Activity>,
 }
 
 /// How an engine opens its database.
@@ -102,6 +105,7 @@ impl Engine {
             hooks,
             actors: tokio::sync::OnceCell::new(),
             writes: tokio::sync::Mutex::new(()),
+            activity: Arc::default(),
         })
     }
 

@@ -143,11 +143,14 @@ impl crate::Engine {
             })
         });
         // The state the first followed commit advances from, and the
-        // embedder's counts, loaded now in the background: at the lowest
-        // priority (`background`), so answers given meanwhile do not wait.
+        // embedder's counts, loaded in the background once searches pause
+        // (`activity`), at the lowest priority (`background`), so answers
+        // given meanwhile do not wait.
         if let Ok(sup) = self.supervisor().await {
             let sup = sup.clone();
+            let activity = self.activity.clone();
             tokio::spawn(async move {
+                activity.until_quiet(crate::activity::LONGEST_WAIT).await;
                 use crate::supervisor::SupervisorMsg;
                 if let Ok(indexer) = ractor::call!(sup, SupervisorMsg::Indexer) {
                     let _ = indexer.cast(crate::indexer::IndexerMsg::Warm);

@@ -5,6 +5,7 @@
 //! Actors only move messages; the work they do lives in the plumbing
 //! crates (`sno-index`, `sno-query`, `sno-agent`, `sno-journal`).
 
+mod activity;
 pub mod agent;
 pub mod audit;
 mod background;

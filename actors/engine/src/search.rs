@@ -30,6 +30,7 @@ pub struct SearchArgs {
 impl Engine {
     /// The context package for a question.
     pub fn search(&self, a: &SearchArgs) -> Result<(ContextPackage, SearchStats)> {
+        let _answering = self.activity.answering();
         crate::error::required("query", &a.query)?;
         crate::error::some(a.limit)?;
         crate::error::budget(a.max_tokens, crate::error::MIN_SEARCH_TOKENS)?;
