@@ -14,41 +14,43 @@
 const MAX_RUN: usize = 3;
 
 /// The initialisms of `query`'s runs of adjacent words, lowercase, each
-/// once, in the order the runs start. `is_stop` says whether a lowercase
-/// word is a stop word (the index's analyser decides): a run never holds
-/// one. A word must be two letters or more (an article or a variable name
-/// is not a word of a phrase).
-pub fn initialisms(query: &str, is_stop: &dyn Fn(&str) -> bool) -> Vec<String> {
-    // Words as the query spells them, in order. A phrase runs over spaces
-    // and hyphens; other punctuation ends it, and so does anything that
-    // is not a word of letters (a number, `snake_case`, a path).
-    let mut runs: Vec<Vec<String>> = Vec::new();
+/// once, in the order the runs end, at most `limit` of them (a pasted
+/// paragraph costs what a sentence does: its words are read only until
+/// then). `is_stop` says whether a lowercase word is a stop word (the
+/// index's analyser decides): a run never holds one. A word must be two
+/// letters or more (an article or a variable name is not a word of a
+/// phrase).
+pub fn initialisms(query: &str, is_stop: &dyn Fn(&str) -> bool, limit: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    // A phrase runs over spaces and hyphens; other punctuation ends it,
+    // and so does anything that is not a word of letters (a number,
+    // `snake_case`, a path). Only the run's last MAX_RUN words matter.
+    let mut run: Vec<char> = Vec::new();
     for clause in
         query.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c.is_whitespace()))
     {
-        runs.push(Vec::new());
+        run.clear();
         for token in clause.split(|c: char| c == '-' || c.is_whitespace()) {
             if token.is_empty() {
                 continue;
             }
+            if out.len() >= limit {
+                return out;
+            }
             let word = token.to_lowercase();
             let plain = word.chars().count() >= 2 && word.chars().all(char::is_alphabetic);
-            if plain && !is_stop(&word) {
-                runs.last_mut().expect("a run per clause").push(word);
-            } else if !runs.last().is_some_and(Vec::is_empty) {
-                runs.push(Vec::new());
+            if !plain || is_stop(&word) {
+                run.clear();
+                continue;
             }
-        }
-    }
-    let mut out: Vec<String> = Vec::new();
-    for run in &runs {
-        for start in 0..run.len() {
-            for len in 2..=MAX_RUN.min(run.len() - start) {
-                let letters: String = run[start..start + len]
-                    .iter()
-                    .filter_map(|w| w.chars().next())
-                    .collect();
-                if !out.contains(&letters) {
+            run.push(word.chars().next().expect("a word of two letters"));
+            if run.len() > MAX_RUN {
+                run.remove(0);
+            }
+            // The runs ending at this word: its last two, then three.
+            for len in 2..=run.len() {
+                let letters: String = run[run.len() - len..].iter().collect();
+                if out.len() < limit && !out.contains(&letters) {
                     out.push(letters);
                 }
             }
@@ -68,36 +70,50 @@ mod tests {
     #[test]
     fn adjacent_words_give_their_initials() {
         assert_eq!(
-            initialisms("in little-endian byte order", &stop),
-            ["le", "leb", "eb", "ebo", "bo"].map(String::from)
+            initialisms("in little-endian byte order", &stop, 16),
+            ["le", "eb", "leb", "bo", "ebo"].map(String::from)
         );
         assert!(
-            initialisms("Evict the least recently used entry", &stop).contains(&"lru".to_string())
+            initialisms("Evict the least recently used entry", &stop, 16)
+                .contains(&"lru".to_string())
         );
     }
 
     #[test]
     fn a_stop_word_a_number_or_an_identifier_breaks_the_run() {
         // "time to live": the stop word parts the phrase.
-        assert!(initialisms("time to live", &stop).is_empty());
-        assert!(initialisms("read 128 bits", &stop).is_empty());
-        assert!(initialisms("call parse_config now", &stop).is_empty());
+        assert!(initialisms("time to live", &stop, 16).is_empty());
+        assert!(initialisms("read 128 bits", &stop, 16).is_empty());
+        assert!(initialisms("call parse_config now", &stop, 16).is_empty());
         // A one-letter word is no word of a phrase.
-        assert!(initialisms("x y", &stop).is_empty());
+        assert!(initialisms("x y", &stop, 16).is_empty());
     }
 
     #[test]
     fn punctuation_other_than_a_hyphen_ends_the_phrase() {
-        assert!(initialisms("the header. Writes", &stop).is_empty());
+        assert!(initialisms("the header. Writes", &stop, 16).is_empty());
         assert_eq!(
-            initialisms("read-only view", &stop),
-            ["ro", "rov", "ov"].map(String::from)
+            initialisms("read-only view", &stop, 16),
+            ["ro", "ov", "rov"].map(String::from)
         );
     }
 
     #[test]
+    fn a_long_question_gives_at_most_the_limit_and_is_read_no_further() {
+        let words = std::cell::Cell::new(0);
+        let counting = |w: &str| {
+            words.set(words.get() + 1);
+            stop(w)
+        };
+        let paragraph = "alpha beta gamma delta ".repeat(200);
+        let got = initialisms(&paragraph, &counting, 5);
+        assert_eq!(got, ["ab", "bg", "abg", "gd", "bgd"].map(String::from));
+        assert!(words.get() <= 8, "read {} words", words.get());
+    }
+
+    #[test]
     fn each_initialism_comes_once() {
-        let got = initialisms("big endian, big endian", &stop);
+        let got = initialisms("big endian, big endian", &stop, 16);
         assert_eq!(got.iter().filter(|s| *s == "be").count(), 1, "{got:?}");
     }
 }

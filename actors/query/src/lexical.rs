@@ -918,7 +918,7 @@ impl LexicalIndex {
             let mut have: std::collections::HashSet<String> =
                 terms.iter().chain(&more).map(|(t, _)| t.clone()).collect();
             let is_stop = |w: &str| self.terms(w).is_empty();
-            for short in crate::initialisms::initialisms(query, &is_stop) {
+            for short in crate::initialisms::initialisms(query, &is_stop, INITIALISMS) {
                 for t in self.terms(&short) {
                     if have.insert(t.clone()) {
                         more.push((t, INITIALISM_WEIGHT));
@@ -1025,6 +1025,11 @@ const RELATED_WEIGHT: f32 = 0.5;
 /// most of it `bytes`' `put_*_le` / `put_*_ne`; no language lower).
 /// Identifiers unchanged; change localization +0.001 own, +0.000 held-out.
 const INITIALISM_WEIGHT: f32 = 0.3;
+
+/// Initialisms a question is searched for at most: those of its first
+/// phrases, as [`QUERY_TERMS`] keeps its first words (a 512-word question
+/// made a thousand, and took twice a short one's time).
+const INITIALISMS: usize = QUERY_TERMS;
 
 /// A query as terms: analysed like the documents, each term once, at most
 /// [`QUERY_TERMS`] of them. Only letters, digits and spaces remain, so
