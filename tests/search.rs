@@ -719,7 +719,9 @@ fn a_question_in_words_finds_code_spelled_with_short_forms() {
 fn a_question_in_words_finds_a_name_spelled_with_its_phrase_initials() {
     let repo = Repo::new();
     // Two writers that differ only in the byte order their name spells by
-    // its initials: `le` for "little-endian", `be` for "big-endian".
+    // its initials: `le` for "little-endian", `be` for "big-endian". Asked
+    // both ways, so ties broken by file order cannot pass both questions
+    // (without the initials the first one fails).
     repo.write(
         "src/buf.rs",
         "pub struct Buf { out: Vec<u8> }\n\nimpl Buf {\n    pub fn put_u32_be(&mut self, n: u32) {\n        self.out.extend(n.to_be_bytes());\n    }\n\n    pub fn put_u32_le(&mut self, n: u32) {\n        self.out.extend(n.to_le_bytes());\n    }\n}\n",
