@@ -1613,6 +1613,57 @@ fn files_changed_lately_come_first_among_equal_matches() {
     assert_eq!(v["files"][0]["path"], "net/alpha.py", "{v}");
 }
 
+/// In a files answer to a question in words, of two files that match
+/// alike, the one earlier changes with a message like the question changed
+/// comes first: "add the Kannada catalogue" goes where "add the Hindi
+/// catalogue" and "add the Bengali catalogue" went. The other file changed
+/// as often and later, so recency, proneness and the path order all put it
+/// first without the messages. Asked again, the facts kept with the head
+/// (messages included) answer the same; at a commit before the messages,
+/// they count for nothing.
+#[test]
+fn files_changed_for_a_like_message_come_first_among_equal_matches() {
+    let repo = Repo::new();
+    let body = |name: &str, rev: u32| {
+        format!("def {name}(items):\n    \"\"\"Sort the catalogue entries.\"\"\"\n    return sorted(items)\n# revision {rev}\n")
+    };
+    repo.write("app/alpha.py", body("alpha", 0));
+    repo.write("app/registry.py", body("registry", 0));
+    let seed = repo.commit("seed");
+    repo.write("app/registry.py", body("registry", 1));
+    repo.write("app/hindi.py", "HI = {'hello': 'namaste'}\n");
+    repo.commit("Add the Hindi catalogue");
+    repo.write("app/alpha.py", body("alpha", 1));
+    repo.commit("Tidy imports");
+    repo.write("app/registry.py", body("registry", 2));
+    repo.write("app/bengali.py", "BN = {'hello': 'nomoskar'}\n");
+    repo.commit("Add the Bengali catalogue");
+    repo.write("app/alpha.py", body("alpha", 2));
+    repo.commit("Tidy imports again");
+    repo.sno_json(&["init", "--json"]);
+    let asked = "Add the Kannada catalogue";
+    let first = ranked_files(&repo, asked);
+    assert_eq!(first[..2], ["app/registry.py", "app/alpha.py"], "{first:?}");
+    // The second process reads the facts the first kept with the head.
+    let cached = std::fs::read_dir(repo.path().join(".sno/cache"))
+        .unwrap()
+        .flatten()
+        .any(|e| e.path().join("history.txt").is_file());
+    assert!(cached, "the history facts are kept with the head");
+    assert_eq!(ranked_files(&repo, asked), first);
+    // At the first commit no message is like it: the path decides.
+    let v = repo.sno_json(&[
+        "search",
+        asked,
+        "--files",
+        "--json",
+        "--lexical-only",
+        "--at",
+        seed.trim(),
+    ]);
+    assert_eq!(v["files"][0]["path"], "app/alpha.py", "{v}");
+}
+
 /// A question in words about files is answered by the code before the
 /// tests that repeat its words (a change goes to the code; its tests
 /// follow), unless it asks for tests.

@@ -385,14 +385,16 @@ impl HeadCache {
     pub fn read_history(&self) -> Option<crate::search::HistoryFacts> {
         let text = std::fs::read_to_string(self.history_file()).ok()?;
         let mut lines = text.split('\n');
-        let commits: usize = lines.next()?.strip_prefix("SNOHIST1 ")?.parse().ok()?;
+        // An older sno's facts (`SNOHIST1`, without the messages) read as
+        // missing: they are made again from the journal.
+        let commits: usize = lines.next()?.strip_prefix("SNOHIST2 ")?.parse().ok()?;
         let mut h = crate::search::HistoryFacts {
             commits,
             ..Default::default()
         };
         let mut complete = false;
-        for line in lines {
-            if line == "END" {
+        for line in lines.by_ref() {
+            if line == "MESSAGES" {
                 complete = true;
                 break;
             }
@@ -403,7 +405,13 @@ impl HeadCache {
                 .collect::<Option<Vec<usize>>>()?;
             h.touches.insert(path.to_string(), ks);
         }
-        complete.then_some(h)
+        if !complete {
+            return None;
+        }
+        for _ in 0..commits {
+            h.messages.push(lines.next()?.to_string());
+        }
+        (lines.next() == Some("END")).then_some(h)
     }
 
     /// Stores the history facts of this head (aside and renamed). Paths
@@ -413,12 +421,21 @@ impl HeadCache {
         if h.touches.keys().any(|p| p.contains(['\n', '\t'])) {
             return Ok(());
         }
-        let mut out = format!("SNOHIST1 {}\n", h.commits);
+        if h.messages.len() != h.commits {
+            return Ok(());
+        }
+        let mut out = format!("SNOHIST2 {}\n", h.commits);
         for (path, ks) in &h.touches {
             let ks: Vec<String> = ks.iter().map(usize::to_string).collect();
             out.push_str(&ks.join(" "));
             out.push('\t');
             out.push_str(path);
+            out.push('\n');
+        }
+        out.push_str("MESSAGES\n");
+        for message in &h.messages {
+            // A message is one line; a stray break would end it early.
+            out.push_str(&message.replace(['\n', '\r'], " "));
             out.push('\n');
         }
         out.push_str("END\n");
@@ -889,10 +906,17 @@ mod tests {
         };
         h.touches.insert("a b.py".into(), vec![0, 2]);
         h.touches.insert("src/x.rs".into(), vec![1]);
+        h.messages = vec![
+            "first\twith a tab".into(),
+            "fix: x\r\nbroken".into(),
+            "".into(),
+        ];
         c.write_history(&h).unwrap();
         let back = c.read_history().unwrap();
         assert_eq!(back.commits, 3);
         assert_eq!(back.touches, h.touches);
+        // A message is kept on its line, whatever it holds.
+        assert_eq!(back.messages, ["first\twith a tab", "fix: x  broken", ""]);
         // The next head finds them, with the head they were made for.
         let (commit, seq, prev) = HeadCache::for_head(dir.path(), &head(3, 6))
             .previous_history()
@@ -904,6 +928,9 @@ mod tests {
         let f = c.history_file();
         let text = std::fs::read_to_string(&f).unwrap();
         std::fs::write(&f, text.trim_end_matches("END\n")).unwrap();
+        assert!(c.read_history().is_none());
+        // An older sno's facts, without the messages, are made again.
+        std::fs::write(&f, "SNOHIST1 3\n0 2\ta b.py\nEND\n").unwrap();
         assert!(c.read_history().is_none());
     }
 

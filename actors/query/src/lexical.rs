@@ -112,6 +112,20 @@ pub fn analyzed(text: &str) -> String {
     out
 }
 
+/// `text`'s terms as the index makes them: identifiers split (and kept
+/// whole), lowercased, stop words out, stemmed.
+pub(crate) fn text_terms(text: &str) -> Vec<String> {
+    static ANALYZER: std::sync::OnceLock<TextAnalyzer> = std::sync::OnceLock::new();
+    let mut analyzer = ANALYZER.get_or_init(analyzer).clone();
+    let mut out = Vec::new();
+    let analysed = analyzed(text);
+    let mut tokens = analyzer.token_stream(&analysed);
+    while let Some(t) = tokens.next() {
+        out.push(t.text.clone());
+    }
+    out
+}
+
 /// Errors building or querying the lexical index.
 #[derive(Debug, thiserror::Error)]
 #[error("lexical index: {0}")]

@@ -25,6 +25,7 @@ pub mod pack;
 pub mod search;
 pub mod semantic;
 pub mod served;
+pub mod similar_changes;
 pub mod stemming;
 pub mod synonyms;
 pub mod test_files;

@@ -88,6 +88,19 @@ const TEST_PRIOR: f32 = 0.75;
 /// is kept.
 const CHANGE_PRONENESS: f32 = 0.1;
 
+/// What the past changes whose messages resemble a question in words
+/// ([`HistoryFacts::similar_change_votes`]) add to a file's score in a file
+/// ranking, for the best such file, against 1 for the best file by its
+/// symbols. Change localization file R@10 / MRR@10 on the quality eval
+/// (2026-11-28), against 0.936 / 0.715 without, on the nine own
+/// repositories (900 commits) it was fitted on: 0.937 / 0.724 at 0.25,
+/// 0.941 / 0.726 at 0.5, 0.936 / 0.728 at 1. On five held-out ones (457
+/// commits, 0.917 / 0.703 without): 0.926 / 0.717, 0.923 / 0.726 and
+/// 0.910 / 0.718 (candidates only). As built (with the files of code
+/// nothing else found, a test file's vote at its prior): 0.941 / 0.727 and
+/// 0.923 / 0.726.
+const SIMILAR_CHANGES: f32 = 0.5;
+
 /// Commits back at which a change counts half in a file's proneness.
 const PRONENESS_HALF_LIFE: f32 = 50.0;
 
@@ -262,6 +275,11 @@ pub struct HistoryFacts {
     /// are left out.
     pub touches: HashMap<String, Vec<usize>>,
     pub commits: usize,
+    /// Each commit's message (its first line), by index.
+    pub messages: Vec<String>,
+    /// The messages as terms and the files of each commit, made on the
+    /// first question that needs them.
+    pub(crate) changes: std::sync::OnceLock<crate::similar_changes::ChangeIndex>,
 }
 
 impl HistoryFacts {
@@ -295,6 +313,9 @@ impl HistoryFacts {
         use sno_journal::event::FileChange;
         let k = self.commits;
         self.commits += 1;
+        // Made again, with this commit, on the next question that asks.
+        self.changes.take();
+        self.messages.push(c.summary.clone());
         let touched: Vec<&str> = c
             .deltas
             .iter()
@@ -368,6 +389,19 @@ impl HistoryFacts {
             .map(|age| 0.5f32.powf(age / half_life))
             .sum();
         x / (1.0 + x)
+    }
+
+    /// The files of the past changes whose messages resemble `query`
+    /// ([`crate::similar_changes`]), best first, unscaled.
+    pub fn similar_change_votes(&self, query: &str) -> Vec<(&str, f32)> {
+        let index = self.changes.get_or_init(|| {
+            crate::similar_changes::ChangeIndex::new(
+                &self.messages,
+                &self.touches,
+                crate::lexical::text_terms,
+            )
+        });
+        index.votes(&crate::lexical::text_terms(query))
     }
 
     /// Share of `seed`'s commits that also changed `path`, in [0, 1].
@@ -1156,6 +1190,42 @@ impl<'a> Retriever<'a> {
         if prose {
             for f in by_file.values_mut() {
                 f.score += CHANGE_PRONENESS * history.proneness(f.path, PRONENESS_HALF_LIFE);
+            }
+            // And the files of the past changes whose messages are like
+            // the question, among them files nothing else found (those
+            // of this state only), each scaled by the best such file; a
+            // test file counts as its other scores do.
+            let mut votes: Vec<(&'s str, f32)> = Vec::new();
+            for (path, v) in history.similar_change_votes(req.query) {
+                if req.scope.is_some_and(|x| !path.starts_with(x)) {
+                    continue;
+                }
+                // A file nothing else found is brought in when it holds
+                // code: a changelog or a docs page touched by every
+                // release would otherwise take the best vote and scale
+                // the others down (held-out change localization 0.921
+                // with them, 0.923 without).
+                let here = by_file
+                    .get_key_value(path)
+                    .map(|(k, _)| *k)
+                    .or_else(|| self.map.symbol_doc(path, 0).map(|d| self.map.path(d)));
+                if let Some(p) = here {
+                    let prior = if tests_weigh_less && crate::test_files::is_test_file(p) {
+                        FILE_TEST_PRIOR
+                    } else {
+                        1.0
+                    };
+                    votes.push((p, v * prior));
+                }
+            }
+            let best = votes.iter().map(|v| v.1).fold(0.0f32, f32::max);
+            for (path, v) in votes {
+                let f = by_file.entry(path).or_insert_with(|| FileHit {
+                    path,
+                    score: 0.0,
+                    docs: Vec::new(),
+                });
+                f.score += SIMILAR_CHANGES * v / best;
             }
         }
         let mut files: Vec<FileHit> = by_file.into_values().collect();
