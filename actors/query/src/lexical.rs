@@ -118,12 +118,16 @@ pub(crate) fn text_terms(text: &str) -> Vec<String> {
     static ANALYZER: std::sync::OnceLock<TextAnalyzer> = std::sync::OnceLock::new();
     let mut analyzer = ANALYZER.get_or_init(analyzer).clone();
     let mut out = Vec::new();
-    let analysed = analyzed(text);
-    let mut tokens = analyzer.token_stream(&analysed);
+    push_tokens(&mut analyzer, &analyzed(text), &mut out);
+    out
+}
+
+/// Appends the tokens `analyzer` makes of `text` to `out`.
+fn push_tokens(analyzer: &mut TextAnalyzer, text: &str, out: &mut Vec<String>) {
+    let mut tokens = analyzer.token_stream(text);
     while let Some(t) = tokens.next() {
         out.push(t.text.clone());
     }
-    out
 }
 
 /// Errors building or querying the lexical index.
@@ -885,10 +889,7 @@ impl LexicalIndex {
         let mut analyzer = self.analyzer.clone();
         let mut out: Vec<String> = Vec::new();
         for word in text.split(' ') {
-            let mut tokens = analyzer.token_stream(word);
-            while let Some(t) = tokens.next() {
-                out.push(t.text.clone());
-            }
+            push_tokens(&mut analyzer, word, &mut out);
         }
         out
     }
