@@ -87,6 +87,7 @@ impl Actor for Writer {
             }
             WriterMsg::FirstIndex(ev, first, memory, flush, reply) => {
                 let r = blocking(|| {
+                    let _purge = sno_extract::allocator::PurgeSoon::start();
                     let (len, deltas) = first.into_deltas();
                     j.append_first_index_streamed(*ev, len, deltas, memory, flush)
                 });

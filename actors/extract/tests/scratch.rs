@@ -66,3 +66,29 @@ fn scratch_trees_give_the_facts_of_trees_freed_node_by_node() {
         }
     });
 }
+
+#[test]
+fn a_first_index_write_purges_freed_memory_soon_and_then_as_before() {
+    use sno_extract::allocator::{purge_delay_ms, purge_freed_memory_at_once, PurgeSoon};
+    sno_extract::allocator::use_mimalloc();
+    // mimalloc v3 holds freed pages for a second.
+    assert_eq!(purge_delay_ms(), Some(1000));
+    {
+        let _outer = PurgeSoon::start();
+        assert_eq!(purge_delay_ms(), Some(10));
+        {
+            // Nested: the delay is short already and stays so after.
+            let _inner = PurgeSoon::start();
+            assert_eq!(purge_delay_ms(), Some(10));
+        }
+        assert_eq!(purge_delay_ms(), Some(10));
+    }
+    assert_eq!(purge_delay_ms(), Some(1000));
+    // A server purges at once: a write there leaves it so.
+    purge_freed_memory_at_once();
+    {
+        let _w = PurgeSoon::start();
+        assert_eq!(purge_delay_ms(), Some(0));
+    }
+    assert_eq!(purge_delay_ms(), Some(0));
+}
