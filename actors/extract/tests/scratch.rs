@@ -71,19 +71,21 @@ fn scratch_trees_give_the_facts_of_trees_freed_node_by_node() {
 fn a_first_index_write_purges_freed_memory_soon_and_then_as_before() {
     use sno_extract::allocator::{purge_delay_ms, purge_freed_memory_at_once, PurgeSoon};
     sno_extract::allocator::use_mimalloc();
-    // mimalloc v3 holds freed pages for a second.
-    assert_eq!(purge_delay_ms(), Some(1000));
+    // mimalloc v3 holds freed pages for a second (unless its
+    // MIMALLOC_PURGE_DELAY says otherwise).
+    let before = purge_delay_ms().expect("mimalloc is the allocator");
+    let within = before.min(10);
     {
         let _outer = PurgeSoon::start();
-        assert_eq!(purge_delay_ms(), Some(10));
+        assert_eq!(purge_delay_ms(), Some(within));
         {
             // Nested: the delay is short already and stays so after.
             let _inner = PurgeSoon::start();
-            assert_eq!(purge_delay_ms(), Some(10));
+            assert_eq!(purge_delay_ms(), Some(within));
         }
-        assert_eq!(purge_delay_ms(), Some(10));
+        assert_eq!(purge_delay_ms(), Some(within));
     }
-    assert_eq!(purge_delay_ms(), Some(1000));
+    assert_eq!(purge_delay_ms(), Some(before));
     // A server purges at once: a write there leaves it so.
     purge_freed_memory_at_once();
     {
