@@ -62,8 +62,17 @@ pub fn purge_freed_memory_at_once() {
     }
 }
 
+/// mimalloc's purge delay in milliseconds, when it is the allocator.
+pub fn purge_delay_ms() -> Option<i64> {
+    // SAFETY: reading a mimalloc option is a plain call; the option number
+    // is v3's, the version this crate builds.
+    INSTALLED
+        .is_completed()
+        .then(|| unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) } as i64)
+}
+
 /// The purge delay, in milliseconds, while a first index is written.
-const WRITING_PURGE_DELAY_MS: std::ffi::c_long = 10;
+const WRITING_PURGE_DELAY_MS: i64 = 10;
 
 /// While alive, memory freed in this process goes back to the OS within
 /// [`WRITING_PURGE_DELAY_MS`] instead of mimalloc v3's second; dropped, the
@@ -72,46 +81,32 @@ const WRITING_PURGE_DELAY_MS: std::ffi::c_long = 10;
 /// A first index's write turns every file's record into view rows and an
 /// encoded event, freeing the record as it goes, hundreds of MB a second
 /// across three threads: freed pages held for a second were the peak of
-/// `sno init`. On 8.3M lines the peak was 1,522-1,530 MB with the second's
+/// `sno init`. On 8.3M lines the peak was 1,521-1,530 MB with the second's
 /// delay, 1,393-1,482 MB with 10 ms over the whole init and 1,341 MB with
 /// none (but 18 s more of system time: each purge is a syscall).
 pub struct PurgeSoon {
-    before: Option<std::ffi::c_long>,
+    /// The delay to restore, when this guard shortened it.
+    before: Option<i64>,
 }
 
 impl PurgeSoon {
     /// Shortens the purge delay until the guard is dropped (nothing when
     /// mimalloc is not the allocator, or the delay is shorter already).
     pub fn start() -> PurgeSoon {
-        if !INSTALLED.is_completed() {
-            return PurgeSoon { before: None };
+        let before = purge_delay_ms().filter(|&d| d > WRITING_PURGE_DELAY_MS);
+        if before.is_some() {
+            // SAFETY: as in `purge_freed_memory_at_once`.
+            unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, WRITING_PURGE_DELAY_MS as _) };
         }
-        // SAFETY: reading and setting a mimalloc option are plain calls;
-        // the option number is v3's, the version this crate builds.
-        let before = unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) };
-        if before <= WRITING_PURGE_DELAY_MS {
-            return PurgeSoon { before: None };
-        }
-        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, WRITING_PURGE_DELAY_MS) };
-        PurgeSoon {
-            before: Some(before),
-        }
+        PurgeSoon { before }
     }
-}
-
-/// mimalloc's purge delay in milliseconds, when it is the allocator.
-pub fn purge_delay_ms() -> Option<i64> {
-    // SAFETY: as in `PurgeSoon::start`.
-    INSTALLED
-        .is_completed()
-        .then(|| unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) } as i64)
 }
 
 impl Drop for PurgeSoon {
     fn drop(&mut self) {
         if let Some(before) = self.before {
-            // SAFETY: as in `start`.
-            unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, before) }
+            // SAFETY: as in `purge_freed_memory_at_once`.
+            unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, before as _) }
         }
     }
 }
