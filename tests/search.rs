@@ -1824,3 +1824,62 @@ fn a_c_function_is_answered_by_its_definition_where_its_header_documents_it() {
     let proto = items.iter().position(|i| *i == ("sds.h".to_string(), 4));
     assert!(proto.is_some_and(|p| p > 0), "{v}");
 }
+
+/// At a small budget, a definition that ends its file is quoted with the
+/// lines before it (what leads to it) rather than the room going to a
+/// second title: the quote says the line it starts at, and its title keeps
+/// the definition's own line.
+#[test]
+fn a_definition_at_its_files_end_is_quoted_with_the_lines_before_it() {
+    let repo = Repo::new();
+    let constants: String = (0..80)
+        .map(|i| format!("DEFAULT_SETTING_{i} = \"value number {i}\"\n"))
+        .collect();
+    let loader = format!(
+        "{constants}\n\ndef load_settings_from_env(environ):\n    return {{k: v for k, v in environ.items() if k.startswith(\"APP_\")}}\n"
+    );
+    repo.write("settings/loader.py", &loader);
+    repo.write(
+        "other/env.py",
+        "def settings_from_env_file(path):\n    with open(path) as f:\n        return dict(line.split(\"=\", 1) for line in f)\n",
+    );
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let md = lexical_markdown(&repo, "load settings from env", 300);
+    let def_line = loader
+        .lines()
+        .position(|l| l.starts_with("def load_settings_from_env"))
+        .unwrap()
+        + 1;
+    assert!(
+        md.contains(&format!(
+            "`load_settings_from_env` settings/loader.py:{def_line}\n```python\n⋮ line "
+        )),
+        "{md}"
+    );
+    assert_eq!(md.matches("```python\n").count(), 1, "one quote: {md}");
+    // The line the quote says it starts at is the file's line it quotes.
+    let after = md.split("```python\n⋮ line ").nth(1).unwrap();
+    let (n, rest) = after.split_once('\n').unwrap();
+    let n: usize = n.parse().unwrap_or_else(|_| panic!("{md}"));
+    assert!(n < def_line, "{md}");
+    assert_eq!(
+        rest.lines().next(),
+        loader.lines().nth(n - 1),
+        "line {n}: {md}"
+    );
+    // The definition is quoted whole, after the lines before it.
+    assert!(
+        rest.contains("def load_settings_from_env(environ):\n    return {k: v"),
+        "{md}"
+    );
+    assert!(!md.contains("[cut]"), "{md}");
+    let used: usize = md
+        .lines()
+        .next()
+        .and_then(|h| h.rsplit(" · ").next())
+        .and_then(|t| t.split('/').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(used > 250 && used <= 300, "{used}: {md}");
+}

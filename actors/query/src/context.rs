@@ -430,6 +430,46 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         let text = text.trim_end();
         (text.len() > sources[k].trim_end().len()).then(|| text.to_string())
     };
+    // And with the lines before it, back to where the file starts or
+    // another block of it ends (a file's later piece has its first
+    // piece's surroundings, not its own).
+    let before = |k: usize, bytes: usize| -> Option<(usize, String)> {
+        let b = &blocks[k];
+        if continues.get(k).copied().unwrap_or(true) {
+            return None;
+        }
+        let path = spans[b.members[0]].path;
+        let file = served(path)?;
+        let start = file.line_start(b.start);
+        let floor = blocks
+            .iter()
+            .filter(|o| o.start < b.start && spans[o.members[0]].path == path)
+            .map(|o| o.end.min(start))
+            .max()
+            .unwrap_or(0);
+        let from = start.saturating_sub(bytes).max(floor);
+        if from >= start {
+            return None;
+        }
+        let gap = file.slice(from..start);
+        // Whole lines: a line the bound falls inside is left out.
+        let skip = if file.line_start(from) == from {
+            0
+        } else {
+            gap.find('\n')? + 1
+        };
+        let gap = &gap[skip..];
+        if gap.trim().is_empty() {
+            return None;
+        }
+        let first = (b.line as usize).checked_sub(gap.matches('\n').count())?;
+        Some((first, gap.to_string()))
+    };
+    let around = Around {
+        after: widen,
+        before,
+        continues: &continues,
+    };
     // The header and the list were estimated at their longest: once, what
     // that left unused is given back to the code and the package redone.
     let mut regrown = !code_answer;
@@ -443,7 +483,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             &render,
             budget,
             item_framing,
-            code_answer.then_some(&widen as &crate::pack::Widen),
+            code_answer.then_some(&around as &crate::pack::Widen),
             !json,
             &counts,
         );
@@ -661,6 +701,32 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         }
         // Seams merged or split differently than counted: a little less.
         budget = budget.saturating_sub((total - input.max_tokens).max(8));
+    }
+}
+
+/// What follows and what precedes a package's quotes in their files.
+struct Around<'c, A, B> {
+    after: A,
+    before: B,
+    /// By block: a later piece of a file an earlier block quotes.
+    continues: &'c [bool],
+}
+
+impl<A, B> crate::pack::Surroundings for Around<'_, A, B>
+where
+    A: Fn(usize, usize) -> Option<String>,
+    B: Fn(usize, usize) -> Option<(usize, String)>,
+{
+    fn after(&self, i: usize, bytes: usize) -> Option<String> {
+        (self.after)(i, bytes)
+    }
+
+    fn before(&self, i: usize, bytes: usize) -> Option<(usize, String)> {
+        (self.before)(i, bytes)
+    }
+
+    fn continues(&self, i: usize) -> bool {
+        self.continues.get(i).copied().unwrap_or(false)
     }
 }
 

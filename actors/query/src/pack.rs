@@ -85,10 +85,39 @@ pub const CUT_IN_LINE: &str = "…\n… [cut]";
 /// Renders candidate `i` around a source (its own, or a cut of it).
 pub type Render<'a> = dyn Fn(usize, &str) -> String + 'a;
 
-/// Candidate `i`'s source with what follows it where it was quoted from
-/// (the next lines of its file, at most about the given bytes), for an
-/// answer whose framing share is spent: `None` when nothing follows.
-pub type Widen<'a> = dyn Fn(usize, usize) -> Option<String> + 'a;
+/// Where the candidates were quoted from, for an answer whose framing
+/// share is spent: what follows and what precedes each quote in its file.
+pub trait Surroundings {
+    /// Candidate `i`'s source with what follows it where it was quoted
+    /// from (the next lines of its file, at most about `bytes`): `None`
+    /// when nothing follows.
+    fn after(&self, i: usize, bytes: usize) -> Option<String>;
+
+    /// The whole lines before candidate `i`'s quote (at most about
+    /// `bytes`, back to where its file starts or another quote ends),
+    /// with the number of the first: `None` when nothing precedes it.
+    fn before(&self, _i: usize, _bytes: usize) -> Option<(usize, String)> {
+        None
+    }
+
+    /// Whether candidate `i` is quoted under another's title (a later
+    /// piece of a file already quoted): it costs a line, not a title, and
+    /// comes in before the lines preceding the quotes do.
+    fn continues(&self, _i: usize) -> bool {
+        false
+    }
+}
+
+/// A function of the candidate and the bytes is what follows the quotes,
+/// nothing preceding them.
+impl<F: Fn(usize, usize) -> Option<String>> Surroundings for F {
+    fn after(&self, i: usize, bytes: usize) -> Option<String> {
+        self(i, bytes)
+    }
+}
+
+/// The surroundings `pack` widens whole items into.
+pub type Widen<'a> = dyn Surroundings + 'a;
 
 /// Bytes a token of code takes at most, in all but rare text: what a
 /// widened quote is read for a room of tokens.
@@ -105,7 +134,8 @@ pub struct Packing {
     pub body: String,
     pub outcome: Vec<Packed>,
     /// The source each included candidate was rendered with (cut ones end
-    /// with [`CUT_MARKER`]).
+    /// with [`CUT_MARKER`]; one quoted with the lines before it starts
+    /// with the line it starts at, `⋮ line n`).
     pub sources: Vec<Option<String>>,
     /// Each included candidate's rendering: the pieces of `body`.
     pub rendered: Vec<Option<String>>,
@@ -133,8 +163,10 @@ const ITEM_SHARE: usize = 3;
 /// to further items. A reader asked for code gets code, not a list of
 /// titles with a few lines under each. With `widen`, room the cut items
 /// cannot take goes next to the whole items' surroundings (best first:
-/// what follows each in its file, under the title it already has), and
-/// only then to further items, each a title more.
+/// what follows each in its file, under the title it already has, then
+/// what precedes it), and only then to further items, each a title more
+/// (an item that [`Surroundings::continues`] a quote comes in before the
+/// lines preceding the quotes: it costs a line, not a title).
 ///
 /// With `additive`, the renderings' counts add up to the body's (each ends
 /// in a newline and starts with a character cl100k never joins to it: see
@@ -153,6 +185,7 @@ pub fn pack(
         outcome: vec![Packed::Omitted; n],
         texts: vec![None; n],
         widen_tried: vec![false; n],
+        preceded: vec![false; n],
         used: 0,
     };
     let share = (budget / ITEM_SHARE).max(MIN_CUT);
@@ -174,7 +207,7 @@ pub fn pack(
         if capped && i > 0 && framed + frame > framing {
             placed.grow_cut(sources, render, budget, counts);
             if let Some(widen) = widen {
-                placed.widen(widen, render, budget);
+                placed.widen(widen, render, budget, !widen.continues(i));
             }
         }
         let room = budget.saturating_sub(placed.used);
@@ -203,7 +236,7 @@ pub fn pack(
     }
     placed.grow_cut(sources, render, budget, counts);
     if let Some(widen) = widen.filter(|_| capped && i < n) {
-        placed.widen(widen, render, budget);
+        placed.widen(widen, render, budget, true);
     }
     let Placed {
         mut outcome,
@@ -277,6 +310,8 @@ struct Placed {
     /// so once is enough: a packing past its framing share tries again
     /// at every further item).
     widen_tried: Vec<bool>,
+    /// Items [`Placed::precede`] has tried.
+    preceded: Vec<bool>,
     used: usize,
 }
 
@@ -306,8 +341,9 @@ impl Placed {
     }
 
     /// What is left goes to the whole items' surroundings, best first:
-    /// each quoted with what follows it, as much as fits.
-    fn widen(&mut self, widen: &Widen, render: &Render, budget: usize) {
+    /// each quoted with what follows it, as much as fits, and then, with
+    /// `before`, with what precedes it.
+    fn widen(&mut self, widen: &Widen, render: &Render, budget: usize, before: bool) {
         for k in 0..self.outcome.len() {
             let room = budget.saturating_sub(self.used);
             if room == 0 {
@@ -315,55 +351,125 @@ impl Placed {
             }
             // A widened item stays `Whole` (every ranked line of it is
             // shown), which the cut items' growth leaves alone.
-            if self.outcome[k] != Packed::Whole || self.widen_tried[k] {
+            if self.outcome[k] != Packed::Whole {
                 continue;
             }
-            self.widen_tried[k] = true;
-            let had = self.texts[k].as_ref().map_or(0, |t| t.2);
-            // The window asked for is a power of two: the same for rooms
-            // alike, so its line counts are remembered across answers.
-            let mut bytes = (had + room)
-                .saturating_mul(WIDEN_BYTES_PER_TOKEN)
-                .next_power_of_two();
-            let mut grown: Option<(String, String, usize)> = None;
-            // A quote that fits whole with room to spare ended where its
-            // window did (indented, blank-lined code takes more bytes a
-            // token than the window allows for), or where its file or the
-            // next block does: a wider window tells which.
-            for _ in 0..WIDEN_WINDOWS {
-                let Some(wide) = widen(k, bytes) else {
-                    break;
-                };
-                if grown.as_ref().is_some_and(|g| g.0.len() >= wide.len()) {
-                    break;
-                }
-                // Counted whole only when it may fit (code takes three to
-                // four bytes a token): the cut counts its head anyway.
-                let whole = (wide.len() <= 4 * (had + room))
-                    .then(|| {
-                        let text = render(k, &wide);
-                        fits(&text, had + room).map(|t| (text, t))
-                    })
-                    .flatten();
-                let Some(g) = (match whole {
-                    Some((text, t)) => Some((wide, text, t)),
-                    None => cut_to_fit(&wide, k, render, had + room),
+            self.follow(k, widen, render, budget);
+            if before && !self.preceded[k] {
+                self.preceded[k] = true;
+                self.precede(k, widen, render, budget);
+            }
+        }
+    }
+
+    /// Whole item `k` quoted with what follows it, as much as fits (once).
+    fn follow(&mut self, k: usize, widen: &Widen, render: &Render, budget: usize) {
+        let room = budget.saturating_sub(self.used);
+        if self.widen_tried[k] || room == 0 {
+            return;
+        }
+        self.widen_tried[k] = true;
+        let had = self.texts[k].as_ref().map_or(0, |t| t.2);
+        // The window asked for is a power of two: the same for rooms
+        // alike, so its line counts are remembered across answers.
+        let mut bytes = (had + room)
+            .saturating_mul(WIDEN_BYTES_PER_TOKEN)
+            .next_power_of_two();
+        let mut grown: Option<(String, String, usize)> = None;
+        // A quote that fits whole with room to spare ended where its
+        // window did (indented, blank-lined code takes more bytes a
+        // token than the window allows for), or where its file or the
+        // next block does: a wider window tells which.
+        for _ in 0..WIDEN_WINDOWS {
+            let Some(wide) = widen.after(k, bytes) else {
+                break;
+            };
+            if grown.as_ref().is_some_and(|g| g.0.len() >= wide.len()) {
+                break;
+            }
+            // Counted whole only when it may fit (code takes three to
+            // four bytes a token): the cut counts its head anyway.
+            let whole = (wide.len() <= 4 * (had + room))
+                .then(|| {
+                    let text = render(k, &wide);
+                    fits(&text, had + room).map(|t| (text, t))
                 })
-                .filter(|g| g.2 > had) else {
-                    break;
-                };
-                let spare = had + room - g.2;
-                let cut = g.0.ends_with(CUT_MARKER);
-                grown = Some(g);
-                if cut || spare < MIN_FILL {
-                    break;
+                .flatten();
+            let Some(g) = (match whole {
+                Some((text, t)) => Some((wide, text, t)),
+                None => cut_to_fit(&wide, k, render, had + room),
+            })
+            .filter(|g| g.2 > had) else {
+                break;
+            };
+            let spare = had + room - g.2;
+            let cut = g.0.ends_with(CUT_MARKER);
+            grown = Some(g);
+            if cut || spare < MIN_FILL {
+                break;
+            }
+            bytes = bytes.saturating_mul(2);
+        }
+        if let Some(g) = grown {
+            self.used = self.used - had + g.2;
+            self.texts[k] = Some(g);
+        }
+    }
+
+    /// What the lines after whole item `k` left goes to the lines before
+    /// it: a definition that its file's end (or the next quote) stops shows
+    /// what leads to it (its doc comment, the head of what holds it)
+    /// rather than the room going to another title. The quote then starts
+    /// with the line it starts at (`⋮ line n`), its title keeping the
+    /// item's own line; its own lines are never cut for this.
+    fn precede(&mut self, k: usize, around: &Widen, render: &Render, budget: usize) {
+        let room = budget.saturating_sub(self.used);
+        let Some((source, _, had)) = self.texts[k].clone() else {
+            return;
+        };
+        if room < MIN_FILL || source.ends_with(CUT_MARKER) {
+            return;
+        }
+        let Some((first, gap)) =
+            around.before(k, (had + room).saturating_mul(WIDEN_BYTES_PER_TOKEN))
+        else {
+            return;
+        };
+        let lines: Vec<&str> = gap.split_inclusive('\n').collect();
+        // The last `t` lines of the gap before the source, less the blank
+        // ones they start with, rendered and counted: `Err` when they do
+        // not fit, nothing when they are all blank.
+        type Quote = Option<(String, String, usize)>;
+        let with = |t: usize| -> Result<Quote, ()> {
+            let Some(from) = (lines.len() - t..lines.len()).find(|&l| !lines[l].trim().is_empty())
+            else {
+                return Ok(None);
+            };
+            let quote = format!(
+                "{} line {}\n{}{source}",
+                crate::context::CONTINUED,
+                first + from,
+                lines[from..].concat()
+            );
+            let text = render(k, &quote);
+            let t = fits(&text, had + room).ok_or(())?;
+            Ok(Some((quote, text, t)))
+        };
+        // The most lines that fit: their count only grows with them.
+        let (mut lo, mut hi, mut best) = (0, lines.len(), None);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            match with(mid) {
+                Ok(g) => {
+                    best = g.or(best);
+                    lo = mid;
                 }
-                bytes = bytes.saturating_mul(2);
+                Err(()) => hi = mid - 1,
             }
-            if let Some(g) = grown {
-                self.used = self.used - had + g.2;
-                self.texts[k] = Some(g);
-            }
+        }
+        if let Some(g) = best.filter(|g| g.2 > had) {
+            self.used = self.used - had + g.2;
+            self.texts[k] = Some(g);
         }
     }
 }
@@ -913,6 +1019,86 @@ mod tests {
             &Counts::default(),
         );
         assert!(p.outcome.iter().all(|o| *o == Packed::Whole));
+        assert_eq!(p.sources[0].as_deref(), Some(small[0].as_str()));
+    }
+
+    /// Surroundings with nothing after the quotes and `before[i]` before
+    /// candidate `i`'s, starting at line `first`.
+    struct Preceded<'a> {
+        before: &'a [String],
+        first: usize,
+        continued: Option<usize>,
+    }
+
+    impl Surroundings for Preceded<'_> {
+        fn after(&self, _: usize, _: usize) -> Option<String> {
+            None
+        }
+
+        fn before(&self, i: usize, _: usize) -> Option<(usize, String)> {
+            Some((self.first, self.before[i].clone()))
+        }
+
+        fn continues(&self, i: usize) -> bool {
+            self.continued == Some(i)
+        }
+    }
+
+    #[test]
+    fn a_whole_item_nothing_follows_shows_the_lines_before_it_rather_than_another_title() {
+        let frame = count_tokens(&titled(1, ""));
+        let small: Vec<String> = (0..8).map(|_| src(2)).collect();
+        // 300 lines, then blank ones, before each source.
+        let gap = format!("{}\n\n\n\n", src(300));
+        let before = vec![gap.clone(); 8];
+        let around = Preceded {
+            before: &before,
+            first: 10,
+            continued: None,
+        };
+        let p = widened(&small, 600, frame, &around);
+        assert_eq!(p.outcome[0], Packed::Whole);
+        assert!(
+            p.outcome[1..].iter().all(|o| *o == Packed::Omitted),
+            "{:?}",
+            p.outcome
+        );
+        // The quote says the line it starts at, then the gap's last lines
+        // (the blank ones at their head dropped), then the source whole.
+        let shown = p.sources[0].as_deref().unwrap();
+        let (marker, rest) = shown.split_once('\n').unwrap();
+        let from: usize = marker
+            .strip_prefix(&format!("{} line ", crate::context::CONTINUED))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{marker:?}"));
+        let quoted = rest
+            .strip_suffix(small[0].as_str())
+            .expect("the source whole");
+        assert!(quoted.starts_with("line number ") && gap.ends_with(quoted));
+        let skipped = gap[..gap.len() - quoted.len()].matches('\n').count();
+        assert_eq!(from, 10 + skipped, "the number of its first line");
+        assert!(!shown.ends_with(CUT_MARKER));
+        assert!(p.tokens <= 600 && p.tokens >= 600 - 20, "{}", p.tokens);
+        // A later piece of a file already quoted costs a line, not a title:
+        // it comes in first, and what is left goes to the lines before.
+        let around = Preceded {
+            continued: Some(1),
+            ..around
+        };
+        let p = widened(&small, 600, frame, &around);
+        assert_eq!(p.outcome[..2], [Packed::Whole, Packed::Whole]);
+        assert!(p.outcome[2..].iter().all(|o| *o == Packed::Omitted));
+        let shown = p.sources[0].as_deref().unwrap();
+        assert!(shown.starts_with(&format!("{} line ", crate::context::CONTINUED)));
+        assert!(p.tokens <= 600 && p.tokens >= 600 - 20, "{}", p.tokens);
+        // Only blank lines before it: nothing is added.
+        let blank = vec!["\n\n\n".to_string(); 8];
+        let around = Preceded {
+            before: &blank,
+            first: 1,
+            continued: None,
+        };
+        let p = widened(&small, 600, frame, &around);
         assert_eq!(p.sources[0].as_deref(), Some(small[0].as_str()));
     }
 
