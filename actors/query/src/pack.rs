@@ -770,6 +770,16 @@ mod tests {
         )
     }
 
+    /// The best item whole and every other left out: the room went to it.
+    fn only_the_first_whole(p: &Packing) {
+        assert_eq!(p.outcome[0], Packed::Whole);
+        assert!(
+            p.outcome[1..].iter().all(|o| *o == Packed::Omitted),
+            "{:?}",
+            p.outcome
+        );
+    }
+
     fn plain(_: usize, s: &str) -> String {
         format!("\n```\n{s}\n```\n")
     }
@@ -986,12 +996,7 @@ mod tests {
         let p = widened(&small, 600, frame, &widen);
         // The best item, whole, grows into its file rather than a second
         // title coming in; what it shows starts with its own source.
-        assert_eq!(p.outcome[0], Packed::Whole);
-        assert!(
-            p.outcome[1..].iter().all(|o| *o == Packed::Omitted),
-            "{:?}",
-            p.outcome
-        );
+        only_the_first_whole(&p);
         let shown = p.sources[0].as_deref().unwrap();
         assert!(shown.starts_with(&small[0]) && shown.len() > small[0].len());
         assert!(shown.ends_with(CUT_MARKER));
@@ -1057,12 +1062,7 @@ mod tests {
             continued: None,
         };
         let p = widened(&small, 600, frame, &around);
-        assert_eq!(p.outcome[0], Packed::Whole);
-        assert!(
-            p.outcome[1..].iter().all(|o| *o == Packed::Omitted),
-            "{:?}",
-            p.outcome
-        );
+        only_the_first_whole(&p);
         // The quote says the line it starts at, then the gap's last lines
         // (the blank ones at their head dropped), then the source whole.
         let shown = p.sources[0].as_deref().unwrap();
