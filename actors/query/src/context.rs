@@ -431,13 +431,9 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         (text.len() > sources[k].trim_end().len()).then(|| text.to_string())
     };
     // And with the lines before it, back to where the file starts or
-    // another block of it ends (a file's later piece has its first
-    // piece's surroundings, not its own).
+    // another block of it ends.
     let before = |k: usize, bytes: usize| -> Option<(usize, String)> {
         let b = &blocks[k];
-        if continues.get(k).copied().unwrap_or(true) {
-            return None;
-        }
         let path = spans[b.members[0]].path;
         let file = served(path)?;
         let start = file.line_start(b.start);

@@ -355,7 +355,8 @@ impl Placed {
                 continue;
             }
             self.follow(k, widen, render, budget);
-            if before && !self.preceded[k] {
+            // A file's later piece has its first piece's surroundings.
+            if before && !self.preceded[k] && !widen.continues(k) {
                 self.preceded[k] = true;
                 self.precede(k, widen, render, budget);
             }
