@@ -1664,6 +1664,51 @@ fn files_changed_for_a_like_message_come_first_among_equal_matches() {
     assert_eq!(v["files"][0]["path"], "app/alpha.py", "{v}");
 }
 
+/// A follow-up goes where the change it names went: "Touch up PR 41" to
+/// the files of the change whose message carries `#41`, "Follow-up to
+/// <hash>" to those of that commit, even when earlier messages are more
+/// like the question (three "Touch up PR n" changes of another file) and
+/// nothing in the files matches its words. A named change's file that
+/// defines no symbol (a package's `__init__.py` of imports alone) is
+/// brought in too.
+#[test]
+fn a_files_answer_follows_the_change_a_question_names_by_number_or_hash() {
+    let repo = Repo::new();
+    // Revisions in words: a hash is read as words too, and its digits
+    // would match a revision's number by chance.
+    let body = |name: &str, rev: &str| {
+        format!("def {name}(items):\n    \"\"\"Sort the entries.\"\"\"\n    return sorted(items)\n# revision {rev}\n")
+    };
+    for f in ["alpha", "beta", "gamma"] {
+        repo.write(&format!("app/{f}.py"), body(f, "first"));
+    }
+    repo.write("app/__init__.py", "from .alpha import alpha\n");
+    repo.commit("seed");
+    repo.write("app/beta.py", body("beta", "second"));
+    repo.commit("Cache the sorted entries (#41)");
+    repo.write(
+        "app/__init__.py",
+        "from .alpha import alpha\nfrom .beta import beta\n",
+    );
+    repo.commit("Export beta from the package (#52)");
+    repo.write("app/gamma.py", body("gamma", "second"));
+    let named = repo.commit("Rename a helper");
+    for (rev, pr) in [("second", 17), ("third", 23), ("fourth", 30)] {
+        repo.write("app/alpha.py", body("alpha", rev));
+        repo.commit(&format!("Touch up PR {pr}"));
+    }
+    repo.sno_json(&["init", "--json"]);
+    assert_eq!(ranked_files(&repo, "Touch up PR 41")[0], "app/beta.py");
+    assert_eq!(ranked_files(&repo, "Touch up PR 52")[0], "app/__init__.py");
+    // The whole hash: an abbreviated one may be digits alone, which is
+    // taken for a number (references.rs's tests take abbreviated ones).
+    let follow_up = format!("Follow-up to {}", named.trim());
+    let v = repo.sno_json(&["search", &follow_up, "--files", "--json", "--lexical-only"]);
+    assert_eq!(v["files"][0]["path"], "app/gamma.py", "{v}");
+    // A number no change carries names none: the like messages decide.
+    assert_eq!(ranked_files(&repo, "Touch up PR 99")[0], "app/alpha.py");
+}
+
 /// A question in words about files is answered by the code before the
 /// tests that repeat its words (a change goes to the code; its tests
 /// follow), unless it asks for tests.

@@ -238,6 +238,15 @@ impl FileIndex {
         self.paths.is_empty()
     }
 
+    /// `path` as the index holds it, when it holds that file: a source
+    /// file of the state, whether or not it defines a symbol.
+    pub fn path(&self, path: &str) -> Option<&str> {
+        self.paths
+            .binary_search_by(|p| p.as_str().cmp(path))
+            .ok()
+            .map(|i| self.paths[i].as_str())
+    }
+
     /// The best `limit` files for `query` with their BM25 scores.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<(&str, f32)>, LexicalError> {
         let text = query_terms(query);

@@ -385,9 +385,10 @@ impl HeadCache {
     pub fn read_history(&self) -> Option<crate::search::HistoryFacts> {
         let text = std::fs::read_to_string(self.history_file()).ok()?;
         let mut lines = text.split('\n');
-        // An older sno's facts (`SNOHIST1`, without the messages) read as
-        // missing: they are made again from the journal.
-        let commits: usize = lines.next()?.strip_prefix("SNOHIST2 ")?.parse().ok()?;
+        // An older sno's facts (`SNOHIST1` without the messages, `SNOHIST2`
+        // without the commits' ids) read as missing: they are made again
+        // from the journal.
+        let commits: usize = lines.next()?.strip_prefix("SNOHIST3 ")?.parse().ok()?;
         let mut h = crate::search::HistoryFacts {
             commits,
             ..Default::default()
@@ -409,7 +410,9 @@ impl HeadCache {
             return None;
         }
         for _ in 0..commits {
-            h.messages.push(lines.next()?.to_string());
+            let (id, message) = lines.next()?.split_once(' ')?;
+            h.ids.push(sno_journal::model::CommitId::from_hex(id)?);
+            h.messages.push(message.to_string());
         }
         (lines.next() == Some("END")).then_some(h)
     }
@@ -421,10 +424,10 @@ impl HeadCache {
         if h.touches.keys().any(|p| p.contains(['\n', '\t'])) {
             return Ok(());
         }
-        if h.messages.len() != h.commits {
+        if h.messages.len() != h.commits || h.ids.len() != h.commits {
             return Ok(());
         }
-        let mut out = format!("SNOHIST2 {}\n", h.commits);
+        let mut out = format!("SNOHIST3 {}\n", h.commits);
         for (path, ks) in &h.touches {
             let ks: Vec<String> = ks.iter().map(usize::to_string).collect();
             out.push_str(&ks.join(" "));
@@ -433,7 +436,9 @@ impl HeadCache {
             out.push('\n');
         }
         out.push_str("MESSAGES\n");
-        for message in &h.messages {
+        for (id, message) in h.ids.iter().zip(&h.messages) {
+            out.push_str(&id.to_hex());
+            out.push(' ');
             // A message is one line; a stray break would end it early.
             out.push_str(&message.replace(['\n', '\r'], " "));
             out.push('\n');
@@ -911,10 +916,12 @@ mod tests {
             "fix: x\r\nbroken".into(),
             "".into(),
         ];
+        h.ids = vec![CommitId([7; 20]), CommitId([8; 20]), CommitId([9; 20])];
         c.write_history(&h).unwrap();
         let back = c.read_history().unwrap();
         assert_eq!(back.commits, 3);
         assert_eq!(back.touches, h.touches);
+        assert_eq!(back.ids, h.ids);
         // A message is kept on its line, whatever it holds.
         assert_eq!(back.messages, ["first\twith a tab", "fix: x  broken", ""]);
         // The next head finds them, with the head they were made for.
@@ -931,6 +938,9 @@ mod tests {
         assert!(c.read_history().is_none());
         // An older sno's facts, without the messages, are made again.
         std::fs::write(&f, "SNOHIST1 3\n0 2\ta b.py\nEND\n").unwrap();
+        assert!(c.read_history().is_none());
+        // And without the commits' ids.
+        std::fs::write(&f, "SNOHIST2 1\n0\ta b.py\nMESSAGES\nfirst\nEND\n").unwrap();
         assert!(c.read_history().is_none());
     }
 

@@ -22,6 +22,7 @@ pub mod map;
 pub mod mapped;
 pub mod outline;
 pub mod pack;
+pub mod references;
 pub mod search;
 pub mod semantic;
 pub mod served;

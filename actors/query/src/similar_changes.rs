@@ -113,6 +113,16 @@ impl ChangeIndex {
         }
     }
 
+    /// The files commit `k` touched (none when it was too wide to say
+    /// where a change goes).
+    pub fn files_of(&self, k: usize) -> impl Iterator<Item = &str> {
+        self.files
+            .get(k)
+            .into_iter()
+            .flatten()
+            .map(|&f| self.paths[f as usize].as_str())
+    }
+
     /// The files of the past changes whose messages share terms with
     /// `query`, each with the sum of those changes' scores, a change's
     /// score shared among the files it touched (a change of one file says
