@@ -1674,26 +1674,26 @@ fn files_changed_for_a_like_message_come_first_among_equal_matches() {
 #[test]
 fn a_files_answer_follows_the_change_a_question_names_by_number_or_hash() {
     let repo = Repo::new();
-    // Revisions in words: a hash is read as words too, and its digits
-    // would match a revision's number by chance.
-    let body = |name: &str, rev: &str| {
+    // Numbered revisions: a hash's digits, read as words, matched them by
+    // chance and put another file first; a hash is not words of code.
+    let body = |name: &str, rev: u32| {
         format!("def {name}(items):\n    \"\"\"Sort the entries.\"\"\"\n    return sorted(items)\n# revision {rev}\n")
     };
     for f in ["alpha", "beta", "gamma"] {
-        repo.write(&format!("app/{f}.py"), body(f, "first"));
+        repo.write(&format!("app/{f}.py"), body(f, 0));
     }
     repo.write("app/__init__.py", "from .alpha import alpha\n");
     repo.commit("seed");
-    repo.write("app/beta.py", body("beta", "second"));
+    repo.write("app/beta.py", body("beta", 1));
     repo.commit("Cache the sorted entries (#41)");
     repo.write(
         "app/__init__.py",
         "from .alpha import alpha\nfrom .beta import beta\n",
     );
     repo.commit("Export beta from the package (#52)");
-    repo.write("app/gamma.py", body("gamma", "second"));
+    repo.write("app/gamma.py", body("gamma", 1));
     let named = repo.commit("Rename a helper");
-    for (rev, pr) in [("second", 17), ("third", 23), ("fourth", 30)] {
+    for (rev, pr) in [(1, 17), (2, 23), (3, 30)] {
         repo.write("app/alpha.py", body("alpha", rev));
         repo.commit(&format!("Touch up PR {pr}"));
     }

@@ -71,11 +71,42 @@ pub fn hash_numbers(text: &str) -> impl Iterator<Item = u64> + '_ {
 /// Whether `word` reads as a commit hash: hexadecimal digits, at least
 /// [`MIN_HASH`] of them, with a letter and a digit among them (a number or
 /// a word such as "defaced" is not one).
-fn is_hash(word: &str) -> bool {
+pub(crate) fn is_hash(word: &str) -> bool {
     (MIN_HASH..=40).contains(&word.len())
         && word.bytes().all(|b| b.is_ascii_hexdigit())
         && word.bytes().any(|b| b.is_ascii_digit())
         && word.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// `text` without the commit hashes it holds among other words: a hash
+/// is a name of a change, not words of code, and split at its digits it
+/// would match numbers and letters anywhere. A text of hashes alone is
+/// kept as it is.
+pub fn without_hashes(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut out = String::new();
+    let (mut dropped, mut kept) = (false, false);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let run = rest
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(rest.len());
+        let (word, after) = rest.split_at(run);
+        if is_hash(word) {
+            dropped = true;
+            out.push(' ');
+        } else {
+            kept |= !word.is_empty();
+            out.push_str(word);
+        }
+        let sep = after.chars().next().map_or(0, char::len_utf8);
+        out.push_str(&after[..sep]);
+        rest = &after[sep..];
+    }
+    if dropped && kept {
+        std::borrow::Cow::Owned(out)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 impl Reference {
@@ -110,6 +141,19 @@ mod tests {
         // Words and numbers that are neither.
         assert!(references("Version 0.27.0, 2024 release of 1234567").is_empty());
         assert!(references("a defaced decade; issue#12abc").is_empty());
+    }
+
+    #[test]
+    fn hashes_are_left_out_of_the_words_of_a_text_that_has_others() {
+        assert_eq!(
+            without_hashes("Revert 894714a: the café (#12)"),
+            "Revert  : the café (#12)"
+        );
+        assert_eq!(without_hashes("894714a"), "894714a");
+        assert_eq!(
+            without_hashes("parse 1234567 deadbeef"),
+            "parse 1234567 deadbeef"
+        );
     }
 
     #[test]
