@@ -109,7 +109,7 @@ pub enum Command {
         /// Turn the semantic signal off.
         #[arg(long)]
         lexical_only: bool,
-        /// Rank files (by the symbols found in them) instead of symbols.
+        /// Rank files instead of symbols: by the symbols found in them, their text, and the past changes like the query or named in it (#123, PR 123, a commit hash). A commit message as the query asks where that change goes.
         #[arg(long)]
         files: bool,
         /// A model2vec model directory (default: $SNO_MODEL, then minishlab/potion-base-8M).

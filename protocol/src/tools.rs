@@ -23,7 +23,7 @@ pub struct SearchArgs {
     pub lexical_only: Option<bool>,
     /// "markdown" (default: the compact package to read) or "json" (the structured form); either fits `max_tokens`.
     pub format: Option<crate::context::AnswerFormat>,
-    /// "symbols" (default) or "files": rank files by the symbols found in them, for "which files" questions.
+    /// "symbols" (default) or "files": rank files by the symbols found in them, their text and the past changes like the query or named in it (#123, PR 123, a commit hash), for "which files" questions and "where does this change go" (pass a commit message as the query).
     pub group: Option<crate::context::Grouping>,
 }
 
