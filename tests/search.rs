@@ -1700,11 +1700,23 @@ fn a_files_answer_follows_the_change_a_question_names_by_number_or_hash() {
     repo.sno_json(&["init", "--json"]);
     assert_eq!(ranked_files(&repo, "Touch up PR 41")[0], "app/beta.py");
     assert_eq!(ranked_files(&repo, "Touch up PR 52")[0], "app/__init__.py");
-    // The whole hash: an abbreviated one may be digits alone, which is
-    // taken for a number (references.rs's tests take abbreviated ones).
     let follow_up = format!("Follow-up to {}", named.trim());
     let v = repo.sno_json(&["search", &follow_up, "--files", "--json", "--lexical-only"]);
     assert_eq!(v["files"][0]["path"], "app/gamma.py", "{v}");
+    // Abbreviated, as git shows it (digits and letters both: seven digits
+    // alone are not taken for one), and as the whole question.
+    let hex = named.trim();
+    let n = (7..=40)
+        .find(|&n| {
+            let p = &hex[..n];
+            p.bytes().any(|b| b.is_ascii_digit()) && p.bytes().any(|b| b.is_ascii_alphabetic())
+        })
+        .unwrap();
+    assert_eq!(
+        ranked_files(&repo, &format!("Follow-up to {}", &hex[..n]))[0],
+        "app/gamma.py"
+    );
+    assert_eq!(ranked_files(&repo, &hex[..n])[0], "app/gamma.py");
     // A number no change carries names none: the like messages decide.
     assert_eq!(ranked_files(&repo, "Touch up PR 99")[0], "app/alpha.py");
 }

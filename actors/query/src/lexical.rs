@@ -1051,7 +1051,7 @@ const INITIALISMS: usize = QUERY_TERMS;
 /// nothing in it is query syntax.
 pub(crate) fn query_terms(query: &str) -> String {
     let mut seen = std::collections::HashSet::new();
-    analyzed(&crate::references::without_hashes(query))
+    analyzed(query)
         .split(' ')
         .filter(|t| !t.is_empty() && seen.insert(*t))
         .take(QUERY_TERMS)

@@ -32,7 +32,7 @@ pub fn references(query: &str) -> Vec<Reference> {
     }
     // "PR 1306", "pull request 1306": a number after those words.
     let words: Vec<&str> = query
-        .split(|c: char| !c.is_ascii_alphanumeric())
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
         .collect();
     for (i, w) in words.iter().enumerate() {
@@ -53,16 +53,24 @@ pub fn references(query: &str) -> Vec<Reference> {
     out
 }
 
-/// The numbers written `#N` in `text`.
+/// The numbers written `#N` in `text`, where `#` starts a word (at the
+/// start, after a space or an opening bracket): `rust-lang/rust#123` is
+/// another repository's, `C#7` a language and `&#39;` an entity. A
+/// number with a leading zero is no pull request's (a colour's `#000`).
 pub fn hash_numbers(text: &str) -> impl Iterator<Item = u64> + '_ {
-    text.split('#').skip(1).filter_map(|rest| {
+    text.match_indices('#').filter_map(move |(at, _)| {
+        let starts_word = text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || matches!(c, '(' | '['));
+        let rest = &text[at + 1..];
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         // `#12abc` is no number; `#12.` and `#12)` are.
         let ends = rest[digits..]
             .chars()
             .next()
             .is_none_or(|c| !c.is_alphanumeric() && c != '_');
-        (digits > 0 && ends)
+        (starts_word && digits > 0 && !rest.starts_with('0') && ends)
             .then(|| rest[..digits].parse().ok())
             .flatten()
     })
@@ -78,44 +86,53 @@ pub(crate) fn is_hash(word: &str) -> bool {
         && word.bytes().any(|b| b.is_ascii_alphabetic())
 }
 
-/// `text` without the commit hashes it holds among other words: a hash
-/// is a name of a change, not words of code, and split at its digits it
-/// would match numbers and letters anywhere. A text of hashes alone is
-/// kept as it is.
-pub fn without_hashes(text: &str) -> std::borrow::Cow<'_, str> {
-    let mut out = String::new();
-    let (mut dropped, mut kept) = (false, false);
+/// `text` with the words `drop` says are not words of code blanked out,
+/// a word being what the index splits text into (letters, digits and
+/// `_`); `None` when it drops none.
+pub fn without_words(text: &str, drop: impl Fn(&str) -> bool) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut dropped = false;
     let mut rest = text;
     while !rest.is_empty() {
         let run = rest
-            .find(|c: char| !c.is_ascii_alphanumeric())
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
         let (word, after) = rest.split_at(run);
-        if is_hash(word) {
+        if !word.is_empty() && drop(word) {
             dropped = true;
             out.push(' ');
         } else {
-            kept |= !word.is_empty();
             out.push_str(word);
         }
         let sep = after.chars().next().map_or(0, char::len_utf8);
         out.push_str(&after[..sep]);
         rest = &after[sep..];
     }
-    if dropped && kept {
-        std::borrow::Cow::Owned(out)
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    }
+    dropped.then_some(out)
+}
+
+/// Whether the commit `id` starts with the hexadecimal digits `prefix`
+/// (lowercase), compared digit by digit: a question's hash is matched to
+/// every commit of a history, and a string per commit was most of that.
+pub fn id_starts_with(id: &[u8; 20], prefix: &str) -> bool {
+    prefix.len() <= 40
+        && prefix.bytes().enumerate().all(|(i, c)| {
+            let nibble = match c {
+                b'0'..=b'9' => c - b'0',
+                b'a'..=b'f' => c - b'a' + 10,
+                _ => return false,
+            };
+            let byte = id[i / 2];
+            nibble == if i % 2 == 0 { byte >> 4 } else { byte & 0xf }
+        })
 }
 
 impl Reference {
-    /// Whether the commit `id` (lowercase hex) with `message` is the
-    /// change this names.
-    pub fn names(&self, message: &str, id: &str) -> bool {
+    /// Whether the commit `id` with `message` is the change this names.
+    pub fn names(&self, message: &str, id: &[u8; 20]) -> bool {
         match self {
             Reference::Number(n) => hash_numbers(message).any(|m| m == *n),
-            Reference::Hash(h) => id.starts_with(h.as_str()),
+            Reference::Hash(h) => id_starts_with(id, h),
         }
     }
 }
@@ -141,30 +158,51 @@ mod tests {
         // Words and numbers that are neither.
         assert!(references("Version 0.27.0, 2024 release of 1234567").is_empty());
         assert!(references("a defaced decade; issue#12abc").is_empty());
+        // Another repository's, a language, an entity, a colour.
+        assert!(references("see rust-lang/rust#123, C#7, &#39;, #000").is_empty());
     }
 
     #[test]
-    fn hashes_are_left_out_of_the_words_of_a_text_that_has_others() {
+    fn words_are_dropped_whole_at_the_index_s_word_boundaries() {
+        let hashes = |t: &str| without_words(t, is_hash);
         assert_eq!(
-            without_hashes("Revert 894714a: the café (#12)"),
-            "Revert  : the café (#12)"
+            hashes("Revert 894714a: the café (#12)").as_deref(),
+            Some("Revert  : the café (#12)")
         );
-        assert_eq!(without_hashes("894714a"), "894714a");
-        assert_eq!(
-            without_hashes("parse 1234567 deadbeef"),
-            "parse 1234567 deadbeef"
-        );
+        // A name holding hex digits is one word, and not a hash.
+        assert_eq!(hashes("parse_ed25519_key and the café"), None);
+        assert_eq!(hashes("nothing to drop"), None);
+    }
+
+    #[test]
+    fn an_id_starts_with_the_hex_digits_of_its_hash() {
+        let mut id = [0u8; 20];
+        id[0] = 0x89;
+        id[1] = 0x47;
+        id[2] = 0x14;
+        id[3] = 0xa0;
+        assert!(id_starts_with(&id, "894714a"));
+        assert!(id_starts_with(&id, "8"));
+        assert!(!id_starts_with(&id, "894714b"));
+        assert!(!id_starts_with(&id, "89x"));
+        // The whole id; one digit more than an id has is no prefix of it.
+        assert!(id_starts_with(&id, &format!("{:0<40}", "894714a0")));
+        assert!(!id_starts_with(&id, &format!("{:0<41}", "894714a0")));
     }
 
     #[test]
     fn a_reference_names_the_change_whose_message_or_id_it_cites() {
+        let id = [0u8; 20];
         let n = Reference::Number(1306);
-        assert!(n.names("Merge pull request #1306 from b41sh/fix", "ab"));
-        assert!(n.names("Align number strings (#1306)", "ab"));
-        assert!(!n.names("Merge pull request #13060 from x", "ab"));
-        assert!(!n.names("Release 1.0.1306", "ab"));
+        assert!(n.names("Merge pull request #1306 from b41sh/fix", &id));
+        assert!(n.names("Align number strings (#1306)", &id));
+        assert!(!n.names("Merge pull request #13060 from x", &id));
+        assert!(!n.names("Release 1.0.1306", &id));
+        assert!(!n.names("Bump rust-lang/rust#1306", &id));
+        let mut named = [0u8; 20];
+        named[..4].copy_from_slice(&[0x89, 0x47, 0x14, 0xa0]);
         let h = Reference::Hash("894714a".into());
-        assert!(h.names("anything", "894714a0c1d2"));
-        assert!(!h.names("894714a", "00cc734"));
+        assert!(h.names("anything", &named));
+        assert!(!h.names("894714a", &id));
     }
 }
