@@ -19,11 +19,17 @@ pub enum Reference {
 /// Shortest abbreviated hash taken for one: git's default abbreviation.
 const MIN_HASH: usize = 7;
 
-/// The changes `query` names, each once, in order.
+/// Changes a question names that are looked for at most: each is matched
+/// against every commit of the history, and a pasted changelog of hundreds
+/// of numbers should cost what a sentence does.
+const MAX_REFERENCES: usize = 16;
+
+/// The changes `query` names, each once, in order, at most
+/// [`MAX_REFERENCES`] of them (its `#N` first).
 pub fn references(query: &str) -> Vec<Reference> {
     let mut out: Vec<Reference> = Vec::new();
     let mut push = |r: Reference| {
-        if !out.contains(&r) {
+        if out.len() < MAX_REFERENCES && !out.contains(&r) {
             out.push(r);
         }
     };
@@ -160,6 +166,11 @@ mod tests {
         assert!(references("a defaced decade; issue#12abc").is_empty());
         // Another repository's, a language, an entity, a colour.
         assert!(references("see rust-lang/rust#123, C#7, &#39;, #000").is_empty());
+        // A pasted changelog: its first numbers only.
+        let changelog: String = (100..400).map(|n| format!("- fixed #{n}\n")).collect();
+        let refs = references(&changelog);
+        assert_eq!(refs.len(), MAX_REFERENCES);
+        assert_eq!(refs[0], Number(100));
     }
 
     #[test]
