@@ -96,25 +96,31 @@ pub(crate) fn is_hash(word: &str) -> bool {
 /// a word being what the index splits text into (letters, digits and
 /// `_`); `None` when it drops none.
 pub fn without_words(text: &str, drop: impl Fn(&str) -> bool) -> Option<String> {
-    let mut out = String::with_capacity(text.len());
-    let mut dropped = false;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let run = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .unwrap_or(rest.len());
-        let (word, after) = rest.split_at(run);
-        if !word.is_empty() && drop(word) {
-            dropped = true;
-            out.push(' ');
-        } else {
-            out.push_str(word);
+    // Every search asks, and most questions drop nothing: the text is
+    // copied only from the first word dropped.
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut start = None;
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
+        match (is_word(c), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                start = None;
+                if drop(&text[s..i]) {
+                    let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                    o.push_str(&text[copied..s]);
+                    o.push(' ');
+                    copied = i;
+                }
+            }
+            _ => {}
         }
-        let sep = after.chars().next().map_or(0, char::len_utf8);
-        out.push_str(&after[..sep]);
-        rest = &after[sep..];
     }
-    dropped.then_some(out)
+    out.map(|mut o| {
+        o.push_str(&text[copied..]);
+        o
+    })
 }
 
 /// Whether the commit `id` starts with the hexadecimal digits `prefix`
@@ -183,6 +189,9 @@ mod tests {
         // A name holding hex digits is one word, and not a hash.
         assert_eq!(hashes("parse_ed25519_key and the café"), None);
         assert_eq!(hashes("nothing to drop"), None);
+        // A word that starts or ends the text.
+        assert_eq!(hashes("894714a").as_deref(), Some(" "));
+        assert_eq!(hashes("see 894714a").as_deref(), Some("see  "));
     }
 
     #[test]
