@@ -28,7 +28,7 @@ use tantivy::schema::{
 };
 use tantivy::tokenizer::{
     Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, StopWordFilter, TextAnalyzer,
-    TokenStream,
+    TokenStream, WhitespaceTokenizer,
 };
 use tantivy::Directory as _;
 use tantivy::Term;
@@ -38,8 +38,17 @@ use crate::chunks::Chunk;
 use crate::lookup::{all_symbols, Located};
 use crate::served::Served;
 
-/// The analyzer of every text field and of queries.
+/// The analyzer of queries, and of the text fields of indexes made before
+/// [`TERMS`].
 pub(crate) const ANALYZER: &str = "sno_code";
+
+/// The tokenizer of the text fields: their texts come as the index's
+/// terms already ([`Terms`]), made by [`ANALYZER`]'s analysis on the
+/// thread that makes the documents. tantivy's one indexing thread was the
+/// bottleneck of a first index's search parts (58% of that phase's CPU
+/// on 8.3M lines, a quarter of it analysis, while the caller's thread
+/// waited for it).
+const TERMS: &str = "sno_terms";
 
 /// How much of a body is indexed: its head says what it does, and a
 /// generated table would otherwise weigh like real code.
@@ -122,6 +131,52 @@ pub(crate) fn text_terms(text: &str) -> Vec<String> {
     out
 }
 
+/// Registers the index's tokenizers: [`TERMS`] for its fields, and
+/// [`ANALYZER`] for the fields of an index made before it.
+fn register_tokenizers(index: &Index) {
+    index.tokenizers().register(ANALYZER, analyzer());
+    index
+        .tokenizers()
+        .register(TERMS, TextAnalyzer::from(WhitespaceTokenizer::default()));
+}
+
+/// Texts made into an index's terms, separated by spaces, for fields that
+/// take them as they are ([`TERMS`]): the analysis a field of
+/// [`ANALYZER`] makes, on the caller's thread. Its stemmer remembers the
+/// stems of the words it has seen, so one is kept per index being written.
+pub(crate) struct Terms {
+    analyzer: TextAnalyzer,
+    /// Whether the index's fields take terms; `false` for an index made
+    /// before [`TERMS`], whose fields analyse the text themselves.
+    made_here: bool,
+}
+
+impl Terms {
+    fn for_fields(f: &Fields) -> Terms {
+        Terms {
+            analyzer: analyzer(),
+            made_here: f.terms,
+        }
+    }
+
+    /// `text` as the fields want it: its terms, or [`analyzed`] text.
+    fn of(&mut self, text: &str) -> String {
+        let words = analyzed(text);
+        if !self.made_here {
+            return words;
+        }
+        let mut out = String::with_capacity(words.len());
+        let mut tokens = self.analyzer.token_stream(&words);
+        while let Some(t) = tokens.next() {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&t.text);
+        }
+        out
+    }
+}
+
 /// Appends the tokens `analyzer` makes of `text` to `out`.
 fn push_tokens(analyzer: &mut TextAnalyzer, text: &str, out: &mut Vec<String>) {
     let mut tokens = analyzer.token_stream(text);
@@ -149,8 +204,16 @@ pub(crate) fn err(e: impl std::fmt::Display) -> LexicalError {
 fn fields(index: &Index) -> Result<Fields, LexicalError> {
     let s = index.schema();
     let get = |n: &str| s.get_field(n).map_err(err);
+    let name = get("name")?;
+    let terms = match s.get_field_entry(name).field_type() {
+        tantivy::schema::FieldType::Str(o) => o
+            .get_indexing_options()
+            .is_some_and(|i| i.tokenizer() == TERMS),
+        _ => false,
+    };
     Ok(Fields {
-        name: get("name")?,
+        terms,
+        name,
         signature: get("signature")?,
         doc: get("doc")?,
         body: get("body")?,
@@ -209,6 +272,7 @@ pub struct LexicalBuild {
     /// `None` once finished.
     writer: Option<tantivy::IndexWriter>,
     fields: Fields,
+    terms: Terms,
 }
 
 impl Drop for LexicalBuild {
@@ -225,14 +289,15 @@ impl LexicalBuild {
     /// Adds a file's documents: its symbols (with their own `bodies`), its
     /// `sections` and its marker.
     pub fn add_file(
-        &self,
+        &mut self,
         path: &str,
         rec: &FileRecord,
         sections: &[Chunk],
         bodies: &FxHashMap<SymbolId, String>,
     ) -> Result<(), LexicalError> {
         let writer = self.writer.as_ref().ok_or_else(|| err("finished"))?;
-        LexicalIndex::add_file_with(writer, &self.fields, path, rec, sections, bodies)
+        let terms = &mut self.terms;
+        LexicalIndex::add_file_with(writer, &self.fields, terms, path, rec, sections, bodies)
     }
 
     /// Commits the documents, puts the index in place and opens it.
@@ -281,14 +346,22 @@ struct Fields {
     /// On a file's marker document: its blob and symbol count, which say
     /// whether the file's documents still hold for a state.
     marker: Field,
+    /// Whether the text fields take their terms made ([`TERMS`]).
+    terms: bool,
 }
 
 fn schema() -> (Schema, Fields) {
+    schema_with(TERMS)
+}
+
+/// The schema with `tokenizer` for its text fields: [`TERMS`], or
+/// [`ANALYZER`] as indexes made before it have.
+fn schema_with(tokenizer: &str) -> (Schema, Fields) {
     let mut sb = Schema::builder();
     // Term frequencies, no positions: no phrase queries are asked.
     let text = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
-            .set_tokenizer(ANALYZER)
+            .set_tokenizer(tokenizer)
             .set_index_option(IndexRecordOption::WithFreqs),
     );
     let fields = Fields {
@@ -300,6 +373,7 @@ fn schema() -> (Schema, Fields) {
         file: sb.add_text_field("file", STRING | STORED),
         local: sb.add_u64_field("local", NumericOptions::default().set_stored()),
         marker: sb.add_text_field("marker", STORED),
+        terms: tokenizer == TERMS,
     };
     (sb.build(), fields)
 }
@@ -480,7 +554,7 @@ impl LexicalIndex {
         source: Source,
     ) -> Result<(), LexicalError> {
         let index = Index::open_in_dir(dir).map_err(err)?;
-        index.tokenizers().register(ANALYZER, analyzer());
+        register_tokenizers(&index);
         let f = fields(&index)?;
         let stored = Self::markers(&index, &f)?;
         let sections = sections_by_path(chunks);
@@ -495,6 +569,7 @@ impl LexicalIndex {
                 .collect(),
         };
         let (mut replaced, mut removed) = (0usize, 0usize);
+        let mut terms = Terms::for_fields(&f);
         for path in paths {
             let was = stored.get(path);
             match state.get(path) {
@@ -507,7 +582,7 @@ impl LexicalIndex {
                     }
                     replaced += 1;
                     let own = sections.get(path).copied().unwrap_or_default();
-                    Self::add_file(&writer, &f, path, rec, own, source)?;
+                    Self::add_file(&writer, &f, &mut terms, path, rec, own, source)?;
                 }
                 None if was.is_some() => {
                     writer.delete_term(Term::from_field_text(f.file, path));
@@ -551,7 +626,7 @@ impl LexicalIndex {
         std::fs::create_dir_all(&tmp).map_err(err)?;
         let (schema, _) = schema();
         let index = Index::create_in_dir(&tmp, schema).map_err(err)?;
-        index.tokenizers().register(ANALYZER, analyzer());
+        register_tokenizers(&index);
         let fields = fields(&index)?;
         // One indexing thread: the caller's is preparing the documents.
         let writer = index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
@@ -559,6 +634,7 @@ impl LexicalIndex {
             tmp,
             dir: dir.to_path_buf(),
             writer: Some(writer),
+            terms: Terms::for_fields(&fields),
             fields,
         })
     }
@@ -581,15 +657,16 @@ impl LexicalIndex {
         chunks: &[Chunk],
         source: Source,
     ) -> Result<LexicalIndex, LexicalError> {
-        index.tokenizers().register(ANALYZER, analyzer());
+        register_tokenizers(&index);
         let f = fields(&index)?;
         // One thread: the other core is parsing or serving.
         let mut writer: tantivy::IndexWriter =
             index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
         let sections = sections_by_path(chunks);
+        let mut terms = Terms::for_fields(&f);
         for (path, rec) in state.iter() {
             let own = sections.get(path.as_str()).copied().unwrap_or_default();
-            Self::add_file(&writer, &f, path, rec, own, source)?;
+            Self::add_file(&writer, &f, &mut terms, path, rec, own, source)?;
         }
         writer.commit().map_err(err)?;
         writer.wait_merging_threads().map_err(err)?;
@@ -600,6 +677,7 @@ impl LexicalIndex {
     fn add_file(
         writer: &tantivy::IndexWriter,
         f: &Fields,
+        terms: &mut Terms,
         path: &str,
         rec: &FileRecord,
         sections: &[Chunk],
@@ -609,39 +687,42 @@ impl LexicalIndex {
             Some(text) if !rec.symbols.is_empty() => own_bodies(rec, &text),
             _ => FxHashMap::default(),
         };
-        Self::add_file_with(writer, f, path, rec, sections, &bodies)
+        Self::add_file_with(writer, f, terms, path, rec, sections, &bodies)
     }
 
     /// [`LexicalIndex::add_file`] with the symbols' own bodies at hand.
     fn add_file_with(
         writer: &tantivy::IndexWriter,
         f: &Fields,
+        terms: &mut Terms,
         path: &str,
         rec: &FileRecord,
         sections: &[Chunk],
         bodies: &FxHashMap<SymbolId, String>,
     ) -> Result<(), LexicalError> {
+        // Every document of the file has its path's words: made once.
+        let path_terms = terms.of(path);
         for (k, s) in rec.symbols.iter().enumerate() {
             let mut d = TantivyDocument::default();
-            d.add_text(
-                f.name,
-                format!("{} {}", analyzed(&s.name), analyzed(&s.qualified_name)),
-            );
-            d.add_text(f.signature, analyzed(&s.signature));
-            d.add_text(f.doc, analyzed(&s.doc));
+            let mut name = terms.of(&s.name);
+            name.push(' ');
+            name.push_str(&terms.of(&s.qualified_name));
+            d.add_text(f.name, name);
+            d.add_text(f.signature, terms.of(&s.signature));
+            d.add_text(f.doc, terms.of(&s.doc));
             if let Some(b) = bodies.get(&s.id) {
-                d.add_text(f.body, analyzed(b));
+                d.add_text(f.body, terms.of(b));
             }
-            d.add_text(f.path, analyzed(path));
+            d.add_text(f.path, &path_terms);
             d.add_text(f.file, path);
             d.add_u64(f.local, k as u64);
             writer.add_document(d).map_err(err)?;
         }
         for (k, c) in sections.iter().enumerate() {
             let mut d = TantivyDocument::default();
-            d.add_text(f.name, analyzed(&c.title));
-            d.add_text(f.body, analyzed(&c.text));
-            d.add_text(f.path, analyzed(&c.path));
+            d.add_text(f.name, terms.of(&c.title));
+            d.add_text(f.body, terms.of(&c.text));
+            d.add_text(f.path, terms.of(&c.path));
             d.add_text(f.file, path);
             d.add_u64(f.local, SECTION + k as u64);
             writer.add_document(d).map_err(err)?;
@@ -656,7 +737,7 @@ impl LexicalIndex {
     }
 
     fn reader_for(index: Index) -> Result<LexicalIndex, LexicalError> {
-        index.tokenizers().register(ANALYZER, analyzer());
+        register_tokenizers(&index);
         let f = fields(&index)?;
         let reader = index.reader().map_err(err)?;
         let index = index.clone();
@@ -1176,7 +1257,10 @@ mod tests {
                 let terms: Vec<(String, f32)> =
                     ix.terms(&text).into_iter().map(|t| (t, 1.0)).collect();
                 let ours = top(&ix.query(&terms, weighted));
-                let theirs = top(&parser.parse_query_lenient(&text).0);
+                // The fields take terms made: the parser is given the
+                // query's, as a field of the analyzer would make them.
+                let made = ix.terms(&text).join(" ");
+                let theirs = top(&parser.parse_query_lenient(&made).0);
                 assert!(!theirs.is_empty(), "{q}");
                 assert_eq!(ours.len(), theirs.len(), "{q}");
                 for ((a, da), (b, db)) in ours.iter().zip(&theirs) {
@@ -1185,6 +1269,129 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every (field, term) of an index with its document frequency.
+    fn dictionary(ix: &LexicalIndex) -> std::collections::BTreeMap<(u32, String), u32> {
+        let searcher = ix.reader.searcher();
+        let mut out = std::collections::BTreeMap::new();
+        for seg in searcher.segment_readers() {
+            for field in [ix.name]
+                .into_iter()
+                .chain(ix.worded)
+                .chain([ix.prose[4].0])
+            {
+                let inv = seg.inverted_index(field).unwrap();
+                let mut terms = inv.terms().stream().unwrap();
+                while terms.advance() {
+                    let term = String::from_utf8(terms.key().to_vec()).unwrap();
+                    *out.entry((field.field_id(), term)).or_insert(0) += terms.value().doc_freq;
+                }
+            }
+        }
+        out
+    }
+
+    /// Symbols whose names, qualified names, signatures, docs and bodies
+    /// hold what the analysis treats apart: cases, stop words, stems,
+    /// digits, non-ASCII words and words too long to index.
+    fn worded_state() -> (State, Vec<Chunk>) {
+        let long = "x".repeat(60);
+        let mut rec = sno_journal::test_support::record(
+            "src/ConfigLoader/parsing_utils.py",
+            1,
+            &["loadConfigFromEnv", "HTTPServer2", "the_reader", "größe"],
+        );
+        for (k, s) in rec.symbols.iter_mut().enumerate() {
+            s.qualified_name = format!("Loader.{}", s.name);
+            s.doc = format!("Loads the running configurations from {long} and parses values {k}.");
+            s.span = sno_journal::model::Span {
+                start_byte: (k * 40) as u32,
+                end_byte: (k * 40 + 40) as u32,
+                ..Default::default()
+            };
+        }
+        let doc = "docs/Running Tests.md";
+        let text = "Use cargo test; the fixtures are generated.";
+        let chunks = vec![Chunk {
+            path: doc.into(),
+            title: "Running the tests".into(),
+            kind: crate::chunks::ChunkKind::Doc,
+            start_line: 1,
+            end_line: 1,
+            start_byte: 0,
+            end_byte: text.len(),
+            text: text.into(),
+        }];
+        let state = State::from([
+            ("src/ConfigLoader/parsing_utils.py".into(), rec),
+            file(doc, 2, &[]),
+        ]);
+        (state, chunks)
+    }
+
+    fn worded_source(_: &FileRecord) -> Option<Served> {
+        let body = "def f(userName, maxRetries=3):\n    # retrying connections to the server\n    return \"Connecting…\"\n";
+        Some(Served::new(body.repeat(4).as_bytes(), false))
+    }
+
+    #[test]
+    fn terms_made_by_the_caller_index_as_the_fields_analyzer_did() {
+        let (st, chunks) = worded_state();
+        let made = LexicalIndex::build(&st, &chunks, &worded_source).unwrap();
+        // An index as made before the terms: its fields analyse the text.
+        let before = Index::create_in_ram(schema_with(ANALYZER).0);
+        let before = LexicalIndex::fill(before, &st, &chunks, &worded_source).unwrap();
+        assert!(fields(&made.index).unwrap().terms);
+        assert!(!fields(&before.index).unwrap().terms);
+        let words = dictionary(&made);
+        assert_eq!(words, dictionary(&before));
+        // The analysis happened: split, kept whole, stemmed, stop words
+        // and overlong words out.
+        let has = |t: &str| words.keys().any(|(_, w)| w == t);
+        for t in [
+            "load",
+            "loadconfigfromenv",
+            "config",
+            "pars",
+            "größe",
+            "retri",
+        ] {
+            assert!(has(t), "{t} missing from {words:?}");
+        }
+        for t in ["the", "Loads", &"x".repeat(60)] {
+            assert!(!has(t), "{t} indexed");
+        }
+        for q in [
+            "load configuration from env",
+            "retry connecting",
+            "running tests",
+        ] {
+            assert_eq!(search(&made, &st, q), search(&before, &st, q), "{q}");
+        }
+        assert!(!search(&made, &st, "load configuration from env").is_empty());
+    }
+
+    #[test]
+    fn an_index_made_before_the_terms_is_updated_in_its_own_analysis() {
+        let (st, chunks) = worded_state();
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old");
+        std::fs::create_dir_all(&old).unwrap();
+        let index = Index::create_in_dir(&old, schema_with(ANALYZER).0).unwrap();
+        drop(LexicalIndex::fill(index, &State::new(), &[], &worded_source).unwrap());
+        // Brought to the state by the update path, as a new head would be.
+        let updated = LexicalIndex::open_or_update(
+            &dir.path().join("new"),
+            Some(&old),
+            &st,
+            &chunks,
+            &worded_source,
+        )
+        .unwrap();
+        assert!(!fields(&updated.index).unwrap().terms);
+        let rebuilt = LexicalIndex::build(&st, &chunks, &worded_source).unwrap();
+        assert_eq!(dictionary(&updated), dictionary(&rebuilt));
     }
 
     #[test]
