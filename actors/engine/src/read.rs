@@ -785,7 +785,10 @@ impl ReadModel {
         let mut build =
             PartsBuild::new(&cache.lexical_dir(), embedder.is_some()).map_err(Error::internal)?;
         let mut failed = None;
-        let (read, parts, made, stopped) = std::thread::scope(|scope| {
+        let (read, parts, made, stopped, history) = std::thread::scope(|scope| {
+            // The history facts (stored in the cache) are made beside the
+            // files: on a first index they decode its whole record.
+            let history = scope.spawn(|| self.history(Some(cache), head.seq));
             // Two runs in flight at most: the reader stays a little ahead.
             let (tx, rx) = std::sync::mpsc::sync_channel::<TextRun>(2);
             let worker = embedder.as_ref().map(|e| {
@@ -837,8 +840,10 @@ impl ReadModel {
             });
             drop(tx);
             let made = worker.map(|w| w.join().ok());
-            (read, parts, made, stopped)
+            let history = history.join();
+            (read, parts, made, stopped, history)
         });
+        history.map_err(|_| Error::internal("history thread panicked"))??;
         if let Some(e) = failed {
             return Err(Error::internal(e));
         }
@@ -867,7 +872,6 @@ impl ReadModel {
             return Ok(None);
         }
         drop(parts);
-        self.history(Some(cache), head.seq)?;
         tracing::debug!(
             ms = t.elapsed().as_millis() as u64,
             parts_ms = t_parts.as_millis() as u64,
@@ -886,6 +890,13 @@ impl ReadModel {
     fn stored_searcher(&self, head: &IndexedHead) -> Result<Option<Arc<Searcher>>> {
         let t = std::time::Instant::now();
         let cache = HeadCache::for_head(&self.paths.sno_dir, head);
+        // No parts stored: nothing to read, and the history facts are not
+        // made here for nothing (on a first index they decode its whole
+        // record, seconds on millions of lines, which the parts' making
+        // does beside the files instead).
+        if !cache.lexical_dir().is_dir() {
+            return Ok(None);
+        }
         let model = sno_query::semantic::source_name(self.model.spec());
         let (map, lexical, vectors, embedder, history) = std::thread::scope(|scope| {
             let map = scope.spawn(|| cache.read_doc_map());

@@ -48,6 +48,38 @@ impl<T: Tokenizer> Tokenizer for RememberedStemmerFilter<T> {
     }
 }
 
+/// Stems remembered outside an analyzer: what [`RememberedStemmer`] gives
+/// a word, for a caller that splits the words itself.
+pub(crate) struct Stems {
+    stems: FxHashMap<String, String>,
+    stemmer: frostem::Stemmer,
+}
+
+impl Default for Stems {
+    fn default() -> Stems {
+        Stems {
+            stems: FxHashMap::default(),
+            stemmer: frostem::Stemmer::new(frostem::Algorithm::English),
+        }
+    }
+}
+
+impl Stems {
+    /// Appends the stem of `word` (lowercase) to `out`.
+    pub(crate) fn push_stem(&mut self, word: &str, out: &mut String) {
+        if let Some(stem) = self.stems.get(word) {
+            out.push_str(stem);
+            return;
+        }
+        let stem = self.stemmer.stem(word).into_owned();
+        out.push_str(&stem);
+        if self.stems.len() >= REMEMBERED {
+            self.stems.clear();
+        }
+        self.stems.insert(word.to_string(), stem);
+    }
+}
+
 /// The token stream of [`RememberedStemmerFilter`].
 pub struct RememberedStemmerStream<'a, T> {
     tail: T,
