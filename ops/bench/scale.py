@@ -154,7 +154,10 @@ def main():
     env_nomodel = dict(env)
     env_nomodel.pop("SNO_MODEL", None)
     if a.model:
-        env["SNO_MODEL"] = a.model
+        # Absolute: sno runs in the corpus, where a path relative to here
+        # names nothing (init then indexed without the model, and the
+        # daemon, started from here, embedded everything on its first search).
+        env["SNO_MODEL"] = os.path.abspath(a.model)
 
     if not (a.reuse and os.path.isdir(os.path.join(a.corpus, ".sno"))):
         if a.keep_corpus and os.path.isdir(os.path.join(a.corpus, ".git")):
