@@ -7,7 +7,11 @@
 //! `sno_code` analyzer): identifiers are split (`loadConfig`, `load_config`
 //! -> `load config`) and also kept whole (`loadconfig`), so an identifier
 //! query matches its own name first; words are lowercased, English stop
-//! words dropped, and the rest stemmed, so "parsing" finds `parse`.
+//! words dropped, and the rest stemmed, so "parsing" finds `parse`. The
+//! documents' texts are analysed by the thread that makes them ([`Terms`],
+//! the same terms in one pass) and the fields only split them, so
+//! tantivy's indexing thread does not analyse; an index made before keeps
+//! its fields' analyzer.
 //!
 //! A document is keyed by its file's path and its place in that file (the
 //! symbol's ordinal, or the section's), and each file has a marker document
