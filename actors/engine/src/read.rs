@@ -843,7 +843,13 @@ impl ReadModel {
             let history = history.join();
             (read, parts, made, stopped, history)
         });
-        history.map_err(|_| Error::internal("history thread panicked"))??;
+        // Not needed to finish the parts: a searcher of them makes the
+        // history facts again, and reports their error, if these failed.
+        match history {
+            Ok(Err(e)) => tracing::warn!(error = %e, "the history facts could not be made"),
+            Err(_) => tracing::warn!("the history facts' thread panicked"),
+            Ok(Ok(_)) => {}
+        }
         if let Some(e) = failed {
             return Err(Error::internal(e));
         }
