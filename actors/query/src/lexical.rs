@@ -31,8 +31,8 @@ use tantivy::schema::{
     STORED, STRING,
 };
 use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, StopWordFilter, TextAnalyzer,
-    TokenStream, WhitespaceTokenizer,
+    LowerCaser, RemoveLongFilter, SimpleTokenizer, StopWordFilter, TextAnalyzer, TokenStream,
+    WhitespaceTokenizer,
 };
 use tantivy::Directory as _;
 use tantivy::Term;
@@ -88,16 +88,14 @@ const PROSE_BOOSTS: [(&str, f32); 5] = [
 ];
 
 pub(crate) fn analyzer() -> TextAnalyzer {
-    let builder = TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(48))
-        .filter(LowerCaser);
-    match StopWordFilter::new(Language::English) {
-        Some(stop) => builder
-            .filter(stop)
-            .filter(crate::stemming::RememberedStemmer)
-            .build(),
-        None => builder.filter(crate::stemming::RememberedStemmer).build(),
-    }
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(LONGEST_TERM))
+        .filter(LowerCaser)
+        .filter(StopWordFilter::remove(
+            STOP_WORDS.iter().map(|w| w.to_string()),
+        ))
+        .filter(crate::stemming::RememberedStemmer)
+        .build()
 }
 
 /// Code and prose as words: each identifier split into its words, and
@@ -165,14 +163,16 @@ pub(crate) struct Terms {
 /// first index's write before it (about 0.9 GB against 1.5).
 const FIRST_BUILD_MEMORY: usize = 200_000_000;
 
-/// [`analyzer`]'s stop words (tantivy's English list, Lucene's).
+/// The stop words of [`analyzer`] and [`Terms`]: tantivy's English list
+/// (Lucene's), which indexes made before held.
 const STOP_WORDS: [&str; 33] = [
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
     "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
     "they", "this", "to", "was", "will", "with",
 ];
 
-/// [`analyzer`]'s limit: a token of this many bytes or more is dropped.
+/// [`analyzer`]'s and [`Terms`]'s limit: a token of this many bytes or
+/// more is dropped.
 const LONGEST_TERM: usize = 48;
 
 impl Terms {
@@ -1448,6 +1448,20 @@ mod tests {
             Terms::for_fields(&before).of("loadConfig"),
             analyzed("loadConfig")
         );
+    }
+
+    #[test]
+    fn the_stop_words_are_tantivys_english_ones() {
+        // Indexes made before analysed with tantivy's list: ours must drop
+        // what it dropped.
+        let mut theirs = TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(StopWordFilter::new(tantivy::tokenizer::Language::English).unwrap())
+            .build();
+        let mut kept = Vec::new();
+        push_tokens(&mut theirs, &STOP_WORDS.join(" "), &mut kept);
+        assert!(kept.is_empty(), "{kept:?}");
+        push_tokens(&mut theirs, "parse the config", &mut kept);
+        assert_eq!(kept, ["parse", "config"]);
     }
 
     #[test]

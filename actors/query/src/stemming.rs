@@ -23,7 +23,7 @@ impl TokenFilter for RememberedStemmer {
     fn transform<T: Tokenizer>(self, tokenizer: T) -> RememberedStemmerFilter<T> {
         RememberedStemmerFilter {
             inner: tokenizer,
-            stems: FxHashMap::default(),
+            stems: Stems::default(),
         }
     }
 }
@@ -33,7 +33,7 @@ impl TokenFilter for RememberedStemmer {
 #[derive(Clone)]
 pub struct RememberedStemmerFilter<T> {
     inner: T,
-    stems: FxHashMap<String, String>,
+    stems: Stems,
 }
 
 impl<T: Tokenizer> Tokenizer for RememberedStemmerFilter<T> {
@@ -43,13 +43,14 @@ impl<T: Tokenizer> Tokenizer for RememberedStemmerFilter<T> {
         RememberedStemmerStream {
             tail: self.inner.token_stream(text),
             stems: &mut self.stems,
-            stemmer: frostem::Stemmer::new(frostem::Algorithm::English),
+            stemmed: String::new(),
         }
     }
 }
 
-/// Stems remembered outside an analyzer: what [`RememberedStemmer`] gives
-/// a word, for a caller that splits the words itself.
+/// Each word's stem, remembered: what [`RememberedStemmer`] gives a token,
+/// and a caller that splits the words itself asks directly.
+#[derive(Clone)]
 pub(crate) struct Stems {
     stems: FxHashMap<String, String>,
     stemmer: frostem::Stemmer,
@@ -83,8 +84,9 @@ impl Stems {
 /// The token stream of [`RememberedStemmerFilter`].
 pub struct RememberedStemmerStream<'a, T> {
     tail: T,
-    stems: &'a mut FxHashMap<String, String>,
-    stemmer: frostem::Stemmer,
+    stems: &'a mut Stems,
+    /// The stem being made, swapped with the token's text.
+    stemmed: String,
 }
 
 impl<T: TokenStream> TokenStream for RememberedStemmerStream<'_, T> {
@@ -93,17 +95,9 @@ impl<T: TokenStream> TokenStream for RememberedStemmerStream<'_, T> {
             return false;
         }
         let token = self.tail.token_mut();
-        if let Some(stem) = self.stems.get(token.text.as_str()) {
-            token.text.clear();
-            token.text.push_str(stem);
-            return true;
-        }
-        let stem = self.stemmer.stem(&token.text).into_owned();
-        if self.stems.len() >= REMEMBERED {
-            self.stems.clear();
-        }
-        self.stems
-            .insert(std::mem::replace(&mut token.text, stem.clone()), stem);
+        self.stemmed.clear();
+        self.stems.push_stem(&token.text, &mut self.stemmed);
+        std::mem::swap(&mut token.text, &mut self.stemmed);
         true
     }
 
