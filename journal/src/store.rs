@@ -3,7 +3,7 @@
 //! Every write is one redb write transaction: an event and the view changes it
 //! implies commit together or not at all, which is what makes kill -9 safe.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -1449,6 +1449,38 @@ impl Journal {
 }
 
 #[cfg(test)]
+mod keys_of_files_tests {
+    use super::KeysOfFiles;
+
+    /// Keys come in file order, shared and in no order of their own; the
+    /// rows come by key (bytewise, as redb orders them), then file.
+    #[test]
+    fn rows_come_by_key_then_file_each_once() {
+        let mut k = KeysOfFiles::<str>::default();
+        let files: [(u32, &[&str]); 4] = [
+            (0, &["parse", "Zeta", "load"]),
+            (1, &["load", "éclair"]),
+            (2, &["alpha", "parse"]),
+            (3, &["load"]),
+        ];
+        let mut expected = Vec::new();
+        for (file, keys) in files {
+            for key in keys {
+                k.add((*key).into(), file);
+                expected.push((key.to_string(), file));
+            }
+        }
+        expected.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()).then(a.1.cmp(&b.1)));
+        let rows = k.into_rows();
+        let got: Vec<(String, u32)> = rows.iter().map(|(k, f)| (k.to_string(), f)).collect();
+        assert_eq!(got, expected);
+        assert_eq!(got[0], ("Zeta".to_string(), 0));
+        assert_eq!(got.last().unwrap(), &("éclair".to_string(), 1));
+        assert_eq!(rows.keys.len(), 5, "each distinct key held once");
+    }
+}
+
+#[cfg(test)]
 mod vector_tests {
     use super::*;
 
@@ -1634,10 +1666,15 @@ pub fn name_referred(name: &str) -> Vec<u8> {
 }
 
 /// What redb may hold of the file in memory (pages read, and pages written
-/// and not yet flushed) for a writer: a first index of millions of lines
-/// filled redb's default of 1 GiB on top of everything it held (9.3M
-/// lines: 3.50 GB peak with it, 3.08 GB with this).
-const WRITER_PAGE_CACHE: usize = 128 << 20;
+/// and not yet flushed) for a writer (`sno init`, `sno watch`): a first
+/// index of millions of lines filled redb's default of 1 GiB on top of
+/// everything it held (9.3M lines: 3.50 GB peak with it, 3.08 GB with 128
+/// MiB). A first index writes its pages once and reads few back, and the
+/// cache filled while the symbol index was still held: on 8.3M lines the
+/// peak was 1,111-1,269 MB with 32 MiB (one run of eight 1,779) against
+/// 1,306-1,479 with 128, in the same time; 41 commits of history over 600k
+/// lines took 3.2-3.3 s with either.
+const WRITER_PAGE_CACHE: usize = 32 << 20;
 
 /// Vectors written per transaction by [`Journal::put_vector_rows`]: about
 /// 17 MB of rows with 256 dimensions.
@@ -1832,8 +1869,8 @@ impl Derived {
 struct DerivedInOrder {
     /// Files added.
     files: usize,
-    names: BTreeMap<String, Vec<u32>>,
-    referred: BTreeMap<Vec<u8>, Vec<u32>>,
+    names: KeysOfFiles<str>,
+    referred: KeysOfFiles<[u8]>,
 }
 
 /// Rows of the derived tables one transaction of [`DerivedInOrder`]
@@ -1845,37 +1882,90 @@ impl DerivedInOrder {
     fn add(&mut self, id: u32, keys: Derived) {
         self.files += 1;
         for name in keys.names {
-            self.names.entry(name).or_default().push(id);
+            self.names.add(name.into_boxed_str(), id);
         }
         for referred in keys.referred {
-            self.referred.entry(referred).or_default().push(id);
+            self.referred.add(referred.into_boxed_slice(), id);
         }
     }
 
     /// Appends every row, in key order, to the empty derived tables.
-    fn write(mut self, db: &Database) -> Result<(), JournalError> {
-        // Within a key, the files by number: the order they came in, when
-        // they were numbered as they came (a first index's are), so the
-        // lists are sorted only otherwise.
-        for files in self.names.values_mut().chain(self.referred.values_mut()) {
-            if !files.is_sorted() {
-                files.sort_unstable();
-            }
-        }
-        let names = self
-            .names
-            .iter()
-            .flat_map(|(name, files)| files.iter().map(move |f| (name.as_str(), *f)));
-        append_in_batches(db, NAMES, names, |row| *row)?;
-        let referred = self
-            .referred
-            .iter()
-            .flat_map(|(referred, files)| files.iter().map(move |f| (referred.as_slice(), *f)));
-        append_in_batches(db, REFERRERS, referred, |row| *row)?;
+    fn write(self, db: &Database) -> Result<(), JournalError> {
+        let DerivedInOrder {
+            files,
+            names,
+            referred,
+        } = self;
+        let names = names.into_rows();
+        append_in_batches(db, NAMES, names.iter(), |&(name, file)| (name, file))?;
+        crate::teardown::drop_large(names, files);
+        let referred = referred.into_rows();
+        append_in_batches(db, REFERRERS, referred.iter(), |&(key, file)| (key, file))?;
         // Hundreds of thousands of keys: freed off the writer's path.
-        let files = self.files;
-        crate::teardown::drop_large(self, files);
+        crate::teardown::drop_large(referred, files);
         Ok(())
+    }
+}
+
+/// Keys and the numbers of the files that have them, held compactly: each
+/// distinct key once, and a (key, file) pair as one number. On 8.4M lines
+/// a map from each key to its files' list took 190 MB more at the peak of
+/// `sno init`.
+struct KeysOfFiles<K: ?Sized> {
+    ids: std::collections::HashMap<Box<K>, u32>,
+    /// The key's number in the high half, the file's in the low one.
+    pairs: Vec<u64>,
+}
+
+impl<K: ?Sized> Default for KeysOfFiles<K> {
+    fn default() -> Self {
+        KeysOfFiles {
+            ids: Default::default(),
+            pairs: Vec::new(),
+        }
+    }
+}
+
+impl<K: ?Sized + Ord + std::hash::Hash> KeysOfFiles<K> {
+    /// Notes that file `file` has `key`.
+    fn add(&mut self, key: Box<K>, file: u32) {
+        let next = self.ids.len() as u32;
+        let id = *self.ids.entry(key).or_insert(next);
+        self.pairs.push(u64::from(id) << 32 | u64::from(file));
+    }
+
+    /// Every (key, file) pair, by key, then file.
+    fn into_rows(self) -> KeyRows<K> {
+        let KeysOfFiles { ids, mut pairs } = self;
+        let mut keys: Vec<(Box<K>, u32)> = ids.into_iter().collect();
+        keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut rank = vec![0u32; keys.len()];
+        for (r, (_, id)) in keys.iter().enumerate() {
+            rank[*id as usize] = r as u32;
+        }
+        for p in &mut pairs {
+            *p = u64::from(rank[(*p >> 32) as usize]) << 32 | (*p & u64::from(u32::MAX));
+        }
+        pairs.sort_unstable();
+        KeyRows {
+            keys: keys.into_iter().map(|(k, _)| k).collect(),
+            pairs,
+        }
+    }
+}
+
+/// The rows of [`KeysOfFiles::into_rows`]: keys in order, and (key's
+/// rank, file) pairs in order.
+struct KeyRows<K: ?Sized> {
+    keys: Vec<Box<K>>,
+    pairs: Vec<u64>,
+}
+
+impl<K: ?Sized> KeyRows<K> {
+    fn iter(&self) -> impl Iterator<Item = (&K, u32)> + '_ {
+        self.pairs
+            .iter()
+            .map(|p| (&*self.keys[(p >> 32) as usize], *p as u32))
     }
 }
 

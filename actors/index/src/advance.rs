@@ -553,6 +553,11 @@ impl FirstIndex {
     /// Files resolved and handed out together (both cores share a block).
     const BLOCK: usize = 512;
 
+    /// Packed bytes of a block at most, past its first file: a block is
+    /// unpacked and resolved whole, and 512 generated files (a crate of
+    /// Windows bindings) held hundreds of MB at once.
+    const BLOCK_BYTES: usize = if cfg!(test) { 1 << 12 } else { 4 << 20 };
+
     /// Adds a file's record. A commit's listing names each path once.
     pub fn add(&mut self, mut rec: FileRecord) {
         rec.edges.clear();
@@ -585,11 +590,21 @@ impl FirstIndex {
         let paths = PathIndex::new(self.packed.keys());
         let mut symbols = self.symbols;
         symbols.put_in_order();
-        let mut files = self.packed.into_iter();
+        let mut files = self.packed.into_iter().peekable();
         let mut ready = std::collections::VecDeque::new();
         let deltas = std::iter::from_fn(move || {
             if ready.is_empty() {
-                let block: Vec<(String, PackedRecord)> = files.by_ref().take(Self::BLOCK).collect();
+                let mut block: Vec<(String, PackedRecord)> = Vec::new();
+                let mut bytes = 0;
+                while let Some((_, next)) = files.peek() {
+                    if block.len() == Self::BLOCK
+                        || (!block.is_empty() && bytes + next.len() > Self::BLOCK_BYTES)
+                    {
+                        break;
+                    }
+                    bytes += next.len();
+                    block.extend(files.next());
+                }
                 let resolver = Resolver::new(&paths, &symbols);
                 ready.extend(par_map(&block, |(_, packed)| {
                     let mut rec = packed
