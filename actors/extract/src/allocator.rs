@@ -147,10 +147,14 @@ pub fn use_mimalloc() {
 /// object on it lives. Indexing makes and frees millions of small parse
 /// nodes and records in waves, the worst case for that: on a first index of
 /// 450k lines, peak RSS fell from 256 to 203 MB with them off, and the run
-/// got faster. A server is the opposite case (it builds large long-lived
-/// maps once; its cold start was 25% slower without huge pages), so only
-/// indexing runs under this. The setting is the process's: a daemon that
-/// runs a forwarded `sno init` serves without huge pages until it ends. The
+/// got faster. Queries were once measured the other way (a cold start 25%
+/// slower without huge pages), but a fault on a huge page waits for the
+/// kernel to compact memory when free memory is fragmented (the page cache
+/// of a machine that has been indexing): a cold `sno search` on 8.3M lines
+/// then took 0.46-0.67 s with them and 0.24-0.28 s without, and on 600k
+/// lines 38-65 ms with them and 51-81 ms without, a daemon holding 118
+/// MB instead of 148-155. So every process runs without them
+/// ([`HugePagesOff::for_the_process`]); the setting is the process's. The
 /// parse floor benchmark runs under it too, to measure the same
 /// configuration.
 pub struct HugePagesOff {
@@ -171,6 +175,13 @@ impl HugePagesOff {
         }
         #[cfg(not(target_os = "linux"))]
         HugePagesOff { was_off: true }
+    }
+}
+
+impl HugePagesOff {
+    /// Turns huge pages off for the rest of the process.
+    pub fn for_the_process() {
+        std::mem::forget(HugePagesOff::start());
     }
 }
 
