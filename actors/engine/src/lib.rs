@@ -42,10 +42,11 @@ pub use sno_journal::model::{CommitId, Seq};
 
 /// Installs mimalloc's per-thread scratch heaps for the parsers (the
 /// binary's global allocator must be mimalloc), and turns transparent huge
-/// pages off for the process ([`sno_extract::allocator::HugePagesOff`]).
+/// pages off for the process
+/// ([`sno_extract::allocator::transparent_huge_pages_off`]).
 pub fn use_mimalloc() {
     sno_extract::allocator::use_mimalloc();
-    sno_extract::allocator::HugePagesOff::for_the_process();
+    sno_extract::allocator::transparent_huge_pages_off();
 }
 
 /// A long-lived server's setting: freed memory goes back to the OS at

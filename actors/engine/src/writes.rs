@@ -87,7 +87,6 @@ impl Engine {
     ) -> Result<IndexSummary> {
         let _ours = self.writes.lock().await;
         let _lock = WriterLock::acquire(&self.paths.sno_dir)?;
-        let _small_pages = sno_extract::allocator::HugePagesOff::start();
         self.paths.exclude_sno_dir()?;
         let history = match opts.history {
             Some(h) => h,

@@ -140,7 +140,9 @@ pub fn use_mimalloc() {
     });
 }
 
-/// While it lives, the process gets no new transparent huge pages.
+/// From now on, the process gets no new transparent huge pages (the
+/// setting is the process's, and its children's). Where the kernel does not
+/// allow it, nothing changes but memory use and speed.
 ///
 /// mimalloc asks for huge pages on its arenas; where the kernel grants them
 /// every fault zeroes 2 MiB, and a page stays resident while any small
@@ -153,44 +155,13 @@ pub fn use_mimalloc() {
 /// of a machine that has been indexing): a cold `sno search` on 8.3M lines
 /// then took 0.46-0.67 s with them and 0.24-0.28 s without, and on 600k
 /// lines 38-65 ms with them and 51-81 ms without, a daemon holding 118
-/// MB instead of 148-155. So every process runs without them
-/// ([`HugePagesOff::for_the_process`]); the setting is the process's. The
-/// parse floor benchmark runs under it too, to measure the same
-/// configuration.
-pub struct HugePagesOff {
-    was_off: bool,
-}
-
-impl HugePagesOff {
-    /// Turns huge pages off until the value is dropped. Where the kernel
-    /// does not allow it, nothing changes but memory use and speed.
-    pub fn start() -> HugePagesOff {
-        #[cfg(target_os = "linux")]
-        {
-            let was_off = rustix::thread::transparent_huge_pages_are_disabled().unwrap_or(false);
-            if let Err(e) = rustix::thread::disable_transparent_huge_pages(true) {
-                tracing::debug!(error = %e, "transparent huge pages stay on");
-            }
-            HugePagesOff { was_off }
-        }
-        #[cfg(not(target_os = "linux"))]
-        HugePagesOff { was_off: true }
-    }
-}
-
-impl HugePagesOff {
-    /// Turns huge pages off for the rest of the process.
-    pub fn for_the_process() {
-        std::mem::forget(HugePagesOff::start());
-    }
-}
-
-impl Drop for HugePagesOff {
-    fn drop(&mut self) {
-        #[cfg(target_os = "linux")]
-        if !self.was_off {
-            let _ = rustix::thread::disable_transparent_huge_pages(false);
-        }
+/// MB instead of 148-155. So every sno process turns them off at its
+/// start (indexing runs used to, for their length only). The parse floor
+/// benchmark does too, to measure the same configuration.
+pub fn transparent_huge_pages_off() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::thread::disable_transparent_huge_pages(true) {
+        tracing::debug!(error = %e, "transparent huge pages stay on");
     }
 }
 
@@ -315,17 +286,14 @@ unsafe extern "C" fn ts_realloc(p: *mut c_void, size: usize) -> *mut c_void {
 mod tests {
     #[cfg(target_os = "linux")]
     #[test]
-    fn huge_pages_are_off_while_the_guard_lives() {
+    fn huge_pages_are_off_once_turned_off() {
         let off = || rustix::thread::transparent_huge_pages_are_disabled().ok();
-        let before = off();
-        if before.is_none() {
-            // prctl is not available here (a sandbox): the guard changes
+        if off().is_none() {
+            // prctl is not available here (a sandbox): the call changes
             // nothing, which is all it promises then.
             return;
         }
-        let guard = super::HugePagesOff::start();
+        super::transparent_huge_pages_off();
         assert_eq!(off(), Some(true));
-        drop(guard);
-        assert_eq!(off(), before);
     }
 }

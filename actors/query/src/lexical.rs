@@ -1156,6 +1156,10 @@ impl<C: tantivy::collector::Collector> tantivy::collector::Collector for Exhaust
     type Fruit = C::Fruit;
     type Child = C::Child;
 
+    fn check_schema(&self, schema: &tantivy::schema::Schema) -> tantivy::Result<()> {
+        self.0.check_schema(schema)
+    }
+
     fn for_segment(
         &self,
         segment_local_id: tantivy::SegmentOrdinal,

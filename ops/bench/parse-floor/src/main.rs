@@ -83,8 +83,8 @@ fn main() {
     if !system {
         sno_extract::allocator::use_mimalloc();
     }
-    // Indexing runs without transparent huge pages; so does its floor.
-    let _small_pages = sno_extract::allocator::HugePagesOff::start();
+    // sno runs without transparent huge pages; so does its floor.
+    sno_extract::allocator::transparent_huge_pages_off();
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let as_sno = args.first().is_some_and(|a| a == "--as-sno");
     let check_tables = args.first().is_some_and(|a| a == "--check-tables");
