@@ -1849,6 +1849,44 @@ fn a_docs_sections_with_fences_of_their_own_stay_one_quote() {
     );
 }
 
+/// A quote widened past its block, to the lines before it, keeps one
+/// fence longer than any in the lines it gained: the fenced example above
+/// the section asked for does not close the quote early (the fence was
+/// once made for the block alone).
+#[test]
+fn a_quote_widened_over_a_fenced_example_keeps_a_longer_fence() {
+    let repo = Repo::new();
+    repo.write(
+        "docs/guide.md",
+        "# Guide\n\n## Setup\n\nRun this first:\n\n```sh\nwidget setup --quick\n```\n\n## Frobnicating the gizmo\n\nTo frobnicate the gizmo, call frob with the gizmo.\n",
+    );
+    // More candidates than a small budget holds: the room past the
+    // framing share goes to the first item's surroundings.
+    for i in 0..6 {
+        repo.write(
+            &format!("gizmo_{i}.py"),
+            &format!("def gizmo_{i}(gizmo):\n    return [gizmo] * {i}\n"),
+        );
+    }
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let md = lexical_markdown(&repo, "frobnicate the gizmo", 300);
+    assert!(
+        md.contains("widget setup --quick"),
+        "widened over the example: {md}"
+    );
+    let open = md
+        .find("````markdown\n")
+        .unwrap_or_else(|| panic!("a four-backtick fence: {md}"));
+    let close = open
+        + md[open..]
+            .find("\n````\n")
+            .expect("closed by four backticks");
+    let quote = &md[open..close];
+    assert!(quote.contains("```sh\nwidget setup --quick\n```"), "{md}");
+    assert!(quote.contains("To frobnicate the gizmo"), "{md}");
+}
+
 #[test]
 fn a_c_function_is_answered_by_its_definition_where_its_header_documents_it() {
     // sds' layout: the header's prototype carries the doc comment, the

@@ -217,14 +217,16 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     };
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     let continues: Vec<bool> = paths.iter().map(|p| !seen.insert(p)).collect();
-    // One fence a file, longer than any backtick run in its quotes.
+    // One fence a file, longer than any backtick run in the whole file:
+    // packing may widen a quote past its block (the lines before or after
+    // it), and a fence made for the block alone was closed early by a
+    // fence in the lines it gained.
     let mut fences: rustc_hash::FxHashMap<&str, String> = Default::default();
     for (path, source) in paths.iter().zip(&sources) {
-        let fence = fences.entry(path).or_default();
-        let own = fence_for(source);
-        if own.len() > fence.len() {
-            *fence = own;
-        }
+        fences.entry(path).or_insert_with(|| match served(path) {
+            Some(file) => fence_for(&file.text()),
+            None => fence_for(source),
+        });
     }
     let item = |i: usize, src: Option<&str>| {
         let h = &input.hits[i];
