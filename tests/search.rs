@@ -1865,7 +1865,7 @@ fn a_quote_widened_over_a_fenced_example_keeps_a_longer_fence() {
     for i in 0..6 {
         repo.write(
             &format!("gizmo_{i}.py"),
-            &format!("def gizmo_{i}(gizmo):\n    return [gizmo] * {i}\n"),
+            format!("def gizmo_{i}(gizmo):\n    return [gizmo] * {i}\n"),
         );
     }
     repo.commit("seed");
