@@ -781,6 +781,139 @@ fn a_daemon_whose_repository_is_deleted_leaves() {
     drop(s);
 }
 
+/// A commit made while another process holds the writer lock for a
+/// moment (a command, an `sno init`): the daemon tries again within the
+/// change, a tenth of a second on and longer each time, and indexes the
+/// commit once the lock is free, with no failed run to report (it used to
+/// wait for the watcher's poll, 5 s, and log a failure).
+#[test]
+fn a_commit_made_while_the_writer_lock_is_held_briefly_is_indexed_after_it() {
+    let repo = indexed();
+    let (mut s, _) = Server::init(&repo, "2025-06-18");
+    let log =
+        || std::fs::read_to_string(repo.path().join(".sno/logs/serve.log")).unwrap_or_default();
+    let t = Instant::now();
+    while !log().contains("search index ready") {
+        assert!(t.elapsed() < Duration::from_secs(90), "no search index");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Held from before the commit until well after the daemon's first try.
+    let mut held = std::process::Command::new("flock")
+        .args([
+            repo.path().join(".sno/lock").to_str().unwrap(),
+            "sleep",
+            "1.5",
+        ])
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !writer_busy(&repo) {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "flock did not take the lock"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    repo.write("app/later.py", "def later():\n    return 2\n");
+    let new_head = repo.commit("later");
+    let t = Instant::now();
+    while body(&s.call("status", json!({})))["as_of"]["commit"] != new_head {
+        assert!(
+            t.elapsed() < Duration::from_secs(90),
+            "not indexed: {}",
+            log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(held.wait().unwrap().success());
+    assert!(
+        !log().contains("could not index where HEAD moved"),
+        "the held lock was reported as a failed run: {}",
+        log()
+    );
+    // The search indexes of both heads were opened with no thread watching
+    // them for commits (each stored index is fixed once written; tantivy's
+    // watcher polled a replaced head's directory twice a second, warning
+    // each time it found it gone).
+    let found = s.call("search", json!({"query": "later", "max_tokens": 500}));
+    assert!(found.to_string().contains("app/later.py"), "{found}");
+    let pid = server_pid(&mut s);
+    let threads: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+        .collect();
+    assert!(
+        !threads
+            .iter()
+            .any(|t| t.starts_with("thread-tantivy") || t.starts_with("watch-callbacks")),
+        "{threads:?}"
+    );
+    assert!(!log().contains("Failed to open meta file"), "{}", log());
+    assert!(s.finish().success());
+    wait_for_daemon_exit(&repo);
+}
+
+/// `rm -rf .sno` and a new `sno init` under a running daemon: the old
+/// daemon, whose database is gone, leaves rather than competing for the
+/// new database's writer lock when HEAD moves (a commit then waited 8 s
+/// for it), and a new server indexes and finds the next commit.
+#[test]
+fn a_daemon_whose_database_is_made_again_leaves() {
+    let repo = indexed();
+    let mut s = Server::start_with(&repo, &[("SNO_SERVE_IDLE_SECS", "3600")]);
+    let r = s.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    assert!(r["result"].is_object());
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let pid = server_pid(&mut s);
+    let sno_dir = repo.path().join(".sno");
+    let mut tries = 0;
+    while let Err(e) = std::fs::remove_dir_all(&sno_dir) {
+        tries += 1;
+        assert!(tries < 50, "{e}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    repo.sno_json(&["init", "--json"]);
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|st| !st.contains(") Z "))
+            .unwrap_or(false)
+    };
+    let t = Instant::now();
+    while alive() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the daemon stayed over a database made again"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(s);
+    // The new database is whole and the next commit is the new daemon's.
+    repo.write("later.py", "def later_probe():\n    return 2\n");
+    let later = repo.commit("later");
+    let mut fresh = Server::start_with(&repo, &[("SNO_SERVE_IDLE_SECS", "0")]);
+    fresh.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    assert_ne!(server_pid(&mut fresh), pid);
+    let t = Instant::now();
+    while body(&fresh.call("status", json!({})))["as_of"]["commit"] != later {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the new daemon did not index the commit"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(fresh.finish().success());
+    wait_for_daemon_exit(&repo);
+    let o = repo.sno(&["doctor"]);
+    assert!(o.status.success(), "{}", stdout(&o));
+}
+
 /// A common name's references over MCP are listed 200 at most, or as many
 /// as asked, and the rest counted: 500 of them would fill an agent's
 /// context.

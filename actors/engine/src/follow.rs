@@ -93,6 +93,11 @@ impl Follower {
     }
 }
 
+/// The waits (ms) before a run refused for a held writer lock is tried
+/// again within the same change: 3.1 s in all, after which the watcher's
+/// retries (its poll, then longer) take over.
+const LOCKED_RETRIES: [u64; 5] = [100, 200, 400, 800, 1600];
+
 /// What a front end hears of the runs an engine's follower makes.
 #[derive(Clone)]
 pub struct FollowHooks {
@@ -133,9 +138,24 @@ impl crate::Engine {
                     .len()
                     .map(sno_journal::model::Seq)
                     .unwrap_or(sno_journal::model::Seq(0));
-                let done = engine
+                let mut done = engine
                     .index(&crate::writes::IndexOptions::default(), None)
                     .await;
+                // Another process holding the writer lock (a command, an
+                // `sno init`) usually lets go within a second: tried again
+                // soon, not at the watcher's next poll (5 s, then longer).
+                for wait in LOCKED_RETRIES {
+                    if !done
+                        .as_ref()
+                        .is_err_and(|e| e.is(sno_protocol::error::ErrorCode::Locked))
+                    {
+                        break;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+                    done = engine
+                        .index(&crate::writes::IndexOptions::default(), None)
+                        .await;
+                }
                 if done.is_ok() {
                     engine.draft_after_index(since).await;
                 }

@@ -110,7 +110,7 @@ impl FileIndex {
             .tokenizers()
             .register(ANALYZER, crate::lexical::analyzer());
         let f = fields(&index)?;
-        let reader = index.reader().map_err(err)?;
+        let reader = crate::lexical::fixed_reader(&index).map_err(err)?;
         let parser = QueryParser::for_index(&index, vec![f.path, f.text]);
         Ok(FileIndex {
             reader,

@@ -749,7 +749,7 @@ impl LexicalIndex {
         index: &Index,
         f: &Fields,
     ) -> Result<std::collections::HashMap<String, String>, LexicalError> {
-        let searcher = index.reader().map_err(err)?.searcher();
+        let searcher = fixed_reader(index).map_err(err)?.searcher();
         let q = TermQuery::new(
             Term::from_field_text(f.file, MARKER_KEY),
             IndexRecordOption::Basic,
@@ -893,7 +893,7 @@ impl LexicalIndex {
     fn reader_for(index: Index) -> Result<LexicalIndex, LexicalError> {
         register_tokenizers(&index);
         let f = fields(&index)?;
-        let reader = index.reader().map_err(err)?;
+        let reader = fixed_reader(&index).map_err(err)?;
         let index = index.clone();
         let weighted = |boosts: [(&str, f32); 5]| boosts.map(|(n, b)| (fields_by_name(&f, n), b));
         Ok(LexicalIndex {
@@ -1197,6 +1197,19 @@ impl LexicalIndex {
         }
         Ok(out)
     }
+}
+
+/// A reader of an index that never changes once opened: sno writes every
+/// stored index aside and renames it into place, and a new state's index
+/// is another directory. Tantivy's default reader watches the index's
+/// `meta.json` on a thread of its own, twice a second, for commits that
+/// never come, and warned twice a second for as long as a daemon held a
+/// reader of a head whose directory a newer head's had replaced.
+pub(crate) fn fixed_reader(index: &Index) -> tantivy::Result<IndexReader> {
+    index
+        .reader_builder()
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into()
 }
 
 /// The best `limit` documents of `reader`'s index for `q`, best first,

@@ -216,6 +216,10 @@ async fn serve_daemon(engine: Arc<Engine>) -> sno_engine::Result<()> {
         last: std::sync::Mutex::new(Instant::now()),
     });
     let follower = follow(&engine, &activity).await;
+    // The database this daemon opened, by identity: one deleted and made
+    // again (`rm -rf .sno` and a new `sno init`) between two looks is
+    // another database, which this daemon must neither serve nor lock.
+    let opened = database_identity(&paths.db());
     let mut served_any = false;
     let mut ticks: u64 = 0;
     let mut tick = tokio::time::interval(Duration::from_millis(20));
@@ -232,9 +236,16 @@ async fn serve_daemon(engine: Arc<Engine>) -> sno_engine::Result<()> {
                 ticks += 1;
                 // Once a second: a repository deleted under the daemon has
                 // nobody left to serve (its database is gone with it).
-                if ticks.is_multiple_of(50) && !paths.db().exists() {
-                    tracing::info!(repository = %paths.root.display(), "the repository is gone: the sno daemon exits");
-                    break true;
+                if ticks.is_multiple_of(50) {
+                    let now = database_identity(&paths.db());
+                    if now.is_none() {
+                        tracing::info!(repository = %paths.root.display(), "the repository is gone: the sno daemon exits");
+                        break true;
+                    }
+                    if now != opened {
+                        tracing::info!(repository = %paths.root.display(), "the database was made again by another process: the sno daemon exits");
+                        break true;
+                    }
                 }
                 if activity.active.load(Ordering::SeqCst) > 0 {
                     continue;
@@ -286,6 +297,12 @@ async fn serve_daemon(engine: Arc<Engine>) -> sno_engine::Result<()> {
     }
     engine.stop().await;
     Ok(())
+}
+
+/// The file's identity (device and inode), `None` when it is missing.
+fn database_identity(db: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(db).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// Makes the indexed head's search parts on a thread of their own, and
