@@ -224,7 +224,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
     let mut fences: rustc_hash::FxHashMap<&str, String> = Default::default();
     for (path, source) in paths.iter().zip(&sources) {
         fences.entry(path).or_insert_with(|| match served(path) {
-            Some(file) => fence_for(&file.text()),
+            Some(file) => fence_over(file.longest_backtick_run()),
             None => fence_for(source),
         });
     }
@@ -836,12 +836,32 @@ const REGROWN_SLACK: usize = 1;
 /// fence closes only on one at least as long), so a quoted markdown file
 /// with its own fences stays one block.
 fn fence_for(src: &str) -> String {
-    "`".repeat(longest_backtick_run(src).max(2) + 1)
+    fence_over(longest_backtick_run(src))
+}
+
+/// A code fence longer than a run of `run` backticks (and than three).
+fn fence_over(run: usize) -> String {
+    "`".repeat(run.max(2) + 1)
 }
 
 /// The longest run of backticks in `text` (0 without any).
 fn longest_backtick_run(text: &str) -> usize {
-    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+    longest_backtick_run_in(text.as_bytes())
+}
+
+/// [`longest_backtick_run`] of bytes, found by `memchr`: a fence is made
+/// for a whole quoted file, and a scan a character at a time was 6% of a
+/// warm search's time on 600k lines.
+pub(crate) fn longest_backtick_run_in(bytes: &[u8]) -> usize {
+    let mut longest = 0;
+    let mut at = 0;
+    while let Some(i) = memchr::memchr(b'`', &bytes[at..]) {
+        let start = at + i;
+        let run = bytes[start..].iter().take_while(|&&b| b == b'`').count();
+        longest = longest.max(run);
+        at = start + run;
+    }
+    longest
 }
 
 /// What the markdown header says of why the semantic signal is off: the
@@ -955,6 +975,27 @@ mod tests {
         // opening one: no line of the quoted source does.
         assert!(doc.lines().all(|l| !l.trim_start().starts_with(&fence)));
         assert_eq!(fence_for("a ````` b"), "``````");
+    }
+
+    #[test]
+    fn the_longest_backtick_run_is_found_anywhere() {
+        for (text, want) in [
+            ("", 0),
+            ("no ticks", 0),
+            ("`", 1),
+            ("a `b` c", 1),
+            ("```sh\nx\n```", 3),
+            ("`` then ````` then `", 5),
+            ("ends with ````", 4),
+            ("é`ü``ß", 2),
+        ] {
+            assert_eq!(longest_backtick_run(text), want, "{text:?}");
+            assert_eq!(
+                text.split(|c| c != '`').map(str::len).max().unwrap_or(0),
+                want,
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

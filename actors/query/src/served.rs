@@ -72,6 +72,13 @@ impl Served {
         b[..b.len().min(8000)].contains(&0)
     }
 
+    /// The longest run of backticks in the file, for a fence no line of
+    /// it closes. Read from the bytes as stored: a masked value's marker
+    /// has no backticks, so the masked text's runs are never longer.
+    pub fn longest_backtick_run(&self) -> usize {
+        crate::context::longest_backtick_run_in(self.text.as_bytes())
+    }
+
     /// How many secret values are masked.
     pub fn masked(&self) -> usize {
         self.findings.len()
