@@ -49,11 +49,13 @@ pub fn use_mimalloc() {
     sno_extract::allocator::transparent_huge_pages_off();
 }
 
-/// A long-lived server's setting: freed memory goes back to the OS at
-/// once ([`sno_extract::allocator::purge_freed_memory_at_once`]).
-pub fn purge_freed_memory_at_once() {
-    sno_extract::allocator::purge_freed_memory_at_once();
+/// A long-lived server's setting: memory an answer freed goes back to the
+/// OS soon after it ([`sno_extract::allocator::purge_soon_after_answers`]).
+pub fn purge_soon_after_answers() {
+    sno_extract::allocator::purge_soon_after_answers();
 }
+
+pub use sno_extract::allocator::PurgeAtOnce;
 
 /// Loads the token counter's tables on a thread of their own (from the
 /// copy in `cache_dir` after the first time): the longest load before a

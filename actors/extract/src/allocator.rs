@@ -45,20 +45,69 @@ extern "C" {
 /// `mi_option_purge_delay` in mimalloc v3's `mi_option_t`.
 const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 
-/// Hands memory freed in this process back to the OS at once.
+/// The purge delay of a server between its answers: an answer's freed
+/// pages are there for the next answer's allocations.
 ///
-/// mimalloc purges freed pages 10 ms after they are freed, but only when
-/// the thread that freed them next calls into it: a server's threads idle
-/// between requests, so what an answer freed stayed resident. On 600k
-/// lines a daemon held 318-329 MB after 330 searches, and 271-293 MB
-/// purging at once, with warm searches no slower (p50 3.4-3.6 ms against
-/// 3.7-3.8). Indexing runs are
-/// left with the delay: they free in waves, and each purge is a syscall.
-pub fn purge_freed_memory_at_once() {
+/// mimalloc purges freed pages after its delay, but only when the thread
+/// that freed them next calls into it: a server's threads idle between
+/// requests, so with mimalloc's second what an answer freed stayed
+/// resident (on 600k lines a daemon held 318-329 MB after 330 searches,
+/// 271-293 MB purging at once). Purging at once had its own cost: every
+/// answer's pages were given back and faulted in again by the next, a
+/// third of a daemon's CPU in the kernel on questions of 128 words. With
+/// 10 ms, `scale.py` on 600k lines: warm `search` p50 3.1 ms (p95 9.4)
+/// against 3.5 (14.0), the daemon at 125 MB after 1,000 queries against
+/// 122. Index runs purge at once ([`PurgeAtOnce`]).
+const SERVING_PURGE_DELAY_MS: i64 = 10;
+
+/// A long-lived server's setting: memory freed by an answer goes back to
+/// the OS within [`SERVING_PURGE_DELAY_MS`].
+pub fn purge_soon_after_answers() {
     if INSTALLED.is_completed() {
         // SAFETY: setting a mimalloc option is a plain call; the option
         // number is v3's, the version this crate builds.
-        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
+        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, SERVING_PURGE_DELAY_MS as _) }
+    }
+}
+
+/// Holders of [`PurgeAtOnce`], and the delay to restore when the last
+/// lets go.
+static AT_ONCE: std::sync::Mutex<(usize, Option<i64>)> = std::sync::Mutex::new((0, None));
+
+/// While any is alive, memory freed in this process goes back to the OS at
+/// once; when the last is dropped, the delay before the first is restored.
+/// A server's index runs hold one (a commit's resolution and its new head's
+/// search parts free in waves, and a daemon's peak over a commit is
+/// bounded), however many run at a time.
+pub struct PurgeAtOnce(());
+
+impl PurgeAtOnce {
+    /// Purges at once until dropped (nothing when mimalloc is not the
+    /// allocator).
+    pub fn start() -> PurgeAtOnce {
+        let mut held = AT_ONCE.lock().unwrap_or_else(|e| e.into_inner());
+        if held.0 == 0 {
+            held.1 = purge_delay_ms();
+            if held.1.is_some() {
+                // SAFETY: as in `purge_soon_after_answers`.
+                unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
+            }
+        }
+        held.0 += 1;
+        PurgeAtOnce(())
+    }
+}
+
+impl Drop for PurgeAtOnce {
+    fn drop(&mut self) {
+        let mut held = AT_ONCE.lock().unwrap_or_else(|e| e.into_inner());
+        held.0 -= 1;
+        if held.0 == 0 {
+            if let Some(before) = held.1.take() {
+                // SAFETY: as in `purge_soon_after_answers`.
+                unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, before as _) }
+            }
+        }
     }
 }
 
@@ -95,7 +144,7 @@ impl PurgeSoon {
     pub fn start() -> PurgeSoon {
         let before = purge_delay_ms().filter(|&d| d > WRITING_PURGE_DELAY_MS);
         if before.is_some() {
-            // SAFETY: as in `purge_freed_memory_at_once`.
+            // SAFETY: as in `purge_soon_after_answers`.
             unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, WRITING_PURGE_DELAY_MS as _) };
         }
         PurgeSoon { before }
@@ -105,7 +154,7 @@ impl PurgeSoon {
 impl Drop for PurgeSoon {
     fn drop(&mut self) {
         if let Some(before) = self.before {
-            // SAFETY: as in `purge_freed_memory_at_once`.
+            // SAFETY: as in `purge_soon_after_answers`.
             unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, before as _) }
         }
     }

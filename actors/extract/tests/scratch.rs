@@ -69,7 +69,9 @@ fn scratch_trees_give_the_facts_of_trees_freed_node_by_node() {
 
 #[test]
 fn a_first_index_write_purges_freed_memory_soon_and_then_as_before() {
-    use sno_extract::allocator::{purge_delay_ms, purge_freed_memory_at_once, PurgeSoon};
+    use sno_extract::allocator::{
+        purge_delay_ms, purge_soon_after_answers, PurgeAtOnce, PurgeSoon,
+    };
     sno_extract::allocator::use_mimalloc();
     // mimalloc v3 holds freed pages for a second (unless its
     // MIMALLOC_PURGE_DELAY says otherwise).
@@ -86,11 +88,30 @@ fn a_first_index_write_purges_freed_memory_soon_and_then_as_before() {
         assert_eq!(purge_delay_ms(), Some(within));
     }
     assert_eq!(purge_delay_ms(), Some(before));
-    // A server purges at once: a write there leaves it so.
-    purge_freed_memory_at_once();
+    // A server purges soon after its answers: a write there leaves it so.
+    purge_soon_after_answers();
+    let serving = purge_delay_ms().expect("set");
+    assert!(serving > 0 && serving <= 10, "{serving}");
+    {
+        let _w = PurgeSoon::start();
+        assert_eq!(purge_delay_ms(), Some(serving));
+    }
+    assert_eq!(purge_delay_ms(), Some(serving));
+    // Its index runs purge at once while any is running, however they
+    // overlap, and the serving delay comes back after the last.
+    let first = PurgeAtOnce::start();
+    assert_eq!(purge_delay_ms(), Some(0));
+    let second = PurgeAtOnce::start();
+    drop(first);
+    assert_eq!(
+        purge_delay_ms(),
+        Some(0),
+        "the second run still purges at once"
+    );
     {
         let _w = PurgeSoon::start();
         assert_eq!(purge_delay_ms(), Some(0));
     }
-    assert_eq!(purge_delay_ms(), Some(0));
+    drop(second);
+    assert_eq!(purge_delay_ms(), Some(serving));
 }

@@ -156,7 +156,7 @@ pub async fn run(path: PathBuf) -> Result<ExitCode, ErrorContract> {
         }
     };
     tracing::info!(pid = std::process::id(), "sno daemon owns the database");
-    sno_engine::purge_freed_memory_at_once();
+    sno_engine::purge_soon_after_answers();
     // A broken config file is reported by `sno init` and `sno status`; the
     // daemon keeps serving with defaults rather than refusing to start.
     let config = sno_engine::config::IndexConfig::load(&paths.config()).unwrap_or_else(|e| {
@@ -309,6 +309,7 @@ fn database_identity(db: &std::path::Path) -> Option<(u64, u64)> {
 /// logs `ready` when they are.
 fn prepare_head_aside(engine: Arc<Engine>, ready: &'static str) {
     std::thread::spawn(move || {
+        let _purge = sno_engine::PurgeAtOnce::start();
         let t = Instant::now();
         match engine.read().prepare_head() {
             Ok(_) => tracing::info!(ms = t.elapsed().as_millis() as u64, "{ready}"),
@@ -328,7 +329,10 @@ async fn follow(
     let activity = activity.clone();
     let ahead = Arc::downgrade(engine);
     let hooks = sno_engine::follow::FollowHooks {
-        started: Arc::new(move || Box::new(activity.busy()) as Box<dyn Send>),
+        // A run purges freed memory at once: its peak is the daemon's.
+        started: Arc::new(move || {
+            Box::new((activity.busy(), sno_engine::PurgeAtOnce::start())) as Box<dyn Send>
+        }),
         indexed: Arc::new(move |change, done| match done {
             Ok(s) => {
                 tracing::info!(
