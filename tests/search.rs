@@ -1804,6 +1804,19 @@ fn a_files_pieces_are_quoted_together_under_one_title() {
     }
 }
 
+/// The markdown quote of a package opened by a four-backtick fence, up to
+/// the fence that closes it.
+fn four_backtick_quote(md: &str) -> &str {
+    let open = md
+        .find("````markdown\n")
+        .unwrap_or_else(|| panic!("a four-backtick fence: {md}"));
+    let close = open
+        + md[open..]
+            .find("\n````\n")
+            .expect("closed by four backticks");
+    &md[open..close]
+}
+
 /// Two sections of one markdown file, the second with a fenced example,
 /// are quoted in one fence longer than any inside either: the example's
 /// fence does not close the quote the first section opened, and the second
@@ -1833,14 +1846,7 @@ fn a_docs_sections_with_fences_of_their_own_stay_one_quote() {
         "{md}"
     );
     assert_eq!(md.matches("docs/guide.md:").count(), 1, "{md}");
-    let open = md
-        .find("````markdown\n")
-        .unwrap_or_else(|| panic!("a four-backtick fence: {md}"));
-    let close = open
-        + md[open..]
-            .find("\n````\n")
-            .expect("closed by four backticks");
-    let quote = &md[open..close];
+    let quote = four_backtick_quote(&md);
     assert!(quote.contains("widget install --all"), "{md}");
     assert!(quote.contains("widget upgrade --all"), "{md}");
     assert!(
@@ -1875,14 +1881,7 @@ fn a_quote_widened_over_a_fenced_example_keeps_a_longer_fence() {
         md.contains("widget setup --quick"),
         "widened over the example: {md}"
     );
-    let open = md
-        .find("````markdown\n")
-        .unwrap_or_else(|| panic!("a four-backtick fence: {md}"));
-    let close = open
-        + md[open..]
-            .find("\n````\n")
-            .expect("closed by four backticks");
-    let quote = &md[open..close];
+    let quote = four_backtick_quote(&md);
     assert!(quote.contains("```sh\nwidget setup --quick\n```"), "{md}");
     assert!(quote.contains("To frobnicate the gizmo"), "{md}");
 }

@@ -748,10 +748,10 @@ fn the_audit_prints_times_and_escapes_what_agents_sent() {
     );
 }
 
-#[test]
-fn a_daemon_whose_repository_is_deleted_leaves() {
-    let repo = indexed();
-    let mut s = Server::start_with(&repo, &[("SNO_SERVE_IDLE_SECS", "3600")]);
+/// A server whose daemon stays (an hour's idle time), initialized; and
+/// the daemon's pid.
+fn a_daemon_that_stays(repo: &Repo) -> (Server, u64) {
+    let mut s = Server::start_with(repo, &[("SNO_SERVE_IDLE_SECS", "3600")]);
     let r = s.request(
         "initialize",
         json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
@@ -759,25 +759,39 @@ fn a_daemon_whose_repository_is_deleted_leaves() {
     assert!(r["result"].is_object());
     s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let pid = server_pid(&mut s);
-    // The daemon may write its log while the tree goes: try again then.
+    (s, pid)
+}
+
+/// Removes `dir`; the daemon may write its log while the tree goes: tried
+/// again then.
+fn remove_beside_a_daemon(dir: &std::path::Path) {
     let mut tries = 0;
-    while let Err(e) = std::fs::remove_dir_all(repo.path()) {
+    while let Err(e) = std::fs::remove_dir_all(dir) {
         tries += 1;
         assert!(tries < 50, "{e}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Waits until process `pid` has exited (or is a zombie), failing with
+/// `stayed` after 30 s.
+fn wait_until_gone(pid: u64, stayed: &str) {
     let t = Instant::now();
-    while std::path::Path::new(&format!("/proc/{pid}")).exists()
-        && std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|st| !st.contains(") Z "))
-            .unwrap_or(false)
+    while std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|st| !st.contains(") Z "))
+        .unwrap_or(false)
     {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "the daemon stayed after its repository was deleted"
-        );
+        assert!(t.elapsed() < Duration::from_secs(30), "{stayed}");
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+#[test]
+fn a_daemon_whose_repository_is_deleted_leaves() {
+    let repo = indexed();
+    let (s, pid) = a_daemon_that_stays(&repo);
+    remove_beside_a_daemon(repo.path());
+    wait_until_gone(pid, "the daemon stayed after its repository was deleted");
     drop(s);
 }
 
@@ -861,35 +875,10 @@ fn a_commit_made_while_the_writer_lock_is_held_briefly_is_indexed_after_it() {
 #[test]
 fn a_daemon_whose_database_is_made_again_leaves() {
     let repo = indexed();
-    let mut s = Server::start_with(&repo, &[("SNO_SERVE_IDLE_SECS", "3600")]);
-    let r = s.request(
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
-    );
-    assert!(r["result"].is_object());
-    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let pid = server_pid(&mut s);
-    let sno_dir = repo.path().join(".sno");
-    let mut tries = 0;
-    while let Err(e) = std::fs::remove_dir_all(&sno_dir) {
-        tries += 1;
-        assert!(tries < 50, "{e}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let (s, pid) = a_daemon_that_stays(&repo);
+    remove_beside_a_daemon(&repo.path().join(".sno"));
     repo.sno_json(&["init", "--json"]);
-    let alive = || {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|st| !st.contains(") Z "))
-            .unwrap_or(false)
-    };
-    let t = Instant::now();
-    while alive() {
-        assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "the daemon stayed over a database made again"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_until_gone(pid, "the daemon stayed over a database made again");
     drop(s);
     // The new database is whole and the next commit is the new daemon's.
     repo.write("later.py", "def later_probe():\n    return 2\n");
