@@ -61,53 +61,78 @@ const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 const SERVING_PURGE_DELAY_MS: i64 = 10;
 
 /// A long-lived server's setting: memory freed by an answer goes back to
-/// the OS within [`SERVING_PURGE_DELAY_MS`].
+/// the OS within [`SERVING_PURGE_DELAY_MS`] (sooner while a guard asks).
 pub fn purge_soon_after_answers() {
     if INSTALLED.is_completed() {
-        // SAFETY: setting a mimalloc option is a plain call; the option
-        // number is v3's, the version this crate builds.
-        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, SERVING_PURGE_DELAY_MS as _) }
+        let mut p = PURGING.lock().unwrap_or_else(|e| e.into_inner());
+        p.base = Some(SERVING_PURGE_DELAY_MS);
+        p.apply();
     }
 }
 
-/// Holders of [`PurgeAtOnce`], and the delay to restore when the last
-/// lets go.
-static AT_ONCE: std::sync::Mutex<(usize, Option<i64>)> = std::sync::Mutex::new((0, None));
+/// The process's purge delay: its base setting, shortened to the
+/// shortest any live guard ([`PurgeSoon`], [`PurgeAtOnce`]) asks for.
+/// Guards may overlap (an index run beside a new head's search parts) and
+/// end in any order: the delay is always the base's or a live guard's.
+struct Purging {
+    /// The delay with no guard alive; `None` until first needed.
+    base: Option<i64>,
+    /// Each live guard's delay.
+    held: Vec<i64>,
+}
+
+static PURGING: std::sync::Mutex<Purging> = std::sync::Mutex::new(Purging {
+    base: None,
+    held: Vec::new(),
+});
+
+impl Purging {
+    fn apply(&self) {
+        if let Some(base) = self.base {
+            let delay = self.held.iter().copied().fold(base, i64::min);
+            // SAFETY: setting a mimalloc option is a plain call; the option
+            // number is v3's, the version this crate builds.
+            unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, delay as _) }
+        }
+    }
+}
+
+/// One live guard's delay in [`PURGING`].
+struct Held(i64);
+
+impl Held {
+    fn start(delay: i64) -> Held {
+        let mut p = PURGING.lock().unwrap_or_else(|e| e.into_inner());
+        if p.base.is_none() {
+            p.base = purge_delay_ms();
+        }
+        p.held.push(delay);
+        p.apply();
+        Held(delay)
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut p = PURGING.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = p.held.iter().position(|&d| d == self.0) {
+            p.held.swap_remove(k);
+        }
+        p.apply();
+    }
+}
 
 /// While any is alive, memory freed in this process goes back to the OS at
-/// once; when the last is dropped, the delay before the first is restored.
-/// A server's index runs hold one (a commit's resolution and its new head's
-/// search parts free in waves, and a daemon's peak over a commit is
+/// once. A server's index runs hold one (a commit's resolution and its new
+/// head's search parts free in waves, and a daemon's peak over a commit is
 /// bounded), however many run at a time.
-pub struct PurgeAtOnce(());
+pub struct PurgeAtOnce(#[allow(dead_code)] Held);
 
 impl PurgeAtOnce {
     /// Purges at once until dropped (nothing when mimalloc is not the
     /// allocator).
     pub fn start() -> PurgeAtOnce {
-        let mut held = AT_ONCE.lock().unwrap_or_else(|e| e.into_inner());
-        if held.0 == 0 {
-            held.1 = purge_delay_ms();
-            if held.1.is_some() {
-                // SAFETY: as in `purge_soon_after_answers`.
-                unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
-            }
-        }
-        held.0 += 1;
-        PurgeAtOnce(())
-    }
-}
-
-impl Drop for PurgeAtOnce {
-    fn drop(&mut self) {
-        let mut held = AT_ONCE.lock().unwrap_or_else(|e| e.into_inner());
-        held.0 -= 1;
-        if held.0 == 0 {
-            if let Some(before) = held.1.take() {
-                // SAFETY: as in `purge_soon_after_answers`.
-                unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, before as _) }
-            }
-        }
+        PurgeAtOnce(Held::start(0))
     }
 }
 
@@ -124,8 +149,8 @@ pub fn purge_delay_ms() -> Option<i64> {
 const WRITING_PURGE_DELAY_MS: i64 = 10;
 
 /// While alive, memory freed in this process goes back to the OS within
-/// [`WRITING_PURGE_DELAY_MS`] instead of mimalloc v3's second; dropped, the
-/// delay before it is restored.
+/// [`WRITING_PURGE_DELAY_MS`] instead of mimalloc v3's second (or sooner,
+/// if the process's delay is shorter already).
 ///
 /// A first index's write turns every file's record into view rows and an
 /// encoded event, freeing the record as it goes, hundreds of MB a second
@@ -133,30 +158,13 @@ const WRITING_PURGE_DELAY_MS: i64 = 10;
 /// `sno init`. On 8.3M lines the peak was 1,521-1,530 MB with the second's
 /// delay, 1,393-1,482 MB with 10 ms over the whole init and 1,341 MB with
 /// none (but 18 s more of system time: each purge is a syscall).
-pub struct PurgeSoon {
-    /// The delay to restore, when this guard shortened it.
-    before: Option<i64>,
-}
+pub struct PurgeSoon(#[allow(dead_code)] Held);
 
 impl PurgeSoon {
     /// Shortens the purge delay until the guard is dropped (nothing when
-    /// mimalloc is not the allocator, or the delay is shorter already).
+    /// mimalloc is not the allocator).
     pub fn start() -> PurgeSoon {
-        let before = purge_delay_ms().filter(|&d| d > WRITING_PURGE_DELAY_MS);
-        if before.is_some() {
-            // SAFETY: as in `purge_soon_after_answers`.
-            unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, WRITING_PURGE_DELAY_MS as _) };
-        }
-        PurgeSoon { before }
-    }
-}
-
-impl Drop for PurgeSoon {
-    fn drop(&mut self) {
-        if let Some(before) = self.before {
-            // SAFETY: as in `purge_soon_after_answers`.
-            unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, before as _) }
-        }
+        PurgeSoon(Held::start(WRITING_PURGE_DELAY_MS))
     }
 }
 
