@@ -507,6 +507,14 @@ impl Journal {
         FileRowsRead::read(&r)?.len()
     }
 
+    /// How many rows the names table holds, one for each name a file of
+    /// the current views defines (no record is read): at most the views'
+    /// symbols, so a lower bound on them that costs nothing to read.
+    pub fn name_rows_len(&self) -> Result<u64, JournalError> {
+        let r = self.db.begin_read()?;
+        Ok(r.open_table(NAMES)?.len()?)
+    }
+
     /// One file's record in the current views.
     pub fn file(&self, path: &str) -> Result<Option<FileRecord>, JournalError> {
         let r = self.db.begin_read()?;
@@ -2195,6 +2203,9 @@ mod open_tests {
             .map(|r| crate::delta::diff(&r.path, None, Some(r)).unwrap())
             .collect();
         j.append_commit(commit(1, deltas)).unwrap();
+        // One row for each name a file defines: `load` in three files, an
+        // `only_i` in each.
+        assert_eq!(j.name_rows_len().unwrap(), 6);
         let numbers = |j: &Journal| -> Vec<(String, u32)> {
             let r = j.db.begin_read().unwrap();
             let t = r.open_table(PATH_IDS).unwrap();
@@ -2218,6 +2229,8 @@ mod open_tests {
             crate::delta::diff("d.py", None, Some(&d)).unwrap(),
         ];
         j.append_commit(commit(2, deltas)).unwrap();
+        // c.py's two rows go, d.py's one comes.
+        assert_eq!(j.name_rows_len().unwrap(), 5);
         assert_eq!(
             numbers(&j),
             [("a.py".into(), 0), ("b.py".into(), 1), ("d.py".into(), 2)]

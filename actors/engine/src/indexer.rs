@@ -160,13 +160,26 @@ const KEEP_SYMBOLS: usize = 300_000;
 /// (the symbols are counted only once it is read).
 pub(crate) const KEEP_FILES: u64 = 12_000;
 
-/// Whether `state` holds at most [`KEEP_SYMBOLS`] symbols.
-/// Views of more files than a state kept between runs may have are not
-/// loaded to index one commit: its records are read on demand over an
-/// index made from the views a batch at a time (on 9.3M lines the whole
-/// state cost a daemon 3 GB). A state that may be kept is loaded, so that
-/// the next commit finds it.
-pub(crate) const LAZY_FROM_FILES: u64 = KEEP_FILES + 1;
+/// Whether the views are too large to keep between runs, judged without
+/// reading a record: more files than [`KEEP_FILES`], or more rows in the
+/// names table than [`KEEP_SYMBOLS`] (a file's names are at most its
+/// symbols). Views this large are not loaded to index one commit: its
+/// records are read on demand over an index made from the views a batch
+/// at a time (on 9.3M lines the whole state cost a daemon 3 GB); a state
+/// that may be kept is loaded, so that the next commit finds it. Files
+/// alone missed a repository of few, large files: 11.7k files of 4.3M
+/// lines (generated bindings of thousands of symbols a file) had its 796k
+/// symbols read whole for a one-file commit, a daemon's 250 MB growing to
+/// 1.2 GB over it.
+pub(crate) fn too_large_to_keep(journal: &Journal) -> Result<bool, JournalError> {
+    Ok(too_large(journal.files_len()?, journal.name_rows_len()?))
+}
+
+/// [`too_large_to_keep`] for views of `files` files and `name_rows` rows
+/// of the names table.
+fn too_large(files: u64, name_rows: u64) -> bool {
+    files > KEEP_FILES || name_rows > KEEP_SYMBOLS as u64
+}
 
 /// The index a commit over records read on demand starts from: the views'
 /// paths, and no symbol until resolution asks for it
@@ -251,6 +264,7 @@ impl sno_index::advance::Views for ViewsAt<'_> {
     }
 }
 
+/// Whether `state` holds at most [`KEEP_SYMBOLS`] symbols.
 fn small_enough_to_keep(state: &State) -> bool {
     state.values().map(|r| r.symbols.len()).sum::<usize>() <= KEEP_SYMBOLS
 }
@@ -260,8 +274,8 @@ fn small_enough_to_keep(state: &State) -> bool {
 fn warm(journal: &Journal) -> Option<Kept> {
     let t = std::time::Instant::now();
     let head = journal.head().ok()??;
-    // A state whose files alone say it is too large is not read at all.
-    if journal.files_len().ok()? > KEEP_FILES {
+    // A state whose counts alone say it is too large is not read at all.
+    if too_large_to_keep(journal).ok()? {
         return None;
     }
     let state = journal.load_state().ok()?;
@@ -539,7 +553,7 @@ impl Run<'_> {
         // Records read on demand: one commit on a head of many files.
         let mut lazy = match (&head, loaded) {
             (Some(h), false) if todo.len() == 1 => {
-                (self.st.lazy_commits || journal.files_len()? >= LAZY_FROM_FILES).then_some(h.seq)
+                (self.st.lazy_commits || too_large_to_keep(journal)?).then_some(h.seq)
             }
             _ => None,
         };
@@ -1352,4 +1366,20 @@ fn lesson_of_revert(
         summary: info.summary.clone(),
         files,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Views are judged too large by their files or by their names: a
+    /// repository of few files holding many symbols (generated bindings)
+    /// is read on demand too, not whole.
+    #[test]
+    fn few_files_of_many_names_are_too_large_to_keep() {
+        assert!(!too_large(KEEP_FILES, KEEP_SYMBOLS as u64));
+        assert!(too_large(KEEP_FILES + 1, 0));
+        assert!(too_large(11_703, 796_000));
+        assert!(!too_large(11_703, 200_000));
+    }
 }

@@ -588,8 +588,7 @@ impl ReadModel {
         // rollback, a branch move, another model): streamed from the views.
         // A smaller one is made from its state, which reuses what the
         // previous parts hold of it.
-        let large =
-            || -> Result<bool> { Ok(self.journal.files_len()? >= crate::indexer::LAZY_FROM_FILES) };
+        let large = || -> Result<bool> { Ok(crate::indexer::too_large_to_keep(&self.journal)?) };
         if self.stream_first_parts && (!had_previous || large()?) {
             return self.first_head_parts(head, &cache);
         }
