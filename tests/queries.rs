@@ -81,6 +81,42 @@ fn unknown_symbol_answers_with_nearest_names() {
     assert!(dym.contains(&"Config.load"), "{dym:?}");
 }
 
+/// A `path:line` of an indexed file that no definition spans (past the
+/// file's end, or a blank line between two) says so, with the nearest
+/// definitions to retry: it was looked up as a name and answered with
+/// names from elsewhere.
+#[test]
+fn a_line_no_definition_spans_names_the_nearest_definitions() {
+    let (repo, _) = indexed();
+    for (at, nearest) in [
+        ("app/config.py:999", "app/config.py:20"),
+        ("app/config.py:4", "app/config.py:6"),
+    ] {
+        let o = repo.sno(&["show", at, "--json"]);
+        assert_error_code(&o, "SNO-UNKNOWN-SYMBOL");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let message = v["error"]["message"].as_str().unwrap();
+        let line = at.rsplit_once(':').unwrap().1;
+        assert!(
+            message.contains(&format!("line {line} of `app/config.py` (21 lines)")),
+            "{v}"
+        );
+        let dym: Vec<&str> = v["error"]["did_you_mean"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_str().unwrap())
+            .collect();
+        assert_eq!(dym.first(), Some(&nearest), "{v}");
+        // Each suggestion is an answer.
+        let shown = repo.sno_json(&["show", dym[0], "--json"]);
+        assert_eq!(shown["symbol"]["path"], "app/config.py", "{shown}");
+    }
+    // Inside a definition: the innermost one, as before.
+    let shown = repo.sno_json(&["show", "app/config.py:18", "--json"]);
+    assert_eq!(shown["symbol"]["qualified_name"], "Config.get", "{shown}");
+}
+
 #[test]
 fn outline_nests_methods_under_classes_without_bodies() {
     let (repo, _) = indexed();

@@ -139,6 +139,57 @@ fn a_tight_budget_is_never_silent() {
     );
 }
 
+/// `--scope` names a place as files are named: from the directory the
+/// command runs in, or absolute; a place outside the repository is
+/// refused. Both used to match no path and answer nothing, in silence.
+#[test]
+fn a_scope_is_named_from_here_and_one_outside_is_refused() {
+    let repo = indexed();
+    let paths = |v: &serde_json::Value| -> Vec<String> {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let search = |dir: &std::path::Path, scope: &str| {
+        let o = sno_in(
+            dir,
+            &[
+                "search",
+                "run server",
+                "--json",
+                "--lexical-only",
+                "--scope",
+                scope,
+            ],
+            &[],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let from_root = search(repo.path(), "server");
+    assert!(!paths(&from_root).is_empty(), "{from_root}");
+    assert!(paths(&from_root).iter().all(|p| p.starts_with("server")));
+    // The same place from inside it, and by its absolute path.
+    let inside = repo.path().join("server");
+    for v in [
+        search(&inside, "."),
+        search(repo.path(), inside.to_str().unwrap()),
+    ] {
+        assert_eq!(paths(&v), paths(&from_root), "{v}");
+        assert_eq!(v["header"]["scope"], "server", "{v}");
+    }
+    // A repository-relative prefix still works from a subdirectory.
+    assert_eq!(paths(&search(&inside, "server")), paths(&from_root));
+    let outside = tempfile::tempdir().unwrap();
+    for scope in [outside.path().to_str().unwrap(), "../.."] {
+        let o = sno_in(&inside, &["search", "run", "--json", "--scope", scope], &[]);
+        assert_error_code(&o, "SNO-PATH-OUTSIDE");
+    }
+}
+
 #[test]
 fn scope_and_a_missing_model_are_reported() {
     let repo = indexed();

@@ -140,6 +140,23 @@ fn place_from_here(name: String, repo: &Path) -> String {
     }
 }
 
+/// A scope named on the command line: a path that is there from the
+/// directory the command runs in (as files are named), absolute for the
+/// engine to make repository-relative; anything else, a prefix of
+/// repository-relative paths, as given.
+fn scope_from_here(scope: String, repo: &Path) -> String {
+    let here = std::env::current_dir().map(|d| d.join(repo).join(&scope));
+    if Path::new(&scope).is_absolute() || !here.is_ok_and(|p| p.exists()) {
+        return scope;
+    }
+    let absolute = from_here(scope.trim_end_matches(['/', '\\']), repo);
+    if scope.ends_with(['/', '\\']) {
+        format!("{absolute}/")
+    } else {
+        absolute
+    }
+}
+
 /// A file named on the command line (relative to the directory the
 /// command runs in: the current one, or `-C`'s, as git takes `-C`; or
 /// absolute), as an absolute path the engine confines to the repository.
@@ -217,12 +234,12 @@ fn request_of(cmd: Command) -> Result<(PathBuf, Request, Option<String>), ErrorC
             model,
             q,
         } => (
-            q.repo,
+            q.repo.clone(),
             Request::Search {
                 query,
                 max_tokens,
                 limit,
-                scope,
+                scope: scope.map(|s| scope_from_here(s, &q.repo)),
                 lexical_only,
                 at: q.at,
                 // --json prints the structured form, within the budget too.

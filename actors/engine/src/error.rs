@@ -151,6 +151,25 @@ impl From<LookupError> for Error {
             LookupError::Ambiguous { query, candidates } => ErrorCode::AmbiguousSymbol
                 .with(format!("`{query}` names {} symbols", candidates.len()))
                 .suggesting(candidates),
+            LookupError::NoSymbolAt {
+                path,
+                line,
+                lines,
+                nearest,
+            } => {
+                let c = ErrorCode::UnknownSymbol.with(format!(
+                    "no definition spans line {line} of `{path}` ({lines} lines)"
+                ));
+                let c = match nearest.first() {
+                    Some(first) => c.hinted(format!(
+                        "Pass a line inside a definition: the nearest are in did_you_mean, e.g. `{first}`; `sno outline {path}` lists them all."
+                    )),
+                    None => c.hinted(format!(
+                        "`{path}` has no definitions; read the file itself."
+                    )),
+                };
+                c.suggesting(nearest)
+            }
         }
         .into()
     }

@@ -221,6 +221,8 @@ impl Engine {
             LookupError::Ambiguous { .. } if !self.config.serve.retrieval_context => {
                 Err(self.lookup_error(p, name, e))
             }
+            // The point read holds the file: its answer is final.
+            LookupError::NoSymbolAt { .. } => Err(self.lookup_error(p, name, e)),
             _ => Ok(()),
         }
     }

@@ -28,12 +28,37 @@ pub struct SearchArgs {
 }
 
 impl Engine {
+    /// The repository-relative prefix a scope names, under the confinement
+    /// rule: an absolute path under the root made relative, `.` and `..`
+    /// resolved, one outside refused (`SNO-PATH-OUTSIDE`), where it used
+    /// to match no path and answer nothing. A trailing `/` is kept (`src/`
+    /// is not `src2/`); the root itself is no scope.
+    fn scope_of(&self, scope: &str) -> Result<Option<String>> {
+        let rel = self.confine(scope)?;
+        Ok(match (rel.is_empty(), scope.ends_with(['/', '\\'])) {
+            (true, _) => None,
+            (false, true) => Some(format!("{rel}/")),
+            (false, false) => Some(rel),
+        })
+    }
+
     /// The context package for a question.
     pub fn search(&self, a: &SearchArgs) -> Result<(ContextPackage, SearchStats)> {
         let _answering = self.activity.answering();
         crate::error::required("query", &a.query)?;
         crate::error::some(a.limit)?;
         crate::error::budget(a.max_tokens, crate::error::MIN_SEARCH_TOKENS)?;
+        let scoped;
+        let a = match &a.scope {
+            Some(scope) => {
+                scoped = SearchArgs {
+                    scope: self.scope_of(scope)?,
+                    ..a.clone()
+                };
+                &scoped
+            }
+            None => a,
+        };
         // The token counter's tables load beside the ranking rather than
         // after it: a process's first answer (a CLI `sno search`) would
         // wait for both in turn. (A daemon loaded them at its start.)

@@ -170,7 +170,21 @@ pub enum LookupError {
         query: String,
         candidates: Vec<String>,
     },
+    /// A `path:line` of an indexed file that no definition spans.
+    #[error("no symbol spans line {line} of `{path}`")]
+    NoSymbolAt {
+        path: String,
+        line: u32,
+        /// The file's lines.
+        lines: u32,
+        /// The definitions nearest the line, as `path:line`.
+        nearest: Vec<String>,
+    },
 }
+
+/// Definitions [`LookupError::NoSymbolAt`] names: the nearest before and
+/// after the line asked for.
+const NEAREST_AT: usize = 3;
 
 /// The one symbol `query` names: an exact qualified name, or an exact name
 /// (or qualified suffix) that only one symbol has. `path:line` picks by
@@ -192,6 +206,27 @@ pub fn resolve_one<'a>(state: &'a State, query: &str) -> Result<Located<'a>, Loo
                     symbol,
                 });
             }
+            // The file is indexed and the line is in none of its
+            // definitions (past its end, between two, a file of none): the
+            // answer is that, with where its definitions are, not a name
+            // lookup of `path:line`.
+            let mut near: Vec<&Symbol> = rec.symbols.iter().collect();
+            // Nearest first, the innermost of equals (a method before
+            // its class).
+            near.sort_by_key(|s| {
+                let (a, b) = (s.span.start_line, s.span.end_line);
+                (a.abs_diff(line).min(b.abs_diff(line)), b - a, a)
+            });
+            return Err(LookupError::NoSymbolAt {
+                path: path.to_string(),
+                line,
+                lines: rec.lines,
+                nearest: near
+                    .into_iter()
+                    .take(NEAREST_AT)
+                    .map(|s| format!("{path}:{}", s.span.start_line))
+                    .collect(),
+            });
         }
     }
     // A qualified name (`Config.load`) picks its symbol even when others
