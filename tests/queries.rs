@@ -66,18 +66,23 @@ fn symbol_exact_then_prefix_then_fuzzy_with_locations() {
     assert!(human.starts_with("app/config.py:17"), "{human}");
 }
 
+/// The names an error answer suggests.
+fn did_you_mean(v: &serde_json::Value) -> Vec<&str> {
+    v["error"]["did_you_mean"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn unknown_symbol_answers_with_nearest_names() {
     let (repo, _) = indexed();
     let o = repo.sno(&["show", "Config.lod", "--json"]);
     assert_error_code(&o, "SNO-UNKNOWN-SYMBOL");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let dym: Vec<&str> = v["error"]["did_you_mean"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_str().unwrap())
-        .collect();
+    let dym = did_you_mean(&v);
     assert!(dym.contains(&"Config.load"), "{dym:?}");
 }
 
@@ -101,12 +106,7 @@ fn a_line_no_definition_spans_names_the_nearest_definitions() {
             message.contains(&format!("line {line} of `app/config.py` (21 lines)")),
             "{v}"
         );
-        let dym: Vec<&str> = v["error"]["did_you_mean"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_str().unwrap())
-            .collect();
+        let dym = did_you_mean(&v);
         assert_eq!(dym.first(), Some(&nearest), "{v}");
         // Each suggestion is an answer.
         let shown = repo.sno_json(&["show", dym[0], "--json"]);
