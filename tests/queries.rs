@@ -112,6 +112,15 @@ fn a_line_no_definition_spans_names_the_nearest_definitions() {
         let shown = repo.sno_json(&["show", dym[0], "--json"]);
         assert_eq!(shown["symbol"]["path"], "app/config.py", "{shown}");
     }
+    // A file of no definitions (sno reads its text, not its symbols).
+    let o = repo.sno(&["show", "README.md:1", "--json"]);
+    assert_error_code(&o, "SNO-UNKNOWN-SYMBOL");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["error"]["message"], "no definition spans line 1 of `README.md`",
+        "{v}"
+    );
+    assert!(did_you_mean(&v).is_empty(), "{v}");
     // Inside a definition: the innermost one, as before.
     let shown = repo.sno_json(&["show", "app/config.py:18", "--json"]);
     assert_eq!(shown["symbol"]["qualified_name"], "Config.get", "{shown}");

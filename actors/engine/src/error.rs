@@ -157,8 +157,15 @@ impl From<LookupError> for Error {
                 lines,
                 nearest,
             } => {
+                // A file sno did not parse (a doc, a config file) has no
+                // line count.
+                let length = if lines > 0 {
+                    format!(" ({lines} lines)")
+                } else {
+                    String::new()
+                };
                 let c = ErrorCode::UnknownSymbol.with(format!(
-                    "no definition spans line {line} of `{path}` ({lines} lines)"
+                    "no definition spans line {line} of `{path}`{length}"
                 ));
                 let c = match nearest.first() {
                     Some(first) => c.hinted(format!(
