@@ -171,7 +171,7 @@ pub enum LookupError {
         candidates: Vec<String>,
     },
     /// A `path:line` of an indexed file that no definition spans.
-    #[error("no symbol spans line {line} of `{path}`")]
+    #[error("no definition spans line {line} of `{path}`")]
     NoSymbolAt {
         path: String,
         line: u32,
