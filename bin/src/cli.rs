@@ -103,7 +103,7 @@ pub enum Command {
         /// Items to rank.
         #[arg(long, default_value_t = defaults::SEARCH_LIMIT)]
         limit: usize,
-        /// Only paths under this prefix.
+        /// Only paths under this prefix: a directory or file named from here (or absolute), else a repository-relative prefix such as src/
         #[arg(long)]
         scope: Option<String>,
         /// Turn the semantic signal off.

@@ -13,7 +13,7 @@ pub struct SearchArgs {
     pub query: String,
     /// Token budget of the whole answer (cl100k_base). Default 2000, at least 150.
     pub max_tokens: Option<usize>,
-    /// Only paths under this prefix, e.g. "src/".
+    /// Only paths under this prefix, repository-relative (e.g. "src/") or absolute inside the repository.
     pub scope: Option<String>,
     /// Items to rank (1-50). Default 10.
     pub limit: Option<usize>,
