@@ -139,20 +139,23 @@ fn a_tight_budget_is_never_silent() {
     );
 }
 
+/// The paths of a JSON answer's items, in rank order.
+fn item_paths(v: &serde_json::Value) -> Vec<String> {
+    v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// `--scope` names a place as files are named: from the directory the
 /// command runs in, or absolute; a place outside the repository is
 /// refused. Both used to match no path and answer nothing, in silence.
 #[test]
 fn a_scope_is_named_from_here_and_one_outside_is_refused() {
     let repo = indexed();
-    let paths = |v: &serde_json::Value| -> Vec<String> {
-        v["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|i| i["path"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let paths = item_paths;
     let search = |dir: &std::path::Path, scope: &str| {
         let o = sno_in(
             dir,
@@ -434,12 +437,7 @@ fn files_edited_since_the_indexed_commit_are_named_in_the_header() {
     };
     let v = ask(&[]);
     assert_eq!(edited(&v), Vec::<String>::new());
-    let paths: Vec<String> = v["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["path"].as_str().unwrap().to_string())
-        .collect();
+    let paths = item_paths(&v);
     for p in ["app/config.py", "app/main.py"] {
         assert!(paths.contains(&p.to_string()), "{p} in {paths:?}");
     }

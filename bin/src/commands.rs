@@ -127,14 +127,13 @@ fn place_from_here(name: String, repo: &Path) -> String {
     if line.is_empty() || !line.bytes().all(|b| b.is_ascii_digit()) || file.ends_with(':') {
         return name;
     }
-    let here = std::env::current_dir().map(|d| d.join(repo).join(file));
-    if !here.is_ok_and(|p| p.is_file()) {
+    let Some(absolute) = there_from_here(file, repo, Path::is_file) else {
         return name;
-    }
+    };
     let Ok(paths) = RepoPaths::discover(repo) else {
         return name;
     };
-    match Path::new(&from_here(file, repo)).strip_prefix(&paths.root) {
+    match Path::new(&absolute).strip_prefix(&paths.root) {
         Ok(rel) => format!("{}:{line}", rel.display()),
         Err(_) => name,
     }
@@ -145,16 +144,22 @@ fn place_from_here(name: String, repo: &Path) -> String {
 /// engine to make repository-relative; anything else, a prefix of
 /// repository-relative paths, as given.
 fn scope_from_here(scope: String, repo: &Path) -> String {
-    let here = std::env::current_dir().map(|d| d.join(repo).join(&scope));
-    if Path::new(&scope).is_absolute() || !here.is_ok_and(|p| p.exists()) {
+    let bare = scope.trim_end_matches(['/', '\\']);
+    if bare.is_empty() || Path::new(&scope).is_absolute() {
         return scope;
     }
-    let absolute = from_here(scope.trim_end_matches(['/', '\\']), repo);
-    if scope.ends_with(['/', '\\']) {
-        format!("{absolute}/")
-    } else {
-        absolute
+    match there_from_here(bare, repo, Path::exists) {
+        Some(absolute) if bare.len() < scope.len() => format!("{absolute}/"),
+        Some(absolute) => absolute,
+        None => scope,
     }
+}
+
+/// `given`'s absolute path ([`from_here`]) when, named from the directory
+/// the command runs in, it is there as `is` asks (a file, any path).
+fn there_from_here(given: &str, repo: &Path, is: fn(&Path) -> bool) -> Option<String> {
+    let here = std::env::current_dir().ok()?.join(repo).join(given);
+    is(&here).then(|| from_here(given, repo))
 }
 
 /// A file named on the command line (relative to the directory the
