@@ -30,7 +30,8 @@ fn package_has_a_trust_header_and_whole_symbols() {
     let md = stdout(&o);
     let head = repo.head();
     assert!(md.starts_with(&format!("> sno {} (", &head[..7])), "{md}");
-    assert!(md.contains("= HEAD"), "{md}");
+    // At HEAD, the usual, goes unsaid.
+    assert!(!md.lines().next().unwrap().contains("HEAD"), "{md}");
     assert!(md.contains(" · lexical+structural"), "{md}");
     assert!(md.contains(" · full: "), "{md}");
     // The usual goes unsaid: no parse-state words when every file parsed.
@@ -98,11 +99,7 @@ fn a_tight_budget_is_never_silent() {
     let counted = head
         .split(" · ")
         .find_map(|part| {
-            let n = part
-                .strip_prefix("budget-limited: ")
-                .or_else(|| part.strip_prefix("truncated: "))?;
-            let (shown, of) = n.split_once(" of ")?;
-            let of = of.split(' ').next()?;
+            let (shown, of) = part.strip_suffix(" items")?.split_once(" of ")?;
             Some((shown.parse::<u64>().ok()?, of.parse::<u64>().ok()?))
         })
         .unwrap_or_else(|| panic!("{md}"));
@@ -137,6 +134,37 @@ fn a_tight_budget_is_never_silent() {
         v["header"]["completeness"]["tokens"].as_u64().unwrap() <= budget,
         "{v}"
     );
+}
+
+/// One item asked and shown cut: in markdown the header says nothing was
+/// left out but an item was cut, and the item's code says where.
+#[test]
+fn a_cut_with_nothing_left_out_says_so() {
+    let repo = Repo::new();
+    let body: String = (0..80)
+        .map(|i| format!("    total = total + invoice_line_{i}(order)\n"))
+        .collect();
+    repo.write(
+        "billing.py",
+        format!("def settle_invoice(order):\n    total = 0\n{body}    return total\n"),
+    );
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let o = repo.sno(&[
+        "search",
+        "settle_invoice",
+        "--lexical-only",
+        "--max-tokens",
+        "300",
+        "--limit",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    let head = md.lines().next().unwrap_or_default();
+    assert!(head.contains(" · 1 item(s), 1 cut · "), "{md}");
+    assert!(md.contains("… [cut]"), "{md}");
+    assert!(!md.contains("not included"), "{md}");
 }
 
 /// The paths of a JSON answer's items, in rank order.
@@ -496,9 +524,11 @@ fn files_edited_since_the_indexed_commit_are_named_in_the_header() {
         first.contains("a past commit, as asked") && !first.contains("not at HEAD"),
         "{package}"
     );
+    // At HEAD it says neither.
     let head = stdout(&repo.sno(&["search", "load config"]));
+    let first = head.lines().next().unwrap_or_default();
     assert!(
-        head.lines().next().unwrap_or_default().contains("= HEAD"),
+        first.starts_with("> sno ") && !first.contains("past") && !first.contains("HEAD"),
         "{head}"
     );
 }

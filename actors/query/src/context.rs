@@ -257,6 +257,17 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                 .collect(),
         }
     };
+    // A quoted file that did not parse cleanly says so in its title, where
+    // its code is read (the JSON form's header lists them).
+    let broken = |path: &str| -> &'static str {
+        if r.record(path)
+            .is_some_and(|f| f.state == FileState::ParsedWithErrors)
+        {
+            SYNTAX_ERRORS
+        } else {
+            ""
+        }
+    };
     let render = |i: usize, src: &str| -> String {
         match (input.files.is_some(), json) {
             (false, false) => {
@@ -292,9 +303,10 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                 // and where it starts) and ends with a blank line:
                 // blocks meet at clean seams, so their counts add up.
                 format!(
-                    "{title} {}:{}\n{fence}{}\n{}\n{fence}\n\n",
+                    "{title} {}:{}{}\n{fence}{}\n{}\n{fence}\n\n",
                     e.path,
                     e.line,
+                    broken(e.path),
                     fence_lang(e.path),
                     src
                 )
@@ -302,7 +314,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             (false, true) => sno_protocol::to_wire(&item(i, Some(src))) + ",",
             (true, false) => {
                 let f = &input.files.expect("files")[i];
-                let mut out = format!("### {}\n", f.path);
+                let mut out = format!("### {}{}\n", f.path, broken(f.path));
                 for line in src.lines() {
                     out.push_str(&format!("- `{line}`\n"));
                 }
@@ -740,6 +752,9 @@ fn code_span(text: &str) -> String {
     format!("{ticks} {text} {ticks}")
 }
 
+/// What ends the title of a quoted file with syntax errors.
+const SYNTAX_ERRORS: &str = " (syntax errors)";
+
 /// What opens the line of a file's later piece inside its fence.
 pub const CONTINUED: &str = "⋮";
 
@@ -882,14 +897,13 @@ fn brief(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Files with syntax errors a markdown header names; it counts the rest.
-const ERROR_FILES_NAMED: usize = 2;
-
 /// The trust header as markdown: one line (two when files changed on
 /// disk), every word of it worth its tokens, as the budget pays for it.
-/// `> sno <commit> (<branch>) = HEAD · <completeness> · <n>/<max>
-/// tokens`, with the match type when a signal is off, the files with
-/// syntax errors when there are any, and the scope when there is one.
+/// `> sno <commit> (<branch>) · <completeness> · <n>/<max> tokens`, with
+/// the state when it is not the repository's HEAD, the match type when a
+/// signal is off, and the scope when there is one. (A quoted file with
+/// syntax errors says so in its own title: the header would repeat its
+/// path.)
 pub fn render_header(h: &TrustHeader) -> String {
     let c = &h.completeness;
     // Seven digits name a commit as `git log --oneline` does; the JSON
@@ -909,7 +923,9 @@ pub fn render_header(h: &TrustHeader) -> String {
             " · **index is not at HEAD** ({}): run `sno init`",
             &head[..7.min(head.len())]
         )),
-        None => s.push_str(" = HEAD"),
+        // At HEAD goes unsaid, as the usual case does below: the two
+        // other states say themselves.
+        None => {}
     }
     // The usual case goes unsaid (the JSON form states it): a mode is
     // named when a signal is off, the parse state when a file did not
@@ -921,29 +937,15 @@ pub fn render_header(h: &TrustHeader) -> String {
         s.push_str(&format!(" (semantic off: {})", brief(r, OFF_REASON_CHARS)));
     }
     // Which items were cut, each says itself (`… [cut]` ends its code);
-    // the JSON form counts them.
+    // the JSON form counts them and names the status. Here the count of
+    // what is shown says whether anything was left out, and an answer
+    // that left nothing out but cut an item says that.
     let what = match c.status.as_str() {
         "full" => format!("full: {} item(s)", c.included),
-        "truncated" => format!("truncated: {} of {}", c.included, c.included + c.omitted),
-        _ => format!(
-            "budget-limited: {} of {}",
-            c.included,
-            c.included + c.omitted
-        ),
+        "truncated" if c.omitted == 0 => format!("{} item(s), {} cut", c.included, c.truncated),
+        _ => format!("{} of {} items", c.included, c.included + c.omitted),
     };
     s.push_str(&format!(" · {what} · {}/{} tokens", c.tokens, c.max_tokens));
-    // A few files named, the rest counted (the JSON form names them all).
-    let p = &h.parse_state;
-    if !p.with_errors.is_empty() {
-        let named = p.with_errors.len().min(ERROR_FILES_NAMED);
-        s.push_str(&format!(
-            " · syntax errors in {}",
-            p.with_errors[..named].join(", ")
-        ));
-        if p.with_errors.len() > named {
-            s.push_str(&format!(" and {} more", p.with_errors.len() - named));
-        }
-    }
     if let Some(x) = &h.scope {
         s.push_str(&format!(" · under `{x}`"));
     }
@@ -1026,8 +1028,9 @@ mod tests {
     fn an_answer_counted_around_its_stated_count_counts_as_the_whole() {
         let mark = usize::MAX.to_string();
         let texts = [
-            format!("> sno 0123456 (main) = HEAD · budget-limited: 4 of 10 · {mark}/500 tokens\n\n`f` a.py:1\n"),
-            format!("> sno 0123456 (main) = HEAD · lexical+structural · truncated: 1 of 9 · {mark}/300 tokens · syntax errors in a.py\n\n`f` a.py:1\n"),
+            format!("> sno 0123456 (main) · 4 of 10 items · {mark}/500 tokens\n\n`f` a.py:1\n"),
+            format!("> sno 0123456 (main) · 3 item(s), 1 cut · {mark}/500 tokens\n\n`f` a.py:1 (syntax errors)\n"),
+            format!("> sno 0123456 (main) · lexical+structural · 1 of 9 items · {mark}/300 tokens · under `src`\n\n`f` a.py:1\n"),
             format!("{{\"query\":\"x\",\"header\":{{\"completeness\":{{\"tokens\":{mark},\"max_tokens\":2000}}}},\"items\":[]}}"),
         ];
         for text in &texts {

@@ -1172,7 +1172,7 @@ mod tests {
         let lefts = [
             "```\n\n",
             "def f():\n    return 1\n```\n\n",
-            "> sno `0123456789ab` (main) = HEAD · hybrid · full: 3 item(s)\n\n",
+            "> sno 0123456 (main) · 3 of 9 items · 290/300 tokens\n\n",
             "trailing spaces   \n",
             "tabs\t\n\n\n",
             "punctuation!!!\n",

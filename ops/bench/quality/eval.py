@@ -1959,8 +1959,20 @@ def bm25_history(corpus, qc):
 
 
 def markdown_completeness(text):
-    """The completeness line of a markdown package, as the JSON form's."""
-    m = re.search(r" · (full|budget-limited|truncated): ", (text or "").split("\n", 1)[0])
+    """The completeness of a markdown package's header, as the JSON form's:
+    `full: n item(s)`, `k of n items` (something left out) or `n item(s), k
+    cut` (nothing left out, an item cut to fit). (Before 2026-12-06 the
+    header said `budget-limited: k of n` and `truncated: k of n`.)"""
+    head = (text or "").split("\n", 1)[0]
+    if re.search(r" · full: ", head):
+        return {"status": "full", "omitted": 0}
+    m = re.search(r" · (\d+) of (\d+) items · ", head)
+    if m:
+        status = "truncated" if "\u2026 [cut]" in (text or "") else "budget_limited"
+        return {"status": status, "omitted": int(m.group(2)) - int(m.group(1))}
+    if re.search(r" · \d+ item\(s\), \d+ cut · ", head):
+        return {"status": "truncated", "omitted": 0}
+    m = re.search(r" · (full|budget-limited|truncated): ", head)
     status = {"budget-limited": "budget_limited"}.get(m.group(1), m.group(1)) if m else None
     left_out = status in ("budget_limited", "truncated")
     return {"status": status, "omitted": 1 if left_out else 0}
