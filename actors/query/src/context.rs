@@ -444,36 +444,54 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         let text = text.trim_end();
         (text.len() > sources[k].trim_end().len()).then(|| text.to_string())
     };
-    // And with the lines before it, back to where the file starts or
-    // another block of it ends.
-    let before = |k: usize, bytes: usize| -> Option<(usize, String)> {
+    // And with the lines before it, back to where the file starts or a
+    // quoted block of it ends. A block not yet quoted (ranked lower) may
+    // be shown there whole: packing then does not quote it again.
+    let before = |k: usize, bytes: usize, placed: usize| -> Option<crate::pack::Gap> {
         let b = &blocks[k];
         let path = spans[b.members[0]].path;
         let file = served(path)?;
         let start = file.line_start(b.start);
-        let floor = blocks
-            .iter()
-            .filter(|o| o.start < b.start && spans[o.members[0]].path == path)
-            .map(|o| o.end.min(start))
+        let others = || {
+            blocks
+                .iter()
+                .enumerate()
+                .filter(|(j, o)| *j != k && o.start < b.start && spans[o.members[0]].path == path)
+        };
+        // Quoted blocks, and one holding this one's start, bound it.
+        let floor = others()
+            .filter(|(j, o)| *j < placed || o.end > start)
+            .map(|(_, o)| o.end.min(start))
             .max()
             .unwrap_or(0);
         let from = start.saturating_sub(bytes).max(floor);
         if from >= start {
             return None;
         }
-        let gap = file.slice(from..start);
         // Whole lines: a line the bound falls inside is left out.
-        let skip = if file.line_start(from) == from {
-            0
+        let top = if file.line_start(from) == from {
+            from
         } else {
-            gap.find('\n')? + 1
+            file.next_line(from).filter(|t| *t <= start)?
         };
-        let gap = &gap[skip..];
+        let gap = file.slice(top..start);
         if gap.trim().is_empty() {
             return None;
         }
         let first = (b.line as usize).checked_sub(gap.matches('\n').count())?;
-        Some((first, gap.to_string()))
+        let line_in_gap = |at: usize| file.slice(top..at).matches('\n').count();
+        let inner = others()
+            .filter(|(j, o)| *j >= placed && o.end > top && o.end <= start)
+            .map(|(j, o)| {
+                let head = (o.start >= top).then(|| line_in_gap(o.start));
+                (j, head, line_in_gap(o.end))
+            })
+            .collect();
+        Some(crate::pack::Gap {
+            first,
+            text: gap,
+            inner,
+        })
     };
     let around = Around {
         after: widen,
@@ -506,6 +524,13 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         let outcome = if code_answer {
             let mut outcome = vec![Packed::Omitted; ranked];
             for (k, b) in blocks.iter().enumerate() {
+                // Shown whole in the lines before another block's quote.
+                if packing.inside[k].is_some() {
+                    for &m in &b.members {
+                        outcome[m] = Packed::Whole;
+                    }
+                    continue;
+                }
                 let quoted = packing.sources[k].as_deref().unwrap_or_default();
                 for m in block::shown(b, &spans, quoted) {
                     outcome[m] = match packing.outcome[k] {
@@ -682,7 +707,8 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         // small low-ranked items fill what a big high-ranked one left).
         let listed = pkg.omitted.len();
         // (A block's place is its best entry's: those it absorbed are
-        // there for being next to it.)
+        // there for being next to it, as is a block shown in the lines
+        // before another's quote.)
         let highest_included = blocks
             .iter()
             .enumerate()
@@ -725,14 +751,14 @@ struct Around<'c, A, B> {
 impl<A, B> crate::pack::Surroundings for Around<'_, A, B>
 where
     A: Fn(usize, usize) -> Option<String>,
-    B: Fn(usize, usize) -> Option<(usize, String)>,
+    B: Fn(usize, usize, usize) -> Option<crate::pack::Gap>,
 {
     fn after(&self, i: usize, bytes: usize) -> Option<String> {
         (self.after)(i, bytes)
     }
 
-    fn before(&self, i: usize, bytes: usize) -> Option<(usize, String)> {
-        (self.before)(i, bytes)
+    fn before(&self, i: usize, bytes: usize, placed: usize) -> Option<crate::pack::Gap> {
+        (self.before)(i, bytes, placed)
     }
 
     fn continues(&self, i: usize) -> bool {

@@ -94,9 +94,10 @@ pub trait Surroundings {
     fn after(&self, i: usize, bytes: usize) -> Option<String>;
 
     /// The whole lines before candidate `i`'s quote (at most about
-    /// `bytes`, back to where its file starts or another quote ends),
-    /// with the number of the first: `None` when nothing precedes it.
-    fn before(&self, _i: usize, _bytes: usize) -> Option<(usize, String)> {
+    /// `bytes`, back to where its file starts or a quote of a candidate
+    /// below `placed` ends, every one of those being quoted), with the
+    /// number of the first: `None` when nothing precedes it.
+    fn before(&self, _i: usize, _bytes: usize, _placed: usize) -> Option<Gap> {
         None
     }
 
@@ -106,6 +107,20 @@ pub trait Surroundings {
     fn continues(&self, _i: usize) -> bool {
         false
     }
+}
+
+/// The lines before a quote ([`Surroundings::before`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Gap {
+    /// The number of its first line.
+    pub first: usize,
+    /// Whole lines.
+    pub text: String,
+    /// The candidates not yet quoted that lie in it, each as (candidate,
+    /// its first line's index in `text`, or `None` when it starts before
+    /// `text` does, and its last line's): a quote of the gap that shows
+    /// any of such a candidate's lines is the only quote of them.
+    pub inner: Vec<(usize, Option<usize>, usize)>,
 }
 
 /// A function of the candidate and the bytes is what follows the quotes,
@@ -139,6 +154,10 @@ pub struct Packing {
     pub sources: Vec<Option<String>>,
     /// Each included candidate's rendering: the pieces of `body`.
     pub rendered: Vec<Option<String>>,
+    /// By candidate: the included one whose quote shows it whole, in the
+    /// lines before that one's own (it has no rendering of its own and
+    /// its outcome is [`Packed::Omitted`]).
+    pub inside: Vec<Option<usize>>,
     pub tokens: usize,
 }
 
@@ -186,6 +205,8 @@ pub fn pack(
         texts: vec![None; n],
         widen_tried: vec![false; n],
         preceded: vec![false; n],
+        inside: vec![None; n],
+        cut_off: vec![false; n],
         used: 0,
     };
     let share = (budget / ITEM_SHARE).max(MIN_CUT);
@@ -193,6 +214,12 @@ pub fn pack(
     let capped = framing != usize::MAX;
     let mut i = 0;
     while i < n {
+        // Shown (or its end shown) in the lines before a better one's
+        // quote.
+        if placed.inside[i].is_some() || placed.cut_off[i] {
+            i += 1;
+            continue;
+        }
         let frame = if capped {
             *counts
                 .frame
@@ -207,7 +234,11 @@ pub fn pack(
         if capped && i > 0 && framed + frame > framing {
             placed.grow_cut(sources, render, budget, counts);
             if let Some(widen) = widen {
-                placed.widen(widen, render, budget, !widen.continues(i));
+                placed.widen(widen, render, budget, !widen.continues(i), i);
+            }
+            if placed.inside[i].is_some() || placed.cut_off[i] {
+                i += 1;
+                continue;
             }
         }
         let room = budget.saturating_sub(placed.used);
@@ -236,11 +267,12 @@ pub fn pack(
     }
     placed.grow_cut(sources, render, budget, counts);
     if let Some(widen) = widen.filter(|_| capped && i < n) {
-        placed.widen(widen, render, budget, true);
+        placed.widen(widen, render, budget, true, i);
     }
     let Placed {
         mut outcome,
         mut texts,
+        mut inside,
         ..
     } = placed;
     // Pieces are counted one by one; token boundaries can merge across
@@ -257,6 +289,9 @@ pub fn pack(
             Some(l) if tokens > budget => {
                 texts[l] = None;
                 outcome[l] = Packed::Omitted;
+                for x in inside.iter_mut().filter(|x| **x == Some(l)) {
+                    *x = None;
+                }
             }
             _ => {
                 let (sources, rendered) = texts
@@ -268,6 +303,7 @@ pub fn pack(
                     outcome,
                     sources,
                     rendered,
+                    inside,
                     tokens,
                 };
             }
@@ -312,6 +348,10 @@ struct Placed {
     widen_tried: Vec<bool>,
     /// Items [`Placed::precede`] has tried.
     preceded: Vec<bool>,
+    /// Items shown whole in the lines before another's quote.
+    inside: Vec<Option<usize>>,
+    /// Items whose last lines only are shown there: never placed.
+    cut_off: Vec<bool>,
     used: usize,
 }
 
@@ -343,7 +383,15 @@ impl Placed {
     /// What is left goes to the whole items' surroundings, best first:
     /// each quoted with what follows it, as much as fits, and then, with
     /// `before`, with what precedes it.
-    fn widen(&mut self, widen: &Widen, render: &Render, budget: usize, before: bool) {
+    /// Items below `placed` have been placed (or found no room).
+    fn widen(
+        &mut self,
+        widen: &Widen,
+        render: &Render,
+        budget: usize,
+        before: bool,
+        placed: usize,
+    ) {
         for k in 0..self.outcome.len() {
             let room = budget.saturating_sub(self.used);
             if room == 0 {
@@ -358,7 +406,7 @@ impl Placed {
             // A file's later piece has its first piece's surroundings.
             if before && !self.preceded[k] && !widen.continues(k) {
                 self.preceded[k] = true;
-                self.precede(k, widen, render, budget);
+                self.precede(k, widen, render, budget, placed);
             }
         }
     }
@@ -423,7 +471,10 @@ impl Placed {
     /// rather than the room going to another title. The quote then starts
     /// with the line it starts at (`⋮ line n`), its title keeping the
     /// item's own line; its own lines are never cut for this.
-    fn precede(&mut self, k: usize, around: &Widen, render: &Render, budget: usize) {
+    /// A candidate not yet quoted that lies in the gap is shown whole or
+    /// not at all (the quote starts at its first line or after its last),
+    /// and one shown is quoted there only.
+    fn precede(&mut self, k: usize, around: &Widen, render: &Render, budget: usize, placed: usize) {
         let room = budget.saturating_sub(self.used);
         let Some((source, _, had)) = self.texts[k].clone() else {
             return;
@@ -431,8 +482,15 @@ impl Placed {
         if room < MIN_FILL || source.ends_with(CUT_MARKER) {
             return;
         }
-        let Some((first, gap)) =
-            around.before(k, (had + room).saturating_mul(WIDEN_BYTES_PER_TOKEN))
+        let Some(Gap {
+            first,
+            text: gap,
+            inner,
+        }) = around.before(
+            k,
+            (had + room).saturating_mul(WIDEN_BYTES_PER_TOKEN),
+            placed,
+        )
         else {
             return;
         };
@@ -440,7 +498,7 @@ impl Placed {
         // The last `t` lines of the gap before the source, less the blank
         // ones they start with, rendered and counted: `Err` when they do
         // not fit, nothing when they are all blank.
-        type Quote = Option<(String, String, usize)>;
+        type Quote = Option<((String, String, usize), usize)>;
         let with = |t: usize| -> Result<Quote, ()> {
             let Some(from) = (lines.len() - t..lines.len()).find(|&l| !lines[l].trim().is_empty())
             else {
@@ -454,7 +512,7 @@ impl Placed {
             );
             let text = render(k, &quote);
             let t = fits(&text, had + room).ok_or(())?;
-            Ok(Some((quote, text, t)))
+            Ok(Some(((quote, text, t), from)))
         };
         // The most lines that fit: their count only grows with them.
         let (mut lo, mut hi, mut best) = (0, lines.len(), None);
@@ -468,7 +526,19 @@ impl Placed {
                 Err(()) => hi = mid - 1,
             }
         }
-        if let Some(g) = best.filter(|g| g.2 > had) {
+        if let Some((g, from)) = best.filter(|(g, _)| g.2 > had) {
+            // A candidate shown whole is quoted here; one whose last
+            // lines only are shown is not quoted again (its head would
+            // repeat them), and is listed as left out.
+            for &(j, top, end) in &inner {
+                if end < from || self.outcome[j] != Packed::Omitted {
+                    continue;
+                }
+                match top {
+                    Some(top) if top >= from => self.inside[j] = Some(k),
+                    _ => self.cut_off[j] = true,
+                }
+            }
             self.used = self.used - had + g.2;
             self.texts[k] = Some(g);
         }
@@ -1034,6 +1104,7 @@ mod tests {
         before: &'a [String],
         first: usize,
         continued: Option<usize>,
+        inner: Vec<(usize, Option<usize>, usize)>,
     }
 
     impl Surroundings for Preceded<'_> {
@@ -1041,8 +1112,12 @@ mod tests {
             None
         }
 
-        fn before(&self, i: usize, _: usize) -> Option<(usize, String)> {
-            Some((self.first, self.before[i].clone()))
+        fn before(&self, i: usize, _: usize, _: usize) -> Option<Gap> {
+            Some(Gap {
+                first: self.first,
+                text: self.before[i].clone(),
+                inner: self.inner.clone(),
+            })
         }
 
         fn continues(&self, i: usize) -> bool {
@@ -1061,6 +1136,7 @@ mod tests {
             before: &before,
             first: 10,
             continued: None,
+            inner: Vec::new(),
         };
         let p = widened(&small, 600, frame, &around);
         only_the_first_whole(&p);
@@ -1098,9 +1174,68 @@ mod tests {
             before: &blank,
             first: 1,
             continued: None,
+            inner: Vec::new(),
         };
         let p = widened(&small, 600, frame, &around);
         assert_eq!(p.sources[0].as_deref(), Some(small[0].as_str()));
+    }
+
+    /// A lower-ranked candidate in the lines before a quote is shown
+    /// there whole or not at all, and one shown is not quoted again.
+    #[test]
+    fn a_candidate_in_the_lines_before_a_quote_is_shown_whole_there_once() {
+        let frame = count_tokens(&titled(1, ""));
+        let small: Vec<String> = (0..8).map(|_| src(2)).collect();
+        // 40 lines before each source; candidate 5 is lines 30-34 of
+        // them, candidate 6 lines 2-6.
+        let gap = format!("{}\n", src(40));
+        let before = vec![gap.clone(); 8];
+        let around = Preceded {
+            before: &before,
+            first: 100,
+            continued: None,
+            inner: vec![(5, Some(30), 34), (6, Some(2), 6), (7, None, 0)],
+        };
+        // Room for the last 8 lines before (32-39): they show candidate
+        // 5's last lines, so it is not quoted again, and listed as left
+        // out.
+        let last8: String = gap.split_inclusive('\n').skip(32).collect();
+        let room = count_tokens(&titled(
+            0,
+            &format!(
+                "{} line 132\n{last8}{}",
+                crate::context::CONTINUED,
+                small[0]
+            ),
+        ));
+        let p = widened(&small, room, frame, &around);
+        let shown = p.sources[0].as_deref().unwrap();
+        let from: usize = shown
+            .strip_prefix(&format!("{} line ", crate::context::CONTINUED))
+            .and_then(|r| r.split('\n').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{shown}"));
+        assert_eq!(from, 100 + 32, "{shown}");
+        assert_eq!(p.inside[5], None);
+        assert_eq!(p.outcome[5], Packed::Omitted);
+        assert!(p.sources[5].is_none());
+        // Room for every line before: both are shown, once, and count as
+        // quoted where the quote is.
+        let room = count_tokens(&titled(0, &format!("{gap}{}", small[0]))) + 20;
+        let p = widened(&small, room, frame, &around);
+        assert!(p.sources[0].as_deref().unwrap().contains(&src(40)));
+        assert_eq!(p.inside[5], Some(0));
+        assert_eq!(p.inside[6], Some(0));
+        // One whose head is before the gap: its end is shown, not it.
+        assert_eq!(p.inside[7], None);
+        assert_eq!(p.outcome[7], Packed::Omitted);
+        assert_eq!(p.outcome[5], Packed::Omitted);
+        assert!(p.sources[5].is_none() && p.sources[6].is_none());
+        assert!(p
+            .inside
+            .iter()
+            .enumerate()
+            .all(|(k, x)| x.is_none() || k == 5 || k == 6));
     }
 
     #[test]

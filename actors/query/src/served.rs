@@ -55,6 +55,13 @@ impl Served {
         }
     }
 
+    /// Where the line after the one holding byte `at` starts: `None` when
+    /// that line is the last.
+    pub fn next_line(&self, at: usize) -> Option<usize> {
+        let rest = self.text.as_bytes().get(at..)?;
+        rest.iter().position(|&b| b == b'\n').map(|i| at + i + 1)
+    }
+
     /// The whole file, masked. Lines are those of the file.
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
         if self.findings.is_empty() {
