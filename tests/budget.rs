@@ -326,3 +326,135 @@ fn no_better_ranked_item_is_left_out_in_silence() {
     assert_eq!(checked, 15);
     server.finish();
 }
+
+/// Past the framing share, a whole item its file's end stops shows the
+/// lines before it, and a lower-ranked definition there is shown whole
+/// in them: counted as shown, quoted once, never under a title of its
+/// own.
+#[test]
+fn a_lower_ranked_definition_before_a_quote_is_shown_there_once() {
+    let repo = Repo::new();
+    let helper: String = (0..12)
+        .map(|i| format!("    fields.append(text.split(':')[{i}])\n"))
+        .collect();
+    repo.write(
+        "billing/invoice.py",
+        format!(
+            "def parse_invoice_fields(text):\n    fields = []\n{helper}    return fields\n\n\n\
+             def settle_invoice_total(order):\n    total = 0\n    for line in order:\n        total += line\n    return total\n"
+        ),
+    );
+    let report: String = (0..60)
+        .map(|i| format!("    rows.append(invoice_row_{i}(order))\n"))
+        .collect();
+    repo.write(
+        "billing/report.py",
+        format!("def invoice_total_report(order):\n    rows = []\n{report}    return rows\n"),
+    );
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let ask = |extra: &[&str]| {
+        let mut args = vec![
+            "search",
+            "settle invoice total",
+            "--lexical-only",
+            "--max-tokens",
+            "300",
+        ];
+        args.extend_from_slice(extra);
+        let o = repo.sno(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let ranked = repo.sno_json(&[
+        "search",
+        "settle invoice total",
+        "--lexical-only",
+        "--json",
+        "--max-tokens",
+        "8000",
+    ]);
+    let names: Vec<&str> = ranked["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["qualified_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names[0], "settle_invoice_total", "{ranked}");
+    let helper_rank = names.iter().position(|n| *n == "parse_invoice_fields");
+    assert!(helper_rank.is_some_and(|r| r >= 1), "{ranked}");
+    let md = ask(&[]);
+    // The quote starts at the file's first line and holds the helper.
+    assert!(
+        md.contains("`settle_invoice_total` billing/invoice.py:18\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("⋮ line 1\ndef parse_invoice_fields(text):"),
+        "{md}"
+    );
+    assert_eq!(md.matches("def parse_invoice_fields").count(), 1, "{md}");
+    assert!(!md.contains("`parse_invoice_fields`"), "{md}");
+    // Counted as shown: both definitions of the quoted file.
+    let head = md.lines().next().unwrap();
+    // (`k of n items`, or `n item(s), k cut` when nothing was left out.)
+    let shown: usize = head
+        .split(" · ")
+        .filter(|p| p.contains(" item"))
+        .find_map(|p| p.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{md}"));
+    let titles = md
+        .lines()
+        .filter(|l| l.starts_with('`') && !l.starts_with("```"))
+        .count();
+    assert!(shown > titles, "{md}");
+}
+
+/// The quotes of one file never share a line: the lines before the best
+/// item (widened backwards) and those after a lower-ranked item above it
+/// (widened forwards) used to quote the lines between them twice.
+#[test]
+fn no_line_of_a_file_is_quoted_twice() {
+    let repo = Repo::new();
+    let constants: String = (0..12)
+        .map(|i| format!("UNRELATED_CONSTANT_{i} = {i} * 7 + 3\n"))
+        .collect();
+    let file = format!(
+        "def settle_invoice_total(order):\n    total = 0\n    for line in order:\n        total += line\n    return total\n\n\n\
+         {constants}\n\ndef settle_invoice_tax(order):\n    tax = 0\n    for line in order:\n        tax += line * 0.2\n    return tax\n"
+    );
+    repo.write("inv.py", &file);
+    let rows: String = (0..60)
+        .map(|i| format!("    rows.append(invoice_row_{i}(order))\n"))
+        .collect();
+    repo.write(
+        "report.py",
+        format!("def invoice_report(order):\n    rows = []\n{rows}    return rows\n"),
+    );
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    let mut widened = 0;
+    for budget in (200..=1000).step_by(50) {
+        let o = repo.sno(&[
+            "search",
+            "settle invoice tax",
+            "--lexical-only",
+            "--max-tokens",
+            &budget.to_string(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let md = stdout(&o);
+        assert!(md.contains("`settle_invoice_tax` inv.py:"), "{md}");
+        for line in file.lines().filter(|l| !l.trim().is_empty()) {
+            let in_file = file.lines().filter(|l| *l == line).count();
+            let quoted = md.lines().filter(|l| *l == line).count();
+            assert!(
+                quoted <= in_file,
+                "{line:?} quoted {quoted} times at {budget}:\n{md}"
+            );
+        }
+        widened += usize::from(md.contains("UNRELATED_CONSTANT_5 = "));
+    }
+    // The lines between the two were quoted at some budgets at all.
+    assert!(widened > 0);
+}

@@ -419,80 +419,109 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         usize::MAX
     };
     // Past the framing share, a block is quoted with the lines that follow
-    // it in its file, up to the next block of that file (never quoting a
-    // ranked item under another's title) and at most the bytes asked.
-    let widen = |k: usize, bytes: usize| -> Option<String> {
+    // it in its file, up to where the next quote of that file starts
+    // (never quoting a ranked item under another's title) and at most the
+    // bytes asked. A block not yet quoted there (ranked lower) is shown
+    // whole or in part; packing does not quote it again.
+    let widen = |k: usize, bytes: usize, quoted: &crate::pack::Reach| -> Option<crate::pack::Gap> {
         let b = &blocks[k];
         let path = spans[b.members[0]].path;
         let file = served(path)?;
-        let next = blocks
-            .iter()
-            .filter(|o| o.start >= b.end && o.start != b.start && spans[o.members[0]].path == path)
-            .map(|o| file.line_start(o.start))
+        let later = || {
+            blocks.iter().enumerate().filter(|(j, o)| {
+                *j != k
+                    && o.start >= b.end
+                    && o.start != b.start
+                    && spans[o.members[0]].path == path
+            })
+        };
+        let next = later()
+            .filter(|(j, _)| *j < quoted.below)
+            .map(|(j, o)| match quoted.from[j] {
+                Some(line) => file.line_offset(line),
+                None => file.line_start(o.start),
+            })
             .min()
             .unwrap_or(file.len());
-        let end = next.min(file.line_start(b.start).saturating_add(bytes));
+        let top = file.line_start(b.start);
+        let end = next.min(top.saturating_add(bytes));
         if end <= b.end {
             return None;
         }
-        let mut text = file.slice(file.line_start(b.start)..end);
+        let mut text = file.slice(top..end);
         // A quote ends at a line's end.
         if end < file.len() {
             let nl = text.rfind('\n')?;
             text.truncate(nl);
         }
         let text = text.trim_end();
-        (text.len() > sources[k].trim_end().len()).then(|| text.to_string())
-    };
-    // And with the lines before it, back to where the file starts or a
-    // quoted block of it ends. A block not yet quoted (ranked lower) may
-    // be shown there whole: packing then does not quote it again.
-    let before = |k: usize, bytes: usize, placed: usize| -> Option<crate::pack::Gap> {
-        let b = &blocks[k];
-        let path = spans[b.members[0]].path;
-        let file = served(path)?;
-        let start = file.line_start(b.start);
-        let others = || {
-            blocks
-                .iter()
-                .enumerate()
-                .filter(|(j, o)| *j != k && o.start < b.start && spans[o.members[0]].path == path)
-        };
-        // Quoted blocks, and one holding this one's start, bound it.
-        let floor = others()
-            .filter(|(j, o)| *j < placed || o.end > start)
-            .map(|(_, o)| o.end.min(start))
-            .max()
-            .unwrap_or(0);
-        let from = start.saturating_sub(bytes).max(floor);
-        if from >= start {
+        if text.len() <= sources[k].trim_end().len() {
             return None;
         }
-        // Whole lines: a line the bound falls inside is left out.
-        let top = if file.line_start(from) == from {
-            from
-        } else {
-            file.next_line(from).filter(|t| *t <= start)?
-        };
-        let gap = file.slice(top..start);
-        if gap.trim().is_empty() {
-            return None;
-        }
-        let first = (b.line as usize).checked_sub(gap.matches('\n').count())?;
-        let line_in_gap = |at: usize| file.slice(top..at).matches('\n').count();
-        let inner = others()
-            .filter(|(j, o)| *j >= placed && o.end > top && o.end <= start)
-            .map(|(j, o)| {
-                let head = (o.start >= top).then(|| line_in_gap(o.start));
-                (j, head, line_in_gap(o.end))
-            })
+        let line_in = |at: usize| file.slice(top..at).matches('\n').count();
+        let inner = later()
+            .filter(|(j, o)| *j >= quoted.below && o.start < end)
+            .map(|(j, o)| (j, Some(line_in(o.start)), line_in(o.end)))
             .collect();
         Some(crate::pack::Gap {
-            first,
-            text: gap,
+            first: b.line as usize,
+            text: text.to_string(),
             inner,
         })
     };
+    // And with the lines before it, back to where the file starts or a
+    // quote of it ends. A block not yet quoted (ranked lower) may be shown
+    // there whole or in part: packing then does not quote it again.
+    let before =
+        |k: usize, bytes: usize, quoted: &crate::pack::Reach| -> Option<crate::pack::Gap> {
+            let b = &blocks[k];
+            let path = spans[b.members[0]].path;
+            let file = served(path)?;
+            let start = file.line_start(b.start);
+            let others = || {
+                blocks.iter().enumerate().filter(|(j, o)| {
+                    *j != k && o.start < b.start && spans[o.members[0]].path == path
+                })
+            };
+            // Quotes, and a block holding this one's start, bound it.
+            let floor = others()
+                .filter(|(j, o)| *j < quoted.below || o.end > start)
+                .map(|(j, o)| match quoted.to.get(j).copied().flatten() {
+                    Some(line) if j < quoted.below => file.line_offset(line + 1),
+                    _ => o.end,
+                })
+                .map(|end| end.min(start))
+                .max()
+                .unwrap_or(0);
+            let from = start.saturating_sub(bytes).max(floor);
+            if from >= start {
+                return None;
+            }
+            // Whole lines: a line the bound falls inside is left out.
+            let top = if file.line_start(from) == from {
+                from
+            } else {
+                file.next_line(from).filter(|t| *t <= start)?
+            };
+            let gap = file.slice(top..start);
+            if gap.trim().is_empty() {
+                return None;
+            }
+            let first = (b.line as usize).checked_sub(gap.matches('\n').count())?;
+            let line_in_gap = |at: usize| file.slice(top..at).matches('\n').count();
+            let inner = others()
+                .filter(|(j, o)| *j >= quoted.below && o.end > top && o.end <= start)
+                .map(|(j, o)| {
+                    let head = (o.start >= top).then(|| line_in_gap(o.start));
+                    (j, head, line_in_gap(o.end))
+                })
+                .collect();
+            Some(crate::pack::Gap {
+                first,
+                text: gap,
+                inner,
+            })
+        };
     let around = Around {
         after: widen,
         before,
@@ -750,15 +779,25 @@ struct Around<'c, A, B> {
 
 impl<A, B> crate::pack::Surroundings for Around<'_, A, B>
 where
-    A: Fn(usize, usize) -> Option<String>,
-    B: Fn(usize, usize, usize) -> Option<crate::pack::Gap>,
+    A: Fn(usize, usize, &crate::pack::Reach) -> Option<crate::pack::Gap>,
+    B: Fn(usize, usize, &crate::pack::Reach) -> Option<crate::pack::Gap>,
 {
-    fn after(&self, i: usize, bytes: usize) -> Option<String> {
-        (self.after)(i, bytes)
+    fn after(
+        &self,
+        i: usize,
+        bytes: usize,
+        quoted: &crate::pack::Reach,
+    ) -> Option<crate::pack::Gap> {
+        (self.after)(i, bytes, quoted)
     }
 
-    fn before(&self, i: usize, bytes: usize, placed: usize) -> Option<crate::pack::Gap> {
-        (self.before)(i, bytes, placed)
+    fn before(
+        &self,
+        i: usize,
+        bytes: usize,
+        quoted: &crate::pack::Reach,
+    ) -> Option<crate::pack::Gap> {
+        (self.before)(i, bytes, quoted)
     }
 
     fn continues(&self, i: usize) -> bool {

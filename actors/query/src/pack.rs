@@ -89,15 +89,17 @@ pub type Render<'a> = dyn Fn(usize, &str) -> String + 'a;
 /// share is spent: what follows and what precedes each quote in its file.
 pub trait Surroundings {
     /// Candidate `i`'s source with what follows it where it was quoted
-    /// from (the next lines of its file, at most about `bytes`): `None`
-    /// when nothing follows.
-    fn after(&self, i: usize, bytes: usize) -> Option<String>;
+    /// from (the next lines of its file, at most about `bytes`, up to
+    /// where a quote of one of `quoted` starts), as a [`Gap`] whose
+    /// `first` is the number of the source's first line: `None` when
+    /// nothing follows.
+    fn after(&self, i: usize, bytes: usize, quoted: &Reach) -> Option<Gap>;
 
     /// The whole lines before candidate `i`'s quote (at most about
-    /// `bytes`, back to where its file starts or a quote of a candidate
-    /// below `placed` ends, every one of those being quoted), with the
-    /// number of the first: `None` when nothing precedes it.
-    fn before(&self, _i: usize, _bytes: usize, _placed: usize) -> Option<Gap> {
+    /// `bytes`, back to where its file starts or a quote of one of
+    /// `quoted` ends), with the number of the first: `None` when nothing
+    /// precedes it.
+    fn before(&self, _i: usize, _bytes: usize, _quoted: &Reach) -> Option<Gap> {
         None
     }
 
@@ -107,6 +109,20 @@ pub trait Surroundings {
     fn continues(&self, _i: usize) -> bool {
         false
     }
+}
+
+/// The candidates quoted so far and how far their quotes reach: the
+/// quotes of one file never share a line.
+#[derive(Clone, Copy, Debug)]
+pub struct Reach<'a> {
+    /// Candidates below this one are quoted (or found no room).
+    pub below: usize,
+    /// By candidate: the first line its quote reaches back to, when it
+    /// was widened backwards.
+    pub from: &'a [Option<usize>],
+    /// By candidate: the last line its quote reaches to, when it was
+    /// widened forwards.
+    pub to: &'a [Option<usize>],
 }
 
 /// The lines before a quote ([`Surroundings::before`]).
@@ -119,15 +135,19 @@ pub struct Gap {
     /// The candidates not yet quoted that lie in it, each as (candidate,
     /// its first line's index in `text`, or `None` when it starts before
     /// `text` does, and its last line's): a quote of the gap that shows
-    /// any of such a candidate's lines is the only quote of them.
+    /// any of such a candidate's lines is the only quote of them. (After
+    /// a quote, `text` is the quote's source and what follows it.)
     pub inner: Vec<(usize, Option<usize>, usize)>,
 }
 
 /// A function of the candidate and the bytes is what follows the quotes,
 /// nothing preceding them.
 impl<F: Fn(usize, usize) -> Option<String>> Surroundings for F {
-    fn after(&self, i: usize, bytes: usize) -> Option<String> {
-        self(i, bytes)
+    fn after(&self, i: usize, bytes: usize, _: &Reach) -> Option<Gap> {
+        self(i, bytes).map(|text| Gap {
+            text,
+            ..Gap::default()
+        })
     }
 }
 
@@ -207,6 +227,8 @@ pub fn pack(
         preceded: vec![false; n],
         inside: vec![None; n],
         cut_off: vec![false; n],
+        from: vec![None; n],
+        to: vec![None; n],
         used: 0,
     };
     let share = (budget / ITEM_SHARE).max(MIN_CUT);
@@ -352,6 +374,10 @@ struct Placed {
     inside: Vec<Option<usize>>,
     /// Items whose last lines only are shown there: never placed.
     cut_off: Vec<bool>,
+    /// The first line a widened quote reaches back to, and the last one
+    /// it reaches to.
+    from: Vec<Option<usize>>,
+    to: Vec<Option<usize>>,
     used: usize,
 }
 
@@ -402,7 +428,7 @@ impl Placed {
             if self.outcome[k] != Packed::Whole {
                 continue;
             }
-            self.follow(k, widen, render, budget);
+            self.follow(k, widen, render, budget, placed);
             // A file's later piece has its first piece's surroundings.
             if before && !self.preceded[k] && !widen.continues(k) {
                 self.preceded[k] = true;
@@ -412,7 +438,7 @@ impl Placed {
     }
 
     /// Whole item `k` quoted with what follows it, as much as fits (once).
-    fn follow(&mut self, k: usize, widen: &Widen, render: &Render, budget: usize) {
+    fn follow(&mut self, k: usize, widen: &Widen, render: &Render, budget: usize, placed: usize) {
         let room = budget.saturating_sub(self.used);
         if self.widen_tried[k] || room == 0 {
             return;
@@ -425,12 +451,24 @@ impl Placed {
             .saturating_mul(WIDEN_BYTES_PER_TOKEN)
             .next_power_of_two();
         let mut grown: Option<(String, String, usize)> = None;
+        let mut inner = Vec::new();
+        let mut first = 0;
         // A quote that fits whole with room to spare ended where its
         // window did (indented, blank-lined code takes more bytes a
         // token than the window allows for), or where its file or the
         // next block does: a wider window tells which.
         for _ in 0..WIDEN_WINDOWS {
-            let Some(wide) = widen.after(k, bytes) else {
+            let reach = Reach {
+                below: placed,
+                from: &self.from,
+                to: &self.to,
+            };
+            let Some(Gap {
+                first: top,
+                text: wide,
+                inner: within,
+            }) = widen.after(k, bytes, &reach)
+            else {
                 break;
             };
             if grown.as_ref().is_some_and(|g| g.0.len() >= wide.len()) {
@@ -454,14 +492,58 @@ impl Placed {
             let spare = had + room - g.2;
             let cut = g.0.ends_with(CUT_MARKER);
             grown = Some(g);
+            inner = within;
+            first = top;
             if cut || spare < MIN_FILL {
                 break;
             }
             bytes = bytes.saturating_mul(2);
         }
         if let Some(g) = grown {
+            // Lines shown whole, and shown at all (a cut's last line may
+            // be its head only).
+            let (whole, any) = match g.0.strip_suffix(CUT_IN_LINE) {
+                Some(code) => (code.matches('\n').count(), code.matches('\n').count() + 1),
+                None => {
+                    let n =
+                        g.0.strip_suffix(CUT_MARKER)
+                            .unwrap_or(&g.0)
+                            .matches('\n')
+                            .count()
+                            + 1;
+                    (n, n)
+                }
+            };
+            self.shown_in(k, &inner, |top, end| (end < whole, top < any));
+            self.to[k] = Some(first + any - 1);
             self.used = self.used - had + g.2;
             self.texts[k] = Some(g);
+        }
+    }
+
+    /// The candidates of `inner` a quote of `k` shows: whole (`shows`
+    /// gives (whole, any line) for a candidate's first and last line's
+    /// indices) they are quoted there; in part, they are not quoted
+    /// again (their other lines would repeat these) and are listed as
+    /// left out.
+    fn shown_in(
+        &mut self,
+        k: usize,
+        inner: &[(usize, Option<usize>, usize)],
+        shows: impl Fn(usize, usize) -> (bool, bool),
+    ) {
+        for &(j, top, end) in inner {
+            if self.outcome[j] != Packed::Omitted || self.inside[j].is_some() {
+                continue;
+            }
+            match top.map(|top| shows(top, end)) {
+                Some((true, _)) => self.inside[j] = Some(k),
+                Some((false, true)) => self.cut_off[j] = true,
+                Some((false, false)) => {}
+                // It starts before the gap: any line of it shown is its
+                // end.
+                None => self.cut_off[j] |= shows(0, end).1,
+            }
         }
     }
 
@@ -471,9 +553,8 @@ impl Placed {
     /// rather than the room going to another title. The quote then starts
     /// with the line it starts at (`⋮ line n`), its title keeping the
     /// item's own line; its own lines are never cut for this.
-    /// A candidate not yet quoted that lies in the gap is shown whole or
-    /// not at all (the quote starts at its first line or after its last),
-    /// and one shown is quoted there only.
+    /// A candidate not yet quoted that the quote shows whole is quoted
+    /// there only; one it shows the end of is not quoted again.
     fn precede(&mut self, k: usize, around: &Widen, render: &Render, budget: usize, placed: usize) {
         let room = budget.saturating_sub(self.used);
         let Some((source, _, had)) = self.texts[k].clone() else {
@@ -482,6 +563,11 @@ impl Placed {
         if room < MIN_FILL || source.ends_with(CUT_MARKER) {
             return;
         }
+        let reach = Reach {
+            below: placed,
+            from: &self.from,
+            to: &self.to,
+        };
         let Some(Gap {
             first,
             text: gap,
@@ -489,7 +575,7 @@ impl Placed {
         }) = around.before(
             k,
             (had + room).saturating_mul(WIDEN_BYTES_PER_TOKEN),
-            placed,
+            &reach,
         )
         else {
             return;
@@ -527,18 +613,9 @@ impl Placed {
             }
         }
         if let Some((g, from)) = best.filter(|(g, _)| g.2 > had) {
-            // A candidate shown whole is quoted here; one whose last
-            // lines only are shown is not quoted again (its head would
-            // repeat them), and is listed as left out.
-            for &(j, top, end) in &inner {
-                if end < from || self.outcome[j] != Packed::Omitted {
-                    continue;
-                }
-                match top {
-                    Some(top) if top >= from => self.inside[j] = Some(k),
-                    _ => self.cut_off[j] = true,
-                }
-            }
+            // The quote shows the gap's lines from `from` on.
+            self.shown_in(k, &inner, |top, end| (top >= from, end >= from));
+            self.from[k] = Some(first + from);
             self.used = self.used - had + g.2;
             self.texts[k] = Some(g);
         }
@@ -1108,11 +1185,11 @@ mod tests {
     }
 
     impl Surroundings for Preceded<'_> {
-        fn after(&self, _: usize, _: usize) -> Option<String> {
+        fn after(&self, _: usize, _: usize, _: &Reach) -> Option<Gap> {
             None
         }
 
-        fn before(&self, i: usize, _: usize, _: usize) -> Option<Gap> {
+        fn before(&self, i: usize, _: usize, _: &Reach) -> Option<Gap> {
             Some(Gap {
                 first: self.first,
                 text: self.before[i].clone(),
@@ -1236,6 +1313,48 @@ mod tests {
             .iter()
             .enumerate()
             .all(|(k, x)| x.is_none() || k == 5 || k == 6));
+    }
+
+    /// Surroundings with `after` lines after candidate 0's quote only,
+    /// holding `inner` candidates.
+    struct Followed {
+        after: String,
+        inner: Vec<(usize, Option<usize>, usize)>,
+    }
+
+    impl Surroundings for Followed {
+        fn after(&self, i: usize, _: usize, _: &Reach) -> Option<Gap> {
+            (i == 0).then(|| Gap {
+                first: 10,
+                text: format!("{}\n{}", src(2), self.after),
+                inner: self.inner.clone(),
+            })
+        }
+    }
+
+    /// A lower-ranked candidate in the lines after a quote is shown there
+    /// whole and counted as shown; one whose head only is shown is not.
+    #[test]
+    fn a_candidate_in_the_lines_after_a_quote_is_shown_there_once() {
+        let frame = count_tokens(&titled(1, ""));
+        let small: Vec<String> = (0..8).map(|_| src(2)).collect();
+        // Candidate 5 is lines 3-6 after the source's two, 6 lines 14-30.
+        let around = Followed {
+            after: src(40),
+            inner: vec![(5, Some(5), 8), (6, Some(16), 32)],
+        };
+        // Room for about 20 lines: 5 whole, 6's head.
+        let room = count_tokens(&titled(0, &src(22))) + 8;
+        let p = widened(&small, room, frame, &around);
+        assert_eq!(p.outcome[0], Packed::Whole, "{:?}", p.outcome);
+        assert!(p.sources[0].as_deref().unwrap().ends_with(CUT_MARKER));
+        assert_eq!(p.inside[5], Some(0));
+        assert_eq!(p.inside[6], None);
+        assert!(
+            p.outcome[1..].iter().all(|o| *o == Packed::Omitted),
+            "{:?}",
+            p.outcome
+        );
     }
 
     #[test]

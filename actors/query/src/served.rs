@@ -55,6 +55,20 @@ impl Served {
         }
     }
 
+    /// Where line `n` (from 1) starts: the file's length past its last.
+    pub fn line_offset(&self, n: usize) -> usize {
+        if n <= 1 {
+            return 0;
+        }
+        self.text
+            .as_bytes()
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(n - 2)
+            .map_or(self.text.len(), |(i, _)| i + 1)
+    }
+
     /// Where the line after the one holding byte `at` starts: `None` when
     /// that line is the last.
     pub fn next_line(&self, at: usize) -> Option<usize> {
