@@ -458,7 +458,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         if text.len() <= sources[k].trim_end().len() {
             return None;
         }
-        let line_in = |at: usize| file.slice(top..at).matches('\n').count();
+        let line_in = |at: usize| file.newlines(top..at);
         let inner = later()
             .filter(|(j, o)| *j >= quoted.below && o.start < end)
             .map(|(j, o)| (j, Some(line_in(o.start)), line_in(o.end)))
@@ -508,7 +508,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                 return None;
             }
             let first = (b.line as usize).checked_sub(gap.matches('\n').count())?;
-            let line_in_gap = |at: usize| file.slice(top..at).matches('\n').count();
+            let line_in_gap = |at: usize| file.newlines(top..at);
             let inner = others()
                 .filter(|(j, o)| *j >= quoted.below && o.end > top && o.end <= start)
                 .map(|(j, o)| {

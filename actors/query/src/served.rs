@@ -55,6 +55,13 @@ impl Served {
         }
     }
 
+    /// Newlines in bytes `range` (masking keeps a file's lines).
+    pub fn newlines(&self, range: Range<usize>) -> usize {
+        let b = self.text.as_bytes();
+        let r = range.start.min(b.len())..range.end.min(b.len());
+        b[r].iter().filter(|c| **c == b'\n').count()
+    }
+
     /// Where line `n` (from 1) starts: the file's length past its last.
     pub fn line_offset(&self, n: usize) -> usize {
         if n <= 1 {
