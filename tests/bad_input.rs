@@ -387,13 +387,7 @@ fn an_unreadable_head_is_an_error_that_writes_nothing() {
 #[test]
 fn syntax_errors_are_said_of_the_files_an_answer_quotes() {
     let repo = Repo::new();
-    let body: String = (0..80)
-        .map(|i| format!("    total = total + invoice_line_{i}(order)\n"))
-        .collect();
-    repo.write(
-        "billing.py",
-        format!("def settle_invoice(order):\n    total = 0\n{body}    return total\n"),
-    );
+    write_long_invoice(&repo);
     for k in 0..3 {
         repo.write(
             &format!("broken_{k}.py"),

@@ -141,13 +141,7 @@ fn a_tight_budget_is_never_silent() {
 #[test]
 fn a_cut_with_nothing_left_out_says_so() {
     let repo = Repo::new();
-    let body: String = (0..80)
-        .map(|i| format!("    total = total + invoice_line_{i}(order)\n"))
-        .collect();
-    repo.write(
-        "billing.py",
-        format!("def settle_invoice(order):\n    total = 0\n{body}    return total\n"),
-    );
+    write_long_invoice(&repo);
     repo.commit("seed");
     repo.sno_json(&["init", "--json"]);
     let o = repo.sno(&[

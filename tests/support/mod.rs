@@ -153,6 +153,18 @@ pub fn assert_error_code(o: &Output, code: &str) {
     assert!(err.contains("hint:"), "every error carries a hint: {err}");
 }
 
+/// Writes `billing.py`: one function, `settle_invoice`, of 84 lines, more
+/// than a small budget quotes whole.
+pub fn write_long_invoice(repo: &Repo) {
+    let body: String = (0..80)
+        .map(|i| format!("    total = total + invoice_line_{i}(order)\n"))
+        .collect();
+    repo.write(
+        "billing.py",
+        format!("def settle_invoice(order):\n    total = 0\n{body}    return total\n"),
+    );
+}
+
 /// A small multi-language project: Python, JavaScript, Go, Rust.
 pub fn seed_polyglot(repo: &Repo) {
     repo.write(
