@@ -125,7 +125,8 @@ pub struct Reach<'a> {
     pub to: &'a [Option<usize>],
 }
 
-/// The lines before a quote ([`Surroundings::before`]).
+/// Lines around a quote: those before it ([`Surroundings::before`]), or
+/// its source and what follows it ([`Surroundings::after`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Gap {
     /// The number of its first line.
@@ -135,8 +136,7 @@ pub struct Gap {
     /// The candidates not yet quoted that lie in it, each as (candidate,
     /// its first line's index in `text`, or `None` when it starts before
     /// `text` does, and its last line's): a quote of the gap that shows
-    /// any of such a candidate's lines is the only quote of them. (After
-    /// a quote, `text` is the quote's source and what follows it.)
+    /// any of such a candidate's lines is the only quote of them.
     pub inner: Vec<(usize, Option<usize>, usize)>,
 }
 
@@ -174,9 +174,9 @@ pub struct Packing {
     pub sources: Vec<Option<String>>,
     /// Each included candidate's rendering: the pieces of `body`.
     pub rendered: Vec<Option<String>>,
-    /// By candidate: the included one whose quote shows it whole, in the
-    /// lines before that one's own (it has no rendering of its own and
-    /// its outcome is [`Packed::Omitted`]).
+    /// By candidate: the included one whose widened quote shows it whole,
+    /// in the lines around that one's own (it has no rendering of its own
+    /// and its outcome is [`Packed::Omitted`]).
     pub inside: Vec<Option<usize>>,
     pub tokens: usize,
 }
@@ -236,7 +236,7 @@ pub fn pack(
     let capped = framing != usize::MAX;
     let mut i = 0;
     while i < n {
-        // Shown (or its end shown) in the lines before a better one's
+        // Shown (whole or in part) in the lines around a better one's
         // quote.
         if placed.inside[i].is_some() || placed.cut_off[i] {
             i += 1;
@@ -370,9 +370,9 @@ struct Placed {
     widen_tried: Vec<bool>,
     /// Items [`Placed::precede`] has tried.
     preceded: Vec<bool>,
-    /// Items shown whole in the lines before another's quote.
+    /// Items shown whole in the lines around another's quote.
     inside: Vec<Option<usize>>,
-    /// Items whose last lines only are shown there: never placed.
+    /// Items shown in part there: never placed.
     cut_off: Vec<bool>,
     /// The first line a widened quote reaches back to, and the last one
     /// it reaches to.
