@@ -177,7 +177,6 @@ fn item_paths(v: &serde_json::Value) -> Vec<String> {
 #[test]
 fn a_scope_is_named_from_here_and_one_outside_is_refused() {
     let repo = indexed();
-    let paths = item_paths;
     let search = |dir: &std::path::Path, scope: &str| {
         let o = sno_in(
             dir,
@@ -195,19 +194,24 @@ fn a_scope_is_named_from_here_and_one_outside_is_refused() {
         serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
     };
     let from_root = search(repo.path(), "server");
-    assert!(!paths(&from_root).is_empty(), "{from_root}");
-    assert!(paths(&from_root).iter().all(|p| p.starts_with("server")));
+    assert!(!item_paths(&from_root).is_empty(), "{from_root}");
+    assert!(item_paths(&from_root)
+        .iter()
+        .all(|p| p.starts_with("server")));
     // The same place from inside it, and by its absolute path.
     let inside = repo.path().join("server");
     for v in [
         search(&inside, "."),
         search(repo.path(), inside.to_str().unwrap()),
     ] {
-        assert_eq!(paths(&v), paths(&from_root), "{v}");
+        assert_eq!(item_paths(&v), item_paths(&from_root), "{v}");
         assert_eq!(v["header"]["scope"], "server", "{v}");
     }
     // A repository-relative prefix still works from a subdirectory.
-    assert_eq!(paths(&search(&inside, "server")), paths(&from_root));
+    assert_eq!(
+        item_paths(&search(&inside, "server")),
+        item_paths(&from_root)
+    );
     let outside = tempfile::tempdir().unwrap();
     for scope in [outside.path().to_str().unwrap(), "../.."] {
         let o = sno_in(&inside, &["search", "run", "--json", "--scope", scope], &[]);

@@ -486,7 +486,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             // Quotes, and a block holding this one's start, bound it.
             let floor = others()
                 .filter(|(j, o)| *j < quoted.below || o.end > start)
-                .map(|(j, o)| match quoted.to.get(j).copied().flatten() {
+                .map(|(j, o)| match quoted.to[j] {
                     Some(line) if j < quoted.below => file.line_offset(line + 1),
                     _ => o.end,
                 })
@@ -507,7 +507,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
             if gap.trim().is_empty() {
                 return None;
             }
-            let first = (b.line as usize).checked_sub(gap.matches('\n').count())?;
+            let first = (b.line as usize).checked_sub(file.newlines(top..start))?;
             let line_in_gap = |at: usize| file.newlines(top..at);
             let inner = others()
                 .filter(|(j, o)| *j >= quoted.below && o.end > top && o.end <= start)
@@ -553,7 +553,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         let outcome = if code_answer {
             let mut outcome = vec![Packed::Omitted; ranked];
             for (k, b) in blocks.iter().enumerate() {
-                // Shown whole in the lines before another block's quote.
+                // Shown whole in the lines around another block's quote.
                 if packing.inside[k].is_some() {
                     for &m in &b.members {
                         outcome[m] = Packed::Whole;
@@ -736,8 +736,9 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
         // small low-ranked items fill what a big high-ranked one left).
         let listed = pkg.omitted.len();
         // (A block's place is its best entry's: those it absorbed are
-        // there for being next to it, as is a block shown in the lines
-        // before another's quote.)
+        // there for being next to it. A block shown in the lines around
+        // another's quote is there for the same reason: its packing
+        // outcome is `Omitted`, so it does not raise the place.)
         let highest_included = blocks
             .iter()
             .enumerate()

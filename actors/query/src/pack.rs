@@ -503,7 +503,10 @@ impl Placed {
             // Lines shown whole, and shown at all (a cut's last line may
             // be its head only).
             let (whole, any) = match g.0.strip_suffix(CUT_IN_LINE) {
-                Some(code) => (code.matches('\n').count(), code.matches('\n').count() + 1),
+                Some(code) => {
+                    let n = code.matches('\n').count();
+                    (n, n + 1)
+                }
                 None => {
                     let n =
                         g.0.strip_suffix(CUT_MARKER)
@@ -1257,8 +1260,9 @@ mod tests {
         assert_eq!(p.sources[0].as_deref(), Some(small[0].as_str()));
     }
 
-    /// A lower-ranked candidate in the lines before a quote is shown
-    /// there whole or not at all, and one shown is not quoted again.
+    /// A lower-ranked candidate in the lines before a quote that they
+    /// show whole is quoted there only; one they show in part is not
+    /// quoted.
     #[test]
     fn a_candidate_in_the_lines_before_a_quote_is_shown_whole_there_once() {
         let frame = count_tokens(&titled(1, ""));
@@ -1313,6 +1317,34 @@ mod tests {
             .iter()
             .enumerate()
             .all(|(k, x)| x.is_none() || k == 5 || k == 6));
+    }
+
+    /// A candidate whose end only the lines before a quote show is never
+    /// quoted after, though room is left for it (its head would come
+    /// under its own title and its end again).
+    #[test]
+    fn a_candidate_shown_in_part_before_a_quote_is_not_quoted_again() {
+        let frame = count_tokens(&titled(1, ""));
+        let small: Vec<String> = (0..8).map(|_| src(2)).collect();
+        let before = vec![format!("{}\n", src(10)); 8];
+        let packed = |inner: Vec<(usize, Option<usize>, usize)>| {
+            let around = Preceded {
+                before: &before,
+                first: 100,
+                continued: None,
+                inner,
+            };
+            widened(&small, 4000, frame, &around)
+        };
+        // Candidate 7 ends in the gap's first 4 lines and starts above it.
+        let p = packed(vec![(7, None, 3)]);
+        assert!(p.sources[0].as_deref().unwrap().contains(&src(10)));
+        assert_eq!(p.outcome[..7], [Packed::Whole; 7], "{:?}", p.outcome);
+        assert_eq!(p.outcome[7], Packed::Omitted);
+        assert_eq!(p.inside[7], None);
+        // Not in the gap: it comes in with the rest.
+        let p = packed(Vec::new());
+        assert_eq!(p.outcome, [Packed::Whole; 8], "{:?}", p.outcome);
     }
 
     /// Surroundings with `after` lines after candidate 0's quote only,
