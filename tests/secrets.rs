@@ -18,6 +18,10 @@ const SECRETS: &[(&str, &str)] = &[
     ("q9T4mZ2xL7pR1vB8", "assigned-secret"),
     // `$`, `%` and `*` are a password's characters too, not a template's.
     ("Xk8mP2vL$9qR4aZ7b", "assigned-secret"),
+    // Bare values with more text after them on their line.
+    ("Wq7rT2mK9vB4nX6zL", "assigned-secret"),
+    ("Hn3vR8kP2wQ6mZ9xT", "assigned-secret"),
+    ("3f9a1c7e5b2d8f4a6c0e9b1d3f5a7c9e", "bearer-token"),
 ];
 
 fn seeded() -> Repo {
@@ -52,6 +56,10 @@ def connect_database():
         "config/slack.yaml",
         "notify:\n  channel: builds\n  slack_token: xoxb-2048-9921-Zq8LmN3pR7sT\n",
     );
+    repo.write(
+        "deploy/release.sh",
+        "#!/bin/sh\nexport DB_PASSWORD=Hn3vR8kP2wQ6mZ9xT; migrate\nmysql -u root --password=Wq7rT2mK9vB4nX6zL app < schema.sql\ncurl -H 'Authorization: Bearer 3f9a1c7e5b2d8f4a6c0e9b1d3f5a7c9e' https://api.internal/deploy\n",
+    );
     repo.commit("settings with secrets in them");
     repo
 }
@@ -82,10 +90,10 @@ fn no_read_tool_serves_a_secret_and_search_still_finds_the_code() {
     let status = repo.status();
     assert_eq!(status["secrets"]["masking"], true, "{status}");
     assert_eq!(
-        status["secrets"]["masked"], 6,
+        status["secrets"]["masked"], 9,
         "parsed files' values: {status}"
     );
-    assert_eq!(status["secrets"]["files"], 2, "{status}");
+    assert_eq!(status["secrets"]["files"], 3, "{status}");
 
     let mut s = Server::init(&repo, "2025-06-18").0;
     let mut calls: Vec<(&str, Value)> = vec![
@@ -280,7 +288,7 @@ fn what_agents_write_is_kept_with_its_secrets_masked() {
             "log_decision",
             json!({
                 "title": "rotate key AKIAQ3EGUIDEXAMPL3ZZ",
-                "rationale": "it was in postgres://admin:Zk8pQ2vL9xW@db.internal:5432/app",
+                "rationale": "it was in postgres://admin:Zk8pQ2vL9xW@db.internal:5432/app and password=Xk8mP2vL$9qR4aZ7b in the runbook",
                 "files": ["app/settings.py"],
             }),
         ),
@@ -336,4 +344,35 @@ fn what_agents_write_is_kept_with_its_secrets_masked() {
             &String::from_utf8_lossy(&bytes),
         );
     }
+}
+
+#[test]
+fn code_assigned_to_secret_sounding_names_is_served_as_written() {
+    let repo = Repo::new();
+    let schema = "import { z } from \"zod\";\n\nexport const Login = z.object({\n  user: z.string(),\n  password: z.string(),\n  token: z.string().min(20),\n});\n";
+    let c = "#include <stdlib.h>\n\nchar **split(int slots) {\n    char **tokens = NULL;\n    tokens = s_malloc(sizeof(char *)*slots);\n    return tokens;\n}\n";
+    let py = "def fresh(counter, api):\n    token = next(counter)\n    client = api.Client(api_key=self.apiKey)\n    return token, client\n";
+    repo.write("src/login.ts", schema);
+    repo.write("src/split.c", c);
+    repo.write("src/fresh.py", py);
+    repo.commit("code that names secrets without holding any");
+    let out = repo.sno(&["init", "--history", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(repo.status()["secrets"]["masked"], 0, "nothing to mask");
+    for (name, line) in [
+        ("split", "    tokens = s_malloc(sizeof(char *)*slots);"),
+        ("fresh", "    token = next(counter)"),
+        ("fresh", "    client = api.Client(api_key=self.apiKey)"),
+    ] {
+        let out = repo.sno(&["show", name]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).contains(line), "{name}: {}", stdout(&out));
+    }
+    let out = repo.sno(&["grep", "z.string"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("password: z.string(),") && text.contains("token: z.string().min(20),"),
+        "{text}"
+    );
+    assert!(!text.contains("redacted"), "{text}");
 }

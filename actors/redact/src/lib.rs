@@ -11,9 +11,11 @@
 //! library that finds ranges in a string (ripsecrets' matcher is private to
 //! its command line), so the shapes are compiled here. The generic rule
 //! (a value assigned to a `*_SECRET`, `*_TOKEN`, `*_PASSWORD`... name) is
-//! sno's own: it needs a quoted or line-final value of 8 characters or
-//! more, two character classes, Shannon entropy of at least 3 bits per
-//! character, and no placeholder look (`${VAR}`, `<token>`, `changeme`).
+//! sno's own: it needs a quoted value, a line-final one or one glued to
+//! the name by `=` (`--password=...`), of 8 characters or more, two
+//! character classes, Shannon entropy of at least 3 bits per character,
+//! and no placeholder look (`${VAR}`, `<token>`, `changeme`); a bare value
+//! must not be code either (a call, a statement, a path of names).
 //!
 //! Masking keeps every newline, so line numbers in answers stay those of
 //! the file: a private key's body becomes one marker followed by the lines
@@ -182,6 +184,36 @@ const RULES: &[Rule] = &[
         // `password: hunter2x` in YAML, `API_KEY=...` in an env-style file.
         pattern: r#"(?im)^[ \t]*[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|api[_\-]?key)[A-Za-z0-9_.\-]*[ \t]*[:=][ \t]*([^\s"'`#]{8,256})[ \t]*$"#,
         group: 1,
+        check: unquoted_secret,
+    },
+    Rule {
+        id: "assigned-secret",
+        anchors: &[
+            "secret",
+            "token",
+            "passw",
+            "pwd",
+            "api_key",
+            "apikey",
+            "api-key",
+            "access_key",
+            "auth_key",
+            "credential",
+        ],
+        // `--password=...` on a command line, `export DB_PASSWORD=...; run`,
+        // `?token=...&` in a URL, `password=...` in a sentence: a value
+        // glued to its name by `=` ends at a space or a shell separator,
+        // not at the end of the line.
+        pattern: r#"(?i)\b[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|pwd|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[A-Za-z0-9_.\-]*=([^\s"'`;&|<>=][^\s"'`;&|<>]{7,255})"#,
+        group: 1,
+        check: unquoted_secret,
+    },
+    Rule {
+        id: "bearer-token",
+        anchors: &["bearer"],
+        // `Authorization: Bearer <token>` in a curl line, a test, a doc.
+        pattern: r#"(?i)\bbearer[ \t]+([A-Za-z0-9\-._~+/]{16,}=*)"#,
+        group: 1,
         check: high_entropy,
     },
 ];
@@ -282,6 +314,25 @@ fn high_entropy(v: &str) -> bool {
         // A path or an address, not a credential.
         && !v.contains("://")
         && !(v.contains('/') && v.contains('.'))
+}
+
+/// Whether an unquoted value is an expression of code rather than a
+/// literal: `z.string(),` after `password:` in a schema, `s_malloc(n);`
+/// after `tokens =`, `self.apiKey` after `api_key=`. Masking those would
+/// serve code that no longer compiles; a credential written bare in a
+/// config file or on a command line has none of these shapes.
+fn looks_like_code(v: &str) -> bool {
+    static PATH: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r"^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)+$")
+            .expect("the identifier path pattern compiles")
+    });
+    v.contains('(') || v.contains(')') || v.ends_with([';', ',']) || PATH.is_match(v)
+}
+
+/// A bare (unquoted) value that looks like a secret: high entropy, and not
+/// code ([`looks_like_code`]).
+fn unquoted_secret(v: &str) -> bool {
+    high_entropy(v) && !looks_like_code(v)
 }
 
 /// The compiled rules.
@@ -520,6 +571,24 @@ mod tests {
                 "tok = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'",
                 "jwt",
             ),
+            // A bare value glued to its name, with more text after it.
+            (
+                "mysql -u root --password=Xk8mP2vL9qR4aZ7bQ mydb",
+                "assigned-secret",
+            ),
+            ("export DB_PASSWORD=Xk8mP2vL9qR4aZ7bQ; run", "assigned-secret"),
+            (
+                "the password=Xk8mP2vL$9qR4aZ7b and more words",
+                "assigned-secret",
+            ),
+            (
+                "curl https://api.example.com/v1?access_token=Xk8mP2vL9qR4aZ7bQ&page=2",
+                "assigned-secret",
+            ),
+            (
+                "curl -H 'Authorization: Bearer 3f9a1c7e5b2d8f4a6c0e9b1d3f5a7c9e'",
+                "bearer-token",
+            ),
         ];
         for (text, rule) in cases {
             assert_eq!(rules_of(text), vec![rule], "{text}");
@@ -569,6 +638,18 @@ mod tests {
             "url := fmt.Sprintf(\"postgres://%v:%v@%v/app\", u, p, h)",
             "URL = \"amqp://{0}:{1}@{2}\"",
             "password: \"#{ENV.fetch('DB_PASSWORD_VALUE')}\"",
+            // Code assigned to a secret-sounding name is code.
+            "  password: z.string(),",
+            "  password: z.string().min(8)",
+            "    tokens = s_malloc(sizeof(sds)*slots);",
+            "        token = next(counter)",
+            "client = Client(api_key=self.apiKey)",
+            "connect(password=get_pw(), user=u)",
+            "const accessToken: AccessTokenType;",
+            "token = Tokenizer::newFromText",
+            "if password==expected_value:",
+            "Authorization: Bearer ${ACCESS_TOKEN_VALUE}",
+            "uses bearer authentication",
         ] {
             assert_eq!(rules_of(text), Vec::<&str>::new(), "{text}");
         }
