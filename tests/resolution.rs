@@ -691,3 +691,41 @@ fn overload_stubs_and_property_setters_leave_one_meaning_of_a_name() {
         "{o}"
     );
 }
+
+#[test]
+fn a_local_variable_or_an_import_alias_changes_what_a_bare_call_means() {
+    let repo = Repo::new();
+    // A name the function binds is its local variable wherever it is used
+    // there: calling it calls a value, not the module's function.
+    repo.write(
+        "pkg/main.py",
+        "def load():\n    return 1\n\n\ndef assigned():\n    load = make_loader()\n    return load()\n\n\ndef looped(loaders):\n    for load in loaders:\n        load()\n\n\ndef as_lambda():\n    load = lambda: 9\n    return load()\n\n\ndef walrus():\n    if (load := make_loader()):\n        load()\n\n\ndef real():\n    return load()\n",
+    );
+    // `from m import x as a` binds `a`, not `x`; so does `import { x as a }`.
+    repo.write("pkg/base.py", "def helper():\n    return 1\n");
+    repo.write(
+        "pkg/user.py",
+        "from pkg.base import helper as h\n\n\ndef through_alias():\n    return h()\n\n\ndef by_original_name():\n    return helper()\n",
+    );
+    repo.write(
+        "web/util.js",
+        "export function format(x) {\n  return String(x);\n}\n",
+    );
+    repo.write(
+        "web/app.js",
+        "import { format as fmt } from \"./util.js\";\n\nexport function run3(x) {\n  return fmt(x);\n}\n\nexport function run4(x) {\n  return format(x);\n}\n",
+    );
+    repo.commit("locals and aliases");
+    repo.sno_json(&["init", "--json"]);
+
+    assert_eq!(
+        callers(&repo, "pkg/main.py:1"),
+        [("pkg/main.py:26".to_string(), false)]
+    );
+    assert_eq!(exact(&callers(&repo, "pkg/base.py:1")), ["pkg/user.py:5"]);
+    assert_eq!(exact(&callers(&repo, "web/util.js:1")), ["web/app.js:4"]);
+    // The original name is not in scope where only its alias is: no
+    // exact caller there (a guess by name at most, labelled so).
+    assert!(!exact(&callers(&repo, "pkg/base.py:1")).contains(&"pkg/user.py:9"));
+    assert!(!exact(&callers(&repo, "web/util.js:1")).contains(&"web/app.js:8"));
+}

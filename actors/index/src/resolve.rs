@@ -941,6 +941,15 @@ impl<'r, 'a> FileScope<'r, 'a> {
             // A Swift `import Module` brings in every public name of it,
             // and a C or C++ `#include` every name its header declares.
             let whole = matches!(self.lang, Language::Swift | Language::C | Language::Cpp);
+            // `from m import x as a`, `import { x as a } from "m"`, `use
+            // m::x as a`: the file knows `x` by `a` alone, so `a()` calls
+            // `x` and a bare `x()` is not this import's.
+            if let (Some(alias), [original]) = (imp.alias.as_deref(), imp.names.as_slice()) {
+                if alias == name && original != "*" {
+                    return self.resolver.in_target(original, t, want, true);
+                }
+                return None;
+            }
             let named =
                 imp.names.iter().any(|n| n == name || n == "*") || (whole && imp.names.is_empty());
             if named {
@@ -962,9 +971,16 @@ impl<'r, 'a> FileScope<'r, 'a> {
     /// The module `from <imp.module> import <name>` names, when `name` is a
     /// module of that package (Python).
     fn submodule(&self, imp: &RawImport, name: &str) -> Option<EdgeTarget> {
-        if self.lang != Language::Python || !imp.names.iter().any(|n| n == name) {
+        if self.lang != Language::Python {
             return None;
         }
+        // `from pkg import mod as m` names `pkg.mod` by `m`.
+        let name = match (imp.alias.as_deref(), imp.names.as_slice()) {
+            (Some(alias), [original]) if alias == name => original.as_str(),
+            (Some(_), _) => return None,
+            (None, names) if names.iter().any(|n| n == name) => name,
+            (None, _) => return None,
+        };
         let module = if imp.module.ends_with('.') {
             format!("{}{name}", imp.module)
         } else {
@@ -1273,8 +1289,10 @@ impl<'r, 'a> FileScope<'r, 'a> {
                     // An import that names a type is no module to call
                     // through: `Config.load()` is the type's (below).
                     let names_type = imp.names.is_empty() && imports_name_last_segment(self.lang);
+                    // An alias of one name (`from pkg import mod as m`)
+                    // names that name, not the module (below).
                     let names_it = !names_type
-                        && (imp.alias.as_deref() == Some(r)
+                        && ((imp.alias.as_deref() == Some(r) && imp.names.is_empty())
                             || imp.module == r
                             || (imp.alias.is_none() && last == r));
                     if names_it {

@@ -19,22 +19,38 @@ use crate::walker::{self, node_kinds, Grammar, Rules, Walk};
 node_kinds! {
     enum K {
         AliasedImport = "aliased_import",
+        AsPattern = "as_pattern",
         Assignment = "assignment",
         Attribute = "attribute",
+        AugmentedAssignment = "augmented_assignment",
         Call = "call",
         ClassDefinition = "class_definition",
         Comment = "comment",
         DecoratedDefinition = "decorated_definition",
         Decorator = "decorator",
         DottedName = "dotted_name",
+        ExceptClause = "except_clause",
         ExpressionStatement = "expression_statement",
+        ForInClause = "for_in_clause",
+        ForStatement = "for_statement",
         FunctionDefinition = "function_definition",
+        GlobalStatement = "global_statement",
         Identifier = "identifier",
         ImportFromStatement = "import_from_statement",
         ImportStatement = "import_statement",
         KeywordArgument = "keyword_argument",
+        Lambda = "lambda",
+        List = "list",
+        ListPattern = "list_pattern",
+        ListSplat = "list_splat",
+        ListSplatPattern = "list_splat_pattern",
+        NamedExpression = "named_expression",
+        ParenthesizedExpression = "parenthesized_expression",
+        PatternList = "pattern_list",
         String = "string",
         Subscript = "subscript",
+        Tuple = "tuple",
+        TuplePattern = "tuple_pattern",
         WildcardImport = "wildcard_import",
     }
     skip ["type", "integer", "float", "true", "false", "none", "escape_sequence"]
@@ -46,12 +62,16 @@ static GRAMMAR: OnceLock<Grammar<K>> = OnceLock::new();
 pub(crate) fn extract(tree: &Tree, src: &[u8]) -> FileFacts {
     let mut rules = Python {
         g: Grammar::get(&GRAMMAR, Language::Python),
+        locals: Default::default(),
     };
     walker::walk(Language::Python, tree, src, &mut rules).into_facts()
 }
 
 struct Python {
     g: &'static Grammar<K>,
+    /// The names each function binds in its own body (by the function
+    /// node's id), made on the first bare call inside it.
+    locals: rustc_hash::FxHashMap<usize, Vec<String>>,
 }
 
 impl<'t> Rules<'t> for Python {
@@ -159,7 +179,14 @@ impl<'t> Rules<'t> for Python {
                     match self.g.kind(func) {
                         K::Identifier => {
                             let callee = w.text(func);
-                            w.call(&callee, None, node);
+                            // A name the function binds (`load =
+                            // make_loader()`, `for load in ...`) is a local
+                            // variable wherever it is used in the function:
+                            // calling it calls a value, no definition of
+                            // the name.
+                            if !self.bound_in_enclosing_function(w, node, &callee) {
+                                w.call(&callee, None, node);
+                            }
                         }
                         K::Attribute => {
                             if let Some(attr) = func.child_by_field_id(f.attribute) {
@@ -189,6 +216,103 @@ impl<'t> Rules<'t> for Python {
 }
 
 impl Python {
+    /// Whether `name`, called at `at`, is a local variable of a function
+    /// around it: bound in its body (assigned, a loop or `with`/`except`
+    /// target, a walrus) and not declared `global` there. Python decides
+    /// this per function, before the body runs, so a binding after the call
+    /// counts too. Parameters are read from signatures at resolution
+    /// (`sno_index::params`); a nested `def` is a definition, resolved.
+    fn bound_in_enclosing_function(&mut self, w: &Walk<'_>, at: Node<'_>, name: &str) -> bool {
+        let mut cur = at.parent();
+        while let Some(n) = cur {
+            match self.g.kind(n) {
+                K::FunctionDefinition => {
+                    let id = n.id();
+                    if !self.locals.contains_key(&id) {
+                        let bound = self.bound_names(w, n);
+                        self.locals.insert(id, bound);
+                    }
+                    if self.locals[&id].iter().any(|b| b == name) {
+                        return true;
+                    }
+                }
+                K::Lambda => {
+                    // `lambda load: load()`; a default value binds nothing.
+                    if let Some(params) = n.child_by_field_id(self.g.f.parameters) {
+                        let mut cursor = params.walk();
+                        let bound = params.named_children(&mut cursor).any(|p| {
+                            let id = match self.g.kind(p) {
+                                K::Identifier => Some(p),
+                                _ => p.child_by_field_id(self.g.f.name),
+                            };
+                            id.is_some_and(|id| w.text(id) == name)
+                        });
+                        if bound {
+                            return true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            cur = n.parent();
+        }
+        false
+    }
+
+    /// The names `function` binds in its body, less those it declares
+    /// `global`. Nested functions, classes and lambdas are scopes of their
+    /// own and are not looked into.
+    fn bound_names(&self, w: &Walk<'_>, function: Node<'_>) -> Vec<String> {
+        let f = &self.g.f;
+        let mut bound = Vec::new();
+        let mut global = Vec::new();
+        let Some(body) = function.child_by_field_id(f.body) else {
+            return bound;
+        };
+        let mut stack = vec![body];
+        while let Some(n) = stack.pop() {
+            let target = match self.g.kind(n) {
+                K::FunctionDefinition | K::ClassDefinition | K::Lambda | K::Comment => continue,
+                K::String if !w.bytes(n).iter().take(3).any(|b| matches!(b, b'f' | b'F')) => {
+                    continue
+                }
+                K::Assignment | K::AugmentedAssignment | K::ForStatement | K::ForInClause => {
+                    n.child_by_field_id(f.left)
+                }
+                K::NamedExpression => n.child_by_field_id(f.name),
+                K::AsPattern | K::ExceptClause => n.child_by_field_id(f.alias),
+                K::GlobalStatement => {
+                    self.targets(w, n, &mut global);
+                    continue;
+                }
+                _ => None,
+            };
+            if let Some(t) = target {
+                self.targets(w, t, &mut bound);
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+        bound.retain(|b| !global.contains(b));
+        bound
+    }
+
+    /// The names a binding target holds: `x`, `a, (b, *c)`, `[d, e]`; not
+    /// an attribute or a subscript, which bind no name.
+    fn targets(&self, w: &Walk<'_>, target: Node<'_>, out: &mut Vec<String>) {
+        let mut stack = vec![target];
+        while let Some(n) = stack.pop() {
+            match self.g.kind(n) {
+                K::Identifier => out.push(w.text(n).into_owned()),
+                K::Attribute | K::Subscript => {}
+                _ => {
+                    let mut cursor = n.walk();
+                    stack.extend(n.named_children(&mut cursor));
+                }
+            }
+        }
+    }
+
     /// The docstring of a class or function body: its first statement, if
     /// that is a plain string.
     fn docstring(&self, w: &Walk<'_>, body: Option<Node<'_>>) -> String {
@@ -513,5 +637,74 @@ def main(argv):
         assert_eq!(d, [(7, 12, "missing `)`")]);
         assert_eq!(calls(&f), ["after -> os.getcwd @11"]);
         assert_eq!(imports(&f), ["os @1"]);
+    }
+
+    #[test]
+    fn a_call_of_a_name_the_function_binds_calls_no_definition() {
+        let src = r#"def load():
+    return 1
+
+def assigned():
+    load = make_loader()
+    return load()
+
+def looped(loaders):
+    for load in loaders:
+        load()
+
+def walrus():
+    if (load := make_loader()):
+        load()
+
+def bound_after_the_call():
+    load()
+    load = 3
+
+def unpacked(pairs):
+    first, (second, load) = pairs
+    return load()
+
+def handled():
+    try:
+        pass
+    except Exception as load:
+        load()
+
+def closure():
+    load = make_loader()
+    def inner():
+        return load()
+    return inner
+
+def declared_global():
+    global load
+    load = make_loader()
+    return load()
+
+def lambda_param():
+    return lambda load: load()
+
+def plain():
+    return load()
+
+def attribute_only(obj):
+    obj.load = 1
+    return load()
+"#;
+        let f = crate::extract(Language::Python, src.as_bytes());
+        let loads: Vec<String> = calls(&f)
+            .into_iter()
+            .filter(|c| c.contains("-> load "))
+            .collect();
+        assert_eq!(
+            loads,
+            [
+                "declared_global -> load @39",
+                "plain -> load @45",
+                "attribute_only -> load @49",
+            ]
+        );
+        // The calls that make the locals are kept.
+        assert!(calls(&f).contains(&"assigned -> make_loader @5".to_string()));
     }
 }
