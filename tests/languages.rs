@@ -690,6 +690,7 @@ fn a_latin1_source_is_read_as_text() {
         b"/* na\xefve */\nint naive_sum(int a) { return a; }\n".as_slice(),
     );
     repo.write("assets/blob.c", b"int x;\x00\xff\xfe".as_slice());
+    repo.write("src/cafe.py", b"def caf\xe9():\n    return 1\n".as_slice());
     repo.commit("latin-1");
     repo.sno_json(&["init", "--json"]);
     let status = repo.status();
@@ -706,4 +707,26 @@ fn a_latin1_source_is_read_as_text() {
     assert_eq!(c["source"], "int naive_sum(int a) { return a; }", "{c}");
     let g = repo.sno_json(&["grep", "na\u{ef}ve", "--json"]);
     assert!(g.to_string().contains("src/util.c"), "{g}");
+    // The work tree holds the bytes git has: an untouched Latin-1 file is
+    // not "changed on disk", and checking its syntax reads it as text.
+    let out = repo.sno(&["show", "SayCafe"]);
+    assert!(
+        !stderr(&out).contains("changed on disk"),
+        "{}",
+        stderr(&out)
+    );
+    let hit = repo.sno_json(&["search", "SayCafe", "--json", "--lexical-only"]);
+    assert_eq!(
+        hit["header"]["edited_in_work_tree"],
+        serde_json::json!([]),
+        "{hit}"
+    );
+    let mut s = Server::init(&repo, "2025-06-18").0;
+    let r = s.call(
+        "validate_syntax",
+        serde_json::json!({"file": "src/cafe.py"}),
+    );
+    assert_eq!(body(&r)["ok"], true, "{r}");
+    assert_eq!(body(&r)["symbols"], 1, "{r}");
+    s.finish();
 }

@@ -953,8 +953,8 @@ impl Run<'_> {
                 run,
             )));
         };
-        let bytes = repo.blob(blob)?;
-        let size = bytes.len() as u64;
+        // The size git has: what the work tree is compared with.
+        let (bytes, size) = repo.blob_and_size(blob)?;
         Ok(
             match admission::judge_content(Some(language), size, self.max_file_size, Some(&bytes)) {
                 ContentVerdict::Parse(l) => {

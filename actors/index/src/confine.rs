@@ -190,7 +190,8 @@ impl WorkTree {
         Ok(real)
     }
 
-    /// Reads a file of the work tree under the rule.
+    /// Reads a file of the work tree under the rule, as a blob is read
+    /// (UTF-8, or text decoded from Windows-1252).
     pub fn read(&self, rel: &str) -> Result<Vec<u8>, Refused> {
         let real = self.resolve(rel)?;
         let unreadable = |e: std::io::Error| Refused::Unreadable {
@@ -203,7 +204,10 @@ impl WorkTree {
                 reason: "not a regular file".into(),
             });
         }
-        std::fs::read(&real).map_err(unreadable)
+        // A Latin-1 file is parsed and served as the index has it.
+        std::fs::read(&real)
+            .map(crate::admission::text_of)
+            .map_err(unreadable)
     }
 
     /// Compares tracked `rel` in the work tree with the indexed `blob` of

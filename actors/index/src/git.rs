@@ -337,9 +337,10 @@ impl GitRepo {
         }
     }
 
-    /// A blob's content as sno reads it ([`crate::admission::text_of`]:
-    /// text in another encoding than UTF-8 comes as UTF-8).
-    pub fn blob(&self, blob: BlobId) -> Result<Vec<u8>, GitError> {
+    /// A blob's text as sno reads it ([`GitRepo::blob`]) and its size in
+    /// the repository: the two differ for text decoded from Windows-1252,
+    /// and the work tree holds the bytes git has.
+    pub fn blob_and_size(&self, blob: BlobId) -> Result<(Vec<u8>, u64), GitError> {
         let id = ObjectId::from_bytes_or_panic(&blob.0);
         let mut b = self
             .repo
@@ -348,7 +349,15 @@ impl GitRepo {
             .ok_or_else(|| GitError::MissingObject(id.to_string()))?
             .try_into_blob()
             .map_err(git_err)?;
-        Ok(crate::admission::text_of(b.take_data()))
+        let raw = b.take_data();
+        let size = raw.len() as u64;
+        Ok((crate::admission::text_of(raw), size))
+    }
+
+    /// A blob's content as sno reads it ([`crate::admission::text_of`]:
+    /// text in another encoding than UTF-8 comes as UTF-8).
+    pub fn blob(&self, blob: BlobId) -> Result<Vec<u8>, GitError> {
+        self.blob_and_size(blob).map(|(text, _)| text)
     }
 }
 
