@@ -458,3 +458,45 @@ fn no_line_of_a_file_is_quoted_twice() {
     // The lines between the two were quoted at some budgets at all.
     assert!(widened > 0);
 }
+
+/// The head of the ranking is in every answer that can show a few of its
+/// lines: at the smallest budgets its share of the room (kept for the
+/// items after it) may be too small for it, but with nothing placed the
+/// whole room is its (an answer of no item kept the room for nobody).
+#[test]
+fn the_best_item_is_shown_at_the_smallest_budget() {
+    let repo = Repo::new();
+    let mut src = String::from("def parse_reply_buffer(reader, buf):\n");
+    for l in 0..14 {
+        src.push_str(&format!(
+            "    chunk_{l} = reader.read_reply(buf, offset={l}, strict=True)\n"
+        ));
+    }
+    src.push_str("    return chunk_0\n");
+    for f in 0..6 {
+        src.push_str(&format!(
+            "\n\ndef reply_helper_{f}(buf):\n    return parse_reply_buffer(None, buf)\n"
+        ));
+    }
+    repo.write("net/reply.py", src);
+    repo.commit("a reply parser");
+    repo.sno_json(&["init", "--json"]);
+    for max in ["150", "170"] {
+        let out = repo.sno(&["search", "parse reply buffer", "--max-tokens", max]);
+        let md = stdout(&out);
+        assert!(tokens(&md) <= max.parse().unwrap(), "{md}");
+        assert!(
+            md.contains("def parse_reply_buffer(reader, buf):"),
+            "{max}: {md}"
+        );
+        assert!(md.contains(" · 1 of "), "{max}: {md}");
+    }
+    let v = repo.sno_json(&[
+        "search",
+        "parse reply buffer",
+        "--max-tokens",
+        "300",
+        "--json",
+    ]);
+    assert_eq!(v["items"][0]["qualified_name"], "parse_reply_buffer", "{v}");
+}

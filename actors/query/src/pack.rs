@@ -266,8 +266,8 @@ pub fn pack(
         let room = budget.saturating_sub(placed.used);
         let limit = if i + 1 == n { room } else { room.min(share) };
         let text = render(i, &sources[i]);
-        let got = match counts.fits_whole(i, &text, limit) {
-            Some(t) => Some((Packed::Whole, (sources[i].clone(), text, t))),
+        let fit = |limit: usize| match counts.fits_whole(i, &text, limit) {
+            Some(t) => Some((Packed::Whole, (sources[i].clone(), text.clone(), t))),
             None => (limit >= MIN_CUT)
                 .then(|| cut_to_fit(&sources[i], i, render, limit))
                 .flatten()
@@ -280,6 +280,14 @@ pub fn pack(
                     (outcome, cut)
                 }),
         };
+        // The share keeps room for the items after this one; with nothing
+        // placed yet, an answer of no item would keep it for nobody: the
+        // head of the ranking takes what it needs of the whole room.
+        let got = fit(limit).or_else(|| {
+            (placed.texts.iter().all(Option::is_none) && limit < room)
+                .then(|| fit(room))
+                .flatten()
+        });
         let Some((outcome, text)) = got else { break };
         placed.used += text.2;
         placed.outcome[i] = outcome;
