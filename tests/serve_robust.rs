@@ -116,6 +116,21 @@ fn hostile_input_gets_protocol_answers_and_the_journal_survives() {
             json!({"pattern": "def", "limit": 0}),
             "`limit`",
         ),
+        ("get_symbol", json!({"name": ""}), "`name`"),
+        ("references", json!({"name": " "}), "`name`"),
+        ("get_approved_memory", json!({"limit": 0}), "`limit`"),
+        ("list_decisions", json!({"limit": 0}), "`limit`"),
+        ("get_pending_memory", json!({"limit": 0}), "`limit`"),
+        (
+            "context_for_edit",
+            json!({"file": "app/config.py", "line": 0}),
+            "`line` 0",
+        ),
+        (
+            "context_for_edit",
+            json!({"file": "app/config.py", "line": 999999}),
+            "`line` 999999",
+        ),
     ] {
         let r = s.call(tool, args.clone());
         assert_eq!(
@@ -925,4 +940,26 @@ fn graph_answers_list_what_was_asked_and_count_the_rest() {
     let r = s.call("references", json!({"name": "helper", "limit": 0}));
     assert_eq!(body(&r)["error"]["code"], "SNO-BAD-ARGS", "{r}");
     s.finish();
+}
+
+/// A server started on a repository nothing has indexed (an agent's client
+/// set up before anyone ran `sno init`) indexes it first, as `sno init`
+/// would, and then answers: it no longer exits with the error on stderr,
+/// which the client saw as a closed connection.
+#[test]
+fn a_server_on_a_repository_not_indexed_yet_indexes_it_first() {
+    let repo = Repo::new();
+    repo.write(
+        "app/greet.py",
+        "def greet(name):\n    return 'hi ' + name\n",
+    );
+    repo.commit("one function");
+    assert!(!repo.path().join(".sno/sno.redb").exists());
+    let mut s = Server::init(&repo, "2025-06-18").0;
+    let r = s.call("get_symbol", json!({"name": "greet"}));
+    assert_eq!(body(&r)["symbol"]["path"], "app/greet.py", "{r}");
+    s.finish();
+    let status = repo.status();
+    assert_eq!(status["commits_indexed"], 1, "{status}");
+    assert_eq!(status["symbols_total"], 1, "{status}");
 }

@@ -196,7 +196,8 @@ pub enum Command {
     /// The first server of a repository owns its database; more servers (and
     /// CLI commands) on the same repository reach it through .sno/sno.sock,
     /// so several agents can work at once. `sno mcp config` prints the
-    /// client set-up.
+    /// client set-up. A repository not indexed yet is indexed first, as
+    /// `sno init` would (progress on stderr).
     Serve {
         /// The repository (any directory inside it).
         #[arg(default_value = ".")]

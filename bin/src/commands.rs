@@ -18,7 +18,10 @@ use sno_serve::client::{forward, Forwarded};
 pub async fn run(cmd: Command) -> ExitCode {
     let json = cmd.wants_json();
     let result = match cmd {
-        Command::Serve { path } => sno_serve::daemon::serve(path).await,
+        Command::Serve { path } => match index_first(&path).await {
+            Ok(()) => sno_serve::daemon::serve(path).await,
+            Err(e) => Err(e),
+        },
         Command::Daemon { path } => sno_serve::daemon::run(path).await,
         Command::Watch { path, json } => crate::watch::watch(&path, json).await,
         Command::Mcp {
@@ -63,6 +66,28 @@ fn caller_env(paths: &RepoPaths, request: &Request) -> Vec<(String, String)> {
         .into_iter()
         .filter_map(|var| std::env::var(&var).ok().map(|v| (var, v)))
         .collect()
+}
+
+/// Indexes a repository `sno serve` was started on before anything was
+/// indexed there, as `sno init` would: an agent's client starts the server
+/// with no one at hand to run `sno init`, and a server that only said so
+/// on stderr looked to the client like a closed connection. The summary
+/// goes to stderr: stdout is the protocol's.
+async fn index_first(path: &Path) -> Result<(), ErrorContract> {
+    let paths = RepoPaths::discover(path).map_err(|e| *e.0)?;
+    if paths.db().exists() {
+        return Ok(());
+    }
+    eprintln!("sno: nothing is indexed here yet; indexing it first (as `sno init`)");
+    let request = Request::Index {
+        rev: None,
+        // The configured history, as `sno init` alone.
+        history: None,
+        max_file_size: None,
+        workers: None,
+    };
+    request_answer(path, request, None).await?;
+    Ok(())
 }
 
 /// Runs a request in this process, or in the daemon that holds the

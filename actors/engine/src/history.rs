@@ -173,7 +173,18 @@ impl Engine {
             .state
             .get(&rel)
             .ok_or_else(|| Self::unknown_file(&snap, &rel))?;
-        let line = line.max(1);
+        // A line the file does not have is a mistake to say, not to answer
+        // as its first or as a line of nothing.
+        if line == 0 || line > rec.lines.max(1) {
+            return Err(Error::from(
+                ErrorCode::BadArgs
+                    .with(format!(
+                        "`line` {line} is not a line of {rel} (lines 1 to {})",
+                        rec.lines.max(1)
+                    ))
+                    .hinted("Lines count from 1, as in `path:line`; pass one within the file."),
+            ));
+        }
         // The innermost symbol whose span holds the line.
         let enclosing = rec
             .symbols

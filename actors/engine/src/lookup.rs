@@ -263,6 +263,7 @@ impl Engine {
 
     /// One symbol's definition and source.
     pub fn show(&self, name: &str, at: Option<&str>) -> Result<ShowAnswer> {
+        crate::error::required("name", name)?;
         if let Some(p) = self.point_for_name(name, at)? {
             match sno_query::resolve_one(&p.state, name) {
                 Ok(found) => return self.show_found(&p, found),
@@ -302,6 +303,7 @@ impl Engine {
         depth: u32,
         at: Option<&str>,
     ) -> Result<RefsAnswer> {
+        crate::error::required("name", name)?;
         let depth = depth.clamp(1, 5);
         if kind != RefsKind::Callees {
             if let Some(answer) = self.point_refs(name, kind, depth, at)? {

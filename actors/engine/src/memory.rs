@@ -109,9 +109,11 @@ pub fn newest_page<T>(
     mut items: Vec<T>,
     limit: Option<usize>,
     offset: Option<usize>,
-) -> (Vec<T>, Page) {
+) -> Result<(Vec<T>, Page)> {
+    // A page of nothing is a mistake to say, as `limit` is everywhere.
+    let limit = limit.map(crate::error::some).transpose()?;
     let total = items.len();
-    let limit = limit.unwrap_or(50).clamp(1, 200);
+    let limit = limit.unwrap_or(50).min(200);
     let offset = offset.unwrap_or(0).min(total);
     let end = total - offset;
     let start = end.saturating_sub(limit);
@@ -123,7 +125,7 @@ pub fn newest_page<T>(
         returned: end - start,
         next_offset: (start > 0).then_some(total - start),
     };
-    (items, page)
+    Ok((items, page))
 }
 
 /// A checkpoint to save.
@@ -254,7 +256,7 @@ impl Engine {
             .filter(|d| file.as_ref().is_none_or(|f| d.logged.files.contains(f)))
             .map(decision)
             .collect();
-        let (decisions, page) = newest_page(all, limit, offset);
+        let (decisions, page) = newest_page(all, limit, offset)?;
         Ok(DecisionsAnswer { decisions, page })
     }
 
@@ -287,7 +289,7 @@ impl Engine {
                     .map(|d| Item::Decision(decision(d))),
             )
             .collect();
-        let (shown, page) = newest_page(all, limit, offset);
+        let (shown, page) = newest_page(all, limit, offset)?;
         let (mut lessons, mut decisions) = (Vec::new(), Vec::new());
         for item in shown {
             match item {
@@ -322,7 +324,7 @@ impl Engine {
             })
             .map(lesson)
             .collect();
-        let (lessons, page) = newest_page(all, limit, offset);
+        let (lessons, page) = newest_page(all, limit, offset)?;
         Ok(LessonsAnswer { lessons, page })
     }
 
