@@ -217,6 +217,17 @@ fn a_scope_is_named_from_here_and_one_outside_is_refused() {
         let o = sno_in(&inside, &["search", "run", "--json", "--scope", scope], &[]);
         assert_error_code(&o, "SNO-PATH-OUTSIDE");
     }
+    // A scope under which nothing is indexed is a mistake to say, with
+    // the nearest places the index holds, not an empty answer.
+    let o = repo.sno(&["search", "run", "--json", "--scope", "servr/"]);
+    assert_error_code(&o, "SNO-UNKNOWN-FILE");
+    let e: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let near = e["error"]["did_you_mean"].to_string();
+    assert!(near.contains("server/"), "{e}");
+    assert_error_code(
+        &repo.sno(&["search", "run", "--scope", "nowhere/at/all"]),
+        "SNO-UNKNOWN-FILE",
+    );
 }
 
 #[test]

@@ -84,6 +84,11 @@ impl Engine {
     ) -> Result<Option<(ContextPackage, SearchStats)>> {
         let searcher = self.read.searcher_for(a.at.as_deref(), whole)?;
         let (owner, retriever) = (searcher.borrow_owner(), searcher.borrow_dependent());
+        if let Some(scope) = a.scope.as_deref() {
+            if !retriever.map().holds_under(scope) {
+                return Err(unsearchable_scope(retriever.map(), scope));
+            }
+        }
         let request = SearchRequest {
             query: &a.query,
             limit: a.limit.min(200),
@@ -156,6 +161,26 @@ impl Engine {
         };
         Ok(Some((pkg, stats)))
     }
+}
+
+/// A scope under which nothing can be found: a typo answered with an empty
+/// package read as "there is nothing about it here". The nearest
+/// directories and files the index holds are suggested.
+fn unsearchable_scope(map: &sno_query::doc_map::DocMap, scope: &str) -> Error {
+    let mut scored: Vec<(f64, String)> = map
+        .scopes()
+        .into_iter()
+        .map(|p| (sno_query::lookup::similarity(&p, scope), p))
+        .filter(|(s, _)| *s > 0.5)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    sno_protocol::ErrorCode::UnknownFile
+        .with(format!(
+            "no indexed file with symbols or sections is under the scope `{scope}`"
+        ))
+        .hinted("Name a directory or file of the repository, e.g. `src/` (see did_you_mean).")
+        .suggesting(scored.into_iter().take(5).map(|(_, p)| p).collect())
+        .into()
 }
 
 /// What a search found, for the audit.

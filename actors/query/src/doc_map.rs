@@ -297,6 +297,37 @@ impl DocMap {
             .collect()
     }
 
+    /// Whether some file with symbols or sections has a path starting
+    /// with `prefix`: a search scoped to it can find anything.
+    pub fn holds_under(&self, prefix: &str) -> bool {
+        let i = self.paths.partition_point(|p| p.as_str() < prefix);
+        let j = self.sections.partition_point(|c| c.path.as_str() < prefix);
+        self.paths.get(i).is_some_and(|p| p.starts_with(prefix))
+            || self
+                .sections
+                .get(j)
+                .is_some_and(|c| c.path.starts_with(prefix))
+    }
+
+    /// The directories of the files with symbols or sections (each with a
+    /// trailing `/`), and those files: what a scope can name.
+    pub fn scopes(&self) -> std::collections::BTreeSet<String> {
+        let mut out = std::collections::BTreeSet::new();
+        let files = self
+            .paths
+            .iter()
+            .chain(self.sections.iter().map(|c| &c.path));
+        for p in files {
+            out.insert(p.clone());
+            let mut at = 0;
+            while let Some(k) = p[at..].find('/') {
+                at += k + 1;
+                out.insert(p[..at].to_string());
+            }
+        }
+        out
+    }
+
     /// How many symbols the map holds for `path` (0 for a file it lacks).
     pub fn symbols_in(&self, path: &str) -> usize {
         match self.paths.binary_search_by(|p| p.as_str().cmp(path)) {
