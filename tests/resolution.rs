@@ -729,3 +729,21 @@ fn a_local_variable_or_an_import_alias_changes_what_a_bare_call_means() {
     assert!(!exact(&callers(&repo, "pkg/base.py:1")).contains(&"pkg/user.py:9"));
     assert!(!exact(&callers(&repo, "web/util.js:1")).contains(&"web/app.js:8"));
 }
+
+#[test]
+fn a_python_function_defined_twice_is_called_as_its_last_definition() {
+    let repo = Repo::new();
+    repo.write(
+        "pkg/twice.py",
+        "def shadowed():\n    return 1\n\n\ndef shadowed():\n    return 2\n\n\ndef caller():\n    return shadowed()\n",
+    );
+    repo.commit("a redefinition");
+    repo.sno_json(&["init", "--json"]);
+    // The name is bound to the second definition when `caller` runs: the
+    // call is a guess among two (a branch could have chosen), at the last.
+    assert_eq!(
+        guessed(&callers(&repo, "pkg/twice.py:5")),
+        ["pkg/twice.py:10"]
+    );
+    assert!(callers(&repo, "pkg/twice.py:1").is_empty());
+}

@@ -1176,7 +1176,24 @@ impl<'r, 'a> FileScope<'r, 'a> {
         let nearest = cands.iter().map(|(_, d)| *d).min()?;
         cands.retain(|(_, d)| *d == nearest);
         keep_definitions(&mut cands, |(s, _)| s.is_declaration());
-        let pick = cands.first()?.0;
+        // Where a definition rebinds its name as it runs (Python, Ruby,
+        // JavaScript), the last one in the file is the one left bound
+        // unless a branch chose another; elsewhere the first stands for
+        // its variants.
+        let rebinds = matches!(
+            self.lang,
+            Language::Python
+                | Language::Ruby
+                | Language::JavaScript
+                | Language::TypeScript
+                | Language::Tsx
+        );
+        let pick = if rebinds {
+            cands.last()?
+        } else {
+            cands.first()?
+        }
+        .0;
         // Two of the name in one scope are alternatives (`#[cfg]` or
         // `#ifdef` variants, `try: def f ... except: def f`): a guess.
         Some((pick.id, certainty_among(cands.len() == 1)))
