@@ -747,3 +747,34 @@ fn a_python_function_defined_twice_is_called_as_its_last_definition() {
     );
     assert!(callers(&repo, "pkg/twice.py:1").is_empty());
 }
+
+#[test]
+fn a_local_variable_of_a_block_hides_the_function_of_its_name() {
+    let repo = Repo::new();
+    repo.write(
+        "g/p.go",
+        "package g\n\nfunc load() int { return 1 }\n\nfunc a() int {\n\tload := func() int { return 2 }\n\treturn load()\n}\n\nfunc b() int { return load() }\n",
+    );
+    repo.write(
+        "src/lib.rs",
+        "fn load() -> i32 { 1 }\n\nfn a() -> i32 {\n    let load = || 2;\n    load()\n}\n\nfn b() -> i32 { load() }\n",
+    );
+    repo.write(
+        "web/m.js",
+        "function load() { return 1; }\n\nfunction c(xs) {\n  for (const load of xs) { load(); }\n}\n\nfunction b() { return load(); }\n",
+    );
+    repo.commit("locals in blocks");
+    repo.sno_json(&["init", "--json"]);
+    assert_eq!(
+        callers(&repo, "g/p.go:3"),
+        [("g/p.go:10".to_string(), false)]
+    );
+    assert_eq!(
+        callers(&repo, "src/lib.rs:1"),
+        [("src/lib.rs:8".to_string(), false)]
+    );
+    assert_eq!(
+        callers(&repo, "web/m.js:1"),
+        [("web/m.js:7".to_string(), false)]
+    );
+}

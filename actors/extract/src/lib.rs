@@ -15,6 +15,7 @@ pub mod facts;
 mod lang;
 pub mod line_diff;
 pub mod literal_runs;
+mod locals;
 mod parser_view;
 pub mod reparse;
 mod source_text;

@@ -239,6 +239,9 @@ impl Go {
         match self.g.kind(func) {
             K::Identifier => {
                 let callee = w.text(func);
+                if crate::locals::bound_locally(&crate::locals::GO, w.src, call, &callee) {
+                    return;
+                }
                 w.call(&callee, None, call);
             }
             K::SelectorExpression => {

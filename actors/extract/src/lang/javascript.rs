@@ -513,7 +513,9 @@ impl Script {
         match self.g.kind(target) {
             K::Identifier => {
                 let callee = w.text(target);
-                w.call(&callee, None, call);
+                if !crate::locals::bound_locally(&crate::locals::JAVASCRIPT, w.src, call, &callee) {
+                    w.call(&callee, None, call);
+                }
             }
             K::MemberExpression => {
                 let Some(prop) = target.child_by_field_id(f.property) else {
@@ -1047,7 +1049,8 @@ items[0].run = function () {};
                 "SettingsPage.onLoad -> this.setState @17",
                 "SettingsPage.render -> this.renderRows @21",
                 "Row -> useState @27",
-                "Row -> setOpen @28",
+                // `setOpen` is a local (`const [open, setOpen] =
+                // useState(..)`): calling it calls no definition.
                 "Row -> format @28",
                 "loadAll -> Loader @32",
                 "loadAll -> Promise.all @33",

@@ -306,6 +306,9 @@ impl RustRules {
         match self.g.kind(target) {
             K::Identifier => {
                 let callee = w.text(target);
+                if crate::locals::bound_locally(&crate::locals::RUST, w.src, at, &callee) {
+                    return;
+                }
                 w.call(&callee, None, at);
             }
             K::FieldExpression => {

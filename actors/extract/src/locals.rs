@@ -1,0 +1,410 @@
+//! Local variables that hide a function of their name. A bare call of a
+//! name bound in a block around it (`load := newLoader()` in Go, `let load
+//! = || 2;` in Rust, `for (const load of loaders)` in JavaScript) calls
+//! that variable's value, not the file's or the package's `load`: it is no
+//! call of any definition, and recording it would make resolution call it
+//! exact.
+//!
+//! Block-scoped languages only: a binding counts for the statements after
+//! it in its block, and a loop, closure, `if let` or `catch` binds for the
+//! part of it the call is in. The search walks up from the call and stops
+//! at the named function around it (its parameters are read from its
+//! signature at resolution, `sno_index::params`). Python decides per
+//! function and is handled in its extractor.
+
+use tree_sitter::Node;
+
+/// How a language binds local names.
+pub(crate) struct Scoping {
+    /// Named definitions: the walk ends at them.
+    pub stops: &'static [&'static str],
+    /// Statements that bind names for the statements after them, each
+    /// with the fields holding its targets (none listed: the whole
+    /// statement, less [`Scoping::not_bound`] fields).
+    pub declarations: &'static [(&'static str, &'static [&'static str])],
+    /// Constructs that bind names for one part of themselves (the part is
+    /// the field named second; `""`: any part but the binding's own), with
+    /// the fields holding the targets (none: the construct itself, less
+    /// [`Scoping::not_bound`] fields), and the kind a name must be inside
+    /// to be bound there (Rust's `let` in an `if` condition).
+    pub around: &'static [Around],
+    /// The kinds of a bound name inside a target.
+    pub names: &'static [&'static str],
+    /// Fields inside a target that bind nothing (a pattern's type, a
+    /// default value, a key).
+    pub not_bound: &'static [&'static str],
+    /// Kinds a target is not looked into (a path of names in a pattern).
+    pub opaque: &'static [&'static str],
+    /// A declaration of a value of these kinds is a definition the
+    /// extractor recorded (a JavaScript `const f = () => ...`): resolution
+    /// reaches it, so it hides nothing here.
+    pub defined: &'static [&'static str],
+}
+
+/// A construct binding names for a part of itself: (kind, part, fields,
+/// only inside).
+pub(crate) type Around = (
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    Option<&'static str>,
+);
+
+/// Whether the bare call of `name` at `call` calls a local variable.
+pub(crate) fn bound_locally(s: &Scoping, src: &[u8], call: Node<'_>, name: &str) -> bool {
+    let text = |n: Node<'_>| n.utf8_text(src).unwrap_or_default();
+    let mut child = call;
+    while let Some(parent) = child.parent() {
+        if s.stops.contains(&parent.kind()) {
+            return false;
+        }
+        for &(kind, part, fields, under) in s.around {
+            if parent.kind() != kind {
+                continue;
+            }
+            let on_part = part.is_empty()
+                || parent
+                    .child_by_field_name(part)
+                    .is_some_and(|p| p.id() == child.id());
+            if !on_part {
+                continue;
+            }
+            let mut targets: Vec<Node<'_>> = Vec::new();
+            if fields.is_empty() {
+                targets.push(parent);
+            }
+            for f in fields {
+                let mut cursor = parent.walk();
+                targets.extend(parent.children_by_field_name(f, &mut cursor));
+            }
+            for t in targets {
+                if t.id() != child.id() && binds(s, t, name, under, &text) {
+                    return true;
+                }
+            }
+        }
+        let mut cursor = parent.walk();
+        for sib in parent.named_children(&mut cursor) {
+            if sib.start_byte() >= child.start_byte() {
+                break;
+            }
+            if declares(s, sib, name, &text) {
+                return true;
+            }
+        }
+        child = parent;
+    }
+    false
+}
+
+/// Whether statement `stmt` declares `name` for the statements after it.
+fn declares<'t>(
+    s: &Scoping,
+    stmt: Node<'t>,
+    name: &str,
+    text: &dyn Fn(Node<'t>) -> &'t str,
+) -> bool {
+    let Some(&(_, fields)) = s.declarations.iter().find(|(k, _)| *k == stmt.kind()) else {
+        return false;
+    };
+    if fields.is_empty() {
+        return binds(s, stmt, name, None, text);
+    }
+    fields.iter().any(|f| {
+        let mut cursor = stmt.walk();
+        let targets: Vec<Node<'t>> = stmt.children_by_field_name(f, &mut cursor).collect();
+        targets.into_iter().any(|t| binds(s, t, name, None, text))
+    })
+}
+
+/// Whether `target` (a pattern, a list of names, a declaration) binds
+/// `name`; with `under`, only a name inside a node of that kind does.
+fn binds<'t>(
+    s: &Scoping,
+    target: Node<'t>,
+    name: &str,
+    under: Option<&str>,
+    text: &dyn Fn(Node<'t>) -> &'t str,
+) -> bool {
+    let mut stack = vec![(target, under.is_none())];
+    while let Some((n, inside)) = stack.pop() {
+        let inside = inside || under == Some(n.kind());
+        if s.names.contains(&n.kind()) {
+            if inside && text(n) == name && !is_defined(s, n) {
+                return true;
+            }
+            continue;
+        }
+        if s.opaque.contains(&n.kind()) {
+            continue;
+        }
+        let mut cursor = n.walk();
+        if cursor.goto_first_child() {
+            loop {
+                let skip = cursor
+                    .field_name()
+                    .is_some_and(|f| s.not_bound.contains(&f));
+                let c = cursor.node();
+                if !skip && c.is_named() {
+                    stack.push((c, inside));
+                }
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether the name `n` is declared with a value the extractor recorded as
+/// a definition of its own.
+fn is_defined(s: &Scoping, n: Node<'_>) -> bool {
+    n.parent()
+        .and_then(|p| p.child_by_field_name("value"))
+        .is_some_and(|v| s.defined.contains(&v.kind()))
+}
+
+/// Go: `x := ...`, `var x = ...`, a `for`/`if`/`switch` initializer, a
+/// `range`, a function literal's parameters.
+pub(crate) const GO: Scoping = Scoping {
+    stops: &["function_declaration", "method_declaration", "source_file"],
+    declarations: &[
+        ("short_var_declaration", &["left"]),
+        ("var_declaration", &[]),
+    ],
+    around: &[
+        ("func_literal", "body", &["parameters"], None),
+        ("for_statement", "body", &[], None),
+        ("if_statement", "", &["initializer"], None),
+        ("expression_switch_statement", "", &["initializer"], None),
+        ("type_switch_statement", "", &["alias", "initializer"], None),
+    ],
+    names: &["identifier"],
+    not_bound: &[
+        "type",
+        "value",
+        "right",
+        "condition",
+        "update",
+        "body",
+        "result",
+    ],
+    opaque: &["block"],
+    defined: &[],
+};
+
+/// Rust: `let`, `for`, closure parameters, `if let` / `while let`, a match
+/// arm's pattern.
+pub(crate) const RUST: Scoping = Scoping {
+    stops: &["function_item", "function_signature_item", "source_file"],
+    declarations: &[("let_declaration", &["pattern"])],
+    around: &[
+        ("closure_expression", "body", &["parameters"], None),
+        ("for_expression", "body", &["pattern"], None),
+        ("match_arm", "value", &["pattern"], None),
+        (
+            "if_expression",
+            "consequence",
+            &["condition"],
+            Some("let_condition"),
+        ),
+        (
+            "while_expression",
+            "body",
+            &["condition"],
+            Some("let_condition"),
+        ),
+    ],
+    names: &["identifier", "shorthand_field_identifier"],
+    not_bound: &["type", "value", "alternative", "return_type"],
+    opaque: &[
+        "scoped_identifier",
+        "scoped_type_identifier",
+        "generic_type",
+        "block",
+    ],
+    defined: &[],
+};
+
+/// JavaScript and TypeScript: `let`/`const`/`var`, `for ... of/in`, a
+/// `for` initializer, `catch (e)`, an anonymous function's parameters. A
+/// `const f = () => ...` is a definition the extractor recorded.
+pub(crate) const JAVASCRIPT: Scoping = Scoping {
+    stops: &[
+        "function_declaration",
+        "generator_function_declaration",
+        "method_definition",
+        "class_body",
+        "program",
+    ],
+    declarations: &[("lexical_declaration", &[]), ("variable_declaration", &[])],
+    around: &[
+        ("for_in_statement", "body", &["left"], None),
+        ("for_statement", "body", &["initializer"], None),
+        ("catch_clause", "body", &["parameter"], None),
+        ("arrow_function", "body", &["parameter", "parameters"], None),
+        ("function_expression", "body", &["parameters"], None),
+    ],
+    names: &["identifier", "shorthand_property_identifier_pattern"],
+    not_bound: &["value", "right", "key", "type", "return_type", "body"],
+    opaque: &["statement_block"],
+    defined: &[
+        "arrow_function",
+        "function_expression",
+        "function",
+        "class",
+        "generator_function",
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use sno_journal::model::Language;
+
+    use crate::lang::test_support::calls;
+
+    /// The calls of `load` recorded in `src`, as "caller @line".
+    fn loads(lang: Language, src: &str) -> Vec<String> {
+        let f = crate::extract(lang, src.as_bytes());
+        calls(&f)
+            .into_iter()
+            .filter(|c| c.contains("-> load @"))
+            .collect()
+    }
+
+    #[test]
+    fn go_locals_hide_the_package_function() {
+        let src = "package p
+
+func load() int { return 1 }
+
+func short() int {
+	load := func() int { return 2 }
+	return load()
+}
+
+func ranged(fs []func()) {
+	for _, load := range fs {
+		load()
+	}
+}
+
+func declared() int {
+	var load func() int
+	return load()
+}
+
+func literal() func(func() int) int {
+	return func(load func() int) int { return load() }
+}
+
+func before() int {
+	x := load()
+	load := 3
+	return x + load
+}
+
+func elsewhere() int {
+	if load := 2; load > 1 {
+		return 0
+	}
+	return load()
+}
+";
+        assert_eq!(
+            loads(Language::Go, src),
+            ["before -> load @26", "elsewhere -> load @35"]
+        );
+    }
+
+    #[test]
+    fn rust_locals_hide_the_function() {
+        let src = "fn load() -> i32 { 1 }
+
+fn closure() -> i32 {
+    let load = || 2;
+    load()
+}
+
+fn looped(fs: Vec<fn() -> i32>) {
+    for load in fs {
+        load();
+    }
+}
+
+fn matched(f: Option<fn() -> i32>) -> i32 {
+    if let Some(load) = f {
+        return load();
+    }
+    match f {
+        Some(load) => load(),
+        None => load(),
+    }
+}
+
+fn param() -> i32 {
+    let g = |load: fn() -> i32| load();
+    g(load)
+}
+
+fn after() -> i32 {
+    let x = load();
+    let load = 3;
+    x + load
+}
+";
+        assert_eq!(
+            loads(Language::Rust, src),
+            ["matched -> load @20", "after -> load @30"]
+        );
+    }
+
+    #[test]
+    fn javascript_locals_hide_the_function_but_a_function_value_is_a_definition() {
+        let src = "function load() { return 1; }
+
+function looped(xs) {
+  for (const load of xs) { load(); }
+}
+
+function declared() {
+  let load = make();
+  return load();
+}
+
+function destructured({ load }, [a, b]) {
+  const { other: load2 } = a;
+  return load();
+}
+
+function callback(xs) {
+  return xs.map((load) => load());
+}
+
+function caught() {
+  try { return 1; } catch (load) { return load(); }
+}
+
+function arrow() {
+  const load = () => 2;
+  return load();
+}
+
+function plain() {
+  return load();
+}
+";
+        let got = loads(Language::JavaScript, src);
+        // `destructured`'s `load` is a parameter: resolution reads it from
+        // the signature. `arrow`'s is a definition: resolution reaches it.
+        assert_eq!(
+            got,
+            [
+                "destructured -> load @14",
+                "arrow -> load @27",
+                "plain -> load @31"
+            ]
+        );
+    }
+}
