@@ -53,6 +53,22 @@ fn always(_: &str) -> bool {
     true
 }
 
+/// The words of a secret-sounding name: at least one is in any text an
+/// assigned-secret rule matches.
+const SECRET_NAMES: &[&str] = &[
+    "secret",
+    "token",
+    "passw",
+    "pwd",
+    "api_key",
+    "apikey",
+    "api-key",
+    "private_key",
+    "access_key",
+    "auth_key",
+    "credential",
+];
+
 const RULES: &[Rule] = &[
     Rule {
         id: "private-key",
@@ -161,19 +177,7 @@ const RULES: &[Rule] = &[
     },
     Rule {
         id: "assigned-secret",
-        anchors: &[
-            "secret",
-            "token",
-            "passw",
-            "pwd",
-            "api_key",
-            "apikey",
-            "api-key",
-            "private_key",
-            "access_key",
-            "auth_key",
-            "credential",
-        ],
+        anchors: SECRET_NAMES,
         pattern: r#"(?i)\b[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|pwd|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[A-Za-z0-9_.\-]*["']?\s*(?::=|=>|[:=])\s*[bru]?["'`]([^"'`\s]{8,256})["'`]"#,
         group: 1,
         check: high_entropy,
@@ -188,23 +192,12 @@ const RULES: &[Rule] = &[
     },
     Rule {
         id: "assigned-secret",
-        anchors: &[
-            "secret",
-            "token",
-            "passw",
-            "pwd",
-            "api_key",
-            "apikey",
-            "api-key",
-            "access_key",
-            "auth_key",
-            "credential",
-        ],
+        anchors: SECRET_NAMES,
         // `--password=...` on a command line, `export DB_PASSWORD=...; run`,
         // `?token=...&` in a URL, `password=...` in a sentence: a value
         // glued to its name by `=` ends at a space or a shell separator,
         // not at the end of the line.
-        pattern: r#"(?i)\b[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|pwd|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[A-Za-z0-9_.\-]*=([^\s"'`;&|<>=][^\s"'`;&|<>]{7,255})"#,
+        pattern: r#"(?i)\b[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|pwd|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[A-Za-z0-9_.\-]*=([^\s"'`;&|<>=][^\s"'`;&|<>]{7,255})"#,
         group: 1,
         check: unquoted_secret,
     },
