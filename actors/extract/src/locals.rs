@@ -3,7 +3,7 @@
 //! = || 2;` in Rust, `for (const load of loaders)` in JavaScript) calls
 //! that variable's value, not the file's or the package's `load`: it is no
 //! call of any definition, and recording it would make resolution call it
-//! exact.
+//! exact. Go, Rust, JavaScript/TypeScript, Kotlin and Swift.
 //!
 //! Block-scoped languages only: a binding counts for the statements after
 //! it in its block, and a loop, closure, `if let` or `catch` binds for the
@@ -74,8 +74,7 @@ pub(crate) fn bound_locally(s: &Scoping, src: &[u8], call: Node<'_>, name: &str)
                 targets.push(parent);
             }
             for f in fields {
-                let mut cursor = parent.walk();
-                targets.extend(parent.children_by_field_name(f, &mut cursor));
+                targets.extend(children_at(parent, f));
             }
             for t in targets {
                 if t.id() != child.id() && binds(s, t, name, under, &text) {
@@ -111,10 +110,23 @@ fn declares<'t>(
         return binds(s, stmt, name, None, text);
     }
     fields.iter().any(|f| {
-        let mut cursor = stmt.walk();
-        let targets: Vec<Node<'t>> = stmt.children_by_field_name(f, &mut cursor).collect();
-        targets.into_iter().any(|t| binds(s, t, name, None, text))
+        children_at(stmt, f)
+            .into_iter()
+            .any(|t| binds(s, t, name, None, text))
     })
+}
+
+/// The children of `node` in field `at`, or of kind `k` for `#k` (for
+/// grammars that name few fields, such as Kotlin's).
+fn children_at<'t>(node: Node<'t>, at: &str) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    match at.strip_prefix('#') {
+        Some(kind) => node
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() == kind)
+            .collect(),
+        None => node.children_by_field_name(at, &mut cursor).collect(),
+    }
 }
 
 /// Whether `target` (a pattern, a list of names, a declaration) binds
@@ -164,6 +176,67 @@ fn is_defined(s: &Scoping, n: Node<'_>) -> bool {
         .and_then(|p| p.child_by_field_name("value"))
         .is_some_and(|v| s.defined.contains(&v.kind()))
 }
+
+/// Kotlin: `val`/`var`, a `for` variable, a lambda's or an anonymous
+/// function's parameters, `catch (e: E)`.
+pub(crate) const KOTLIN: Scoping = Scoping {
+    stops: &["function_declaration", "class_body", "source_file"],
+    declarations: &[(
+        "property_declaration",
+        &["#variable_declaration", "#multi_variable_declaration"],
+    )],
+    around: &[
+        (
+            "for_statement",
+            "",
+            &["#variable_declaration", "#multi_variable_declaration"],
+            None,
+        ),
+        ("lambda_literal", "", &["#lambda_parameters"], None),
+        (
+            "anonymous_function",
+            "",
+            &["#function_value_parameters"],
+            None,
+        ),
+        ("catch_block", "", &["#identifier"], None),
+    ],
+    names: &["identifier"],
+    not_bound: &[],
+    opaque: &["block", "function_body"],
+    defined: &[],
+};
+
+/// Swift: `let`/`var`, `guard let` (for the rest of its block), `if let`,
+/// a `for` item, a closure's parameters, `catch let e`.
+pub(crate) const SWIFT: Scoping = Scoping {
+    stops: &[
+        "function_declaration",
+        "class_body",
+        "protocol_body",
+        "source_file",
+    ],
+    declarations: &[
+        ("property_declaration", &["name"]),
+        ("guard_statement", &["bound_identifier", "name"]),
+    ],
+    around: &[
+        ("for_statement", "", &["item"], None),
+        ("if_statement", "", &["bound_identifier", "name"], None),
+        ("lambda_literal", "", &["type"], None),
+        ("catch_block", "", &["error"], None),
+    ],
+    names: &["simple_identifier"],
+    not_bound: &[
+        "type",
+        "value",
+        "computed_value",
+        "external_name",
+        "return_type",
+    ],
+    opaque: &["statements"],
+    defined: &[],
+};
 
 /// Go: `x := ...`, `var x = ...`, a `for`/`if`/`switch` initializer, a
 /// `range`, a function literal's parameters.
@@ -406,5 +479,57 @@ function plain() {
                 "plain -> load @31"
             ]
         );
+    }
+
+    #[test]
+    fn kotlin_and_swift_locals_hide_the_function() {
+        let kt = "fun load(): Int = 1
+
+fun a(): Int {
+    val load = { 2 }
+    return load()
+}
+
+fun looped(fs: List<() -> Int>) {
+    for (load in fs) {
+        load()
+    }
+}
+
+fun lambda(): Int = run { { load: () -> Int -> load() }({ 3 }) }
+
+fun b(): Int = load()
+
+fun before(): Int {
+    val x = load()
+    val load = { 4 }
+    return x + load()
+}
+";
+        assert_eq!(
+            loads(Language::Kotlin, kt),
+            ["b -> load @16", "before -> load @19"]
+        );
+        let swift = "func load() -> Int { 1 }
+
+func a() -> Int {
+    let load = { 2 }
+    return load()
+}
+
+func guarded(f: (() -> Int)?) -> Int {
+    guard let load = f else { return 0 }
+    return load()
+}
+
+func looped(fs: [() -> Int]) {
+    for load in fs {
+        load()
+    }
+}
+
+func b() -> Int { load() }
+";
+        assert_eq!(loads(Language::Swift, swift), ["b -> load @19"]);
     }
 }

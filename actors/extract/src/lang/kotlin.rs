@@ -297,6 +297,9 @@ impl Kotlin {
         match self.g.kind(callee) {
             K::Identifier => {
                 let name = w.text(callee);
+                if crate::locals::bound_locally(&crate::locals::KOTLIN, w.src, node, &name) {
+                    return;
+                }
                 // In the lambda of a scope function with a receiver, a
                 // bare call goes to that receiver first, whose type is not
                 // known here: not to the enclosing class's method.

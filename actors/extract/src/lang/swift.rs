@@ -295,6 +295,9 @@ impl Swift {
         match self.g.kind(callee) {
             K::SimpleIdentifier => {
                 let name = w.text(callee);
+                if crate::locals::bound_locally(&crate::locals::SWIFT, w.src, node, &name) {
+                    return;
+                }
                 w.call(&name, None, node);
             }
             K::NavigationExpression => {
