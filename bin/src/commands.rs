@@ -68,26 +68,22 @@ fn caller_env(paths: &RepoPaths, request: &Request) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Indexes a repository `sno serve` was started on before anything was
-/// indexed there, as `sno init` would: an agent's client starts the server
-/// with no one at hand to run `sno init`, and a server that only said so
-/// on stderr looked to the client like a closed connection. The summary
-/// goes to stderr: stdout is the protocol's.
+/// Indexes a repository `sno serve` starts on as `sno init` would, when
+/// nothing is: a client has no one at hand to run `sno init`, and saw the
+/// error on stderr as a closed connection. stdout stays the protocol's.
 async fn index_first(path: &Path) -> Result<(), ErrorContract> {
-    let paths = RepoPaths::discover(path).map_err(|e| *e.0)?;
-    if paths.db().exists() {
+    if RepoPaths::discover(path).map_err(|e| *e.0)?.db().exists() {
         return Ok(());
     }
     eprintln!("sno: nothing is indexed here yet; indexing it first (as `sno init`)");
+    let (rev, history, max_file_size, workers) = (None, None, None, None);
     let request = Request::Index {
-        rev: None,
-        // The configured history, as `sno init` alone.
-        history: None,
-        max_file_size: None,
-        workers: None,
+        rev,
+        history,
+        max_file_size,
+        workers,
     };
-    request_answer(path, request, None).await?;
-    Ok(())
+    request_answer(path, request, None).await.map(|_| ())
 }
 
 /// Runs a request in this process, or in the daemon that holds the
