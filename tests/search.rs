@@ -2065,3 +2065,45 @@ fn a_definition_at_its_files_end_is_quoted_with_the_lines_before_it() {
         .unwrap_or_else(|| panic!("{md}"));
     assert!(used > 250 && used <= 300, "{used}: {md}");
 }
+
+/// A commit message asked about files is asked with its subject and the
+/// code its body names: the body's prose ("new to github", "doing this
+/// right") does not pull in a file that shares those words.
+#[test]
+fn a_commit_message_asks_with_its_subject_not_its_prose() {
+    let repo = Repo::new();
+    repo.write(
+        "src/locales/index.ts",
+        "export { default as en } from \"./en.js\";\nexport { default as fr } from \"./fr.js\";\n",
+    );
+    repo.write(
+        "src/locales/fr.ts",
+        "export default function fr() {\n  return { greeting: \"bonjour\", farewell: \"au revoir\" };\n}\n",
+    );
+    repo.write(
+        "src/locales/en.ts",
+        "export default function en() {\n  return { greeting: \"hello\", farewell: \"bye\" };\n}\n",
+    );
+    repo.write(
+        "scripts/triage.ts",
+        "// Triage: whether a newcomer to github is doing the right thing.\nexport function triageNewcomer(issue) {\n  const newcomer = issue.author.isNew && issue.author.firstTime;\n  const right = issue.labels.includes(\"doing-right\");\n  const wrongYear = issue.body.includes(\"wrong year\");\n  return newcomer && right && !wrongYear;\n}\n",
+    );
+    repo.commit("locales and a triage script");
+    repo.sno_json(&["init", "--json"]);
+    let message = "feat(locales): add the German locale\n\nI am new to github and I think I am doing this right; the wrong year was fixed by a newcomer first time.";
+    let v = repo.sno_json(&["search", message, "--files", "--lexical-only", "--json"]);
+    let files: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"))
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    // Every locale file before the script (which the commit that added
+    // them all brings in, by its message's "locales").
+    let triage = files.iter().position(|f| *f == "scripts/triage.ts");
+    let last_locale = files.iter().rposition(|f| f.starts_with("src/locales/"));
+    assert!(
+        last_locale.is_some() && triage.is_none_or(|t| Some(t) > last_locale),
+        "{files:?}"
+    );
+}

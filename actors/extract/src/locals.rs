@@ -50,6 +50,27 @@ pub(crate) type Around = (
     Option<&'static str>,
 );
 
+/// Whether `name` appears in `text` other than called (`name(`) or as a
+/// member (`.name`): any binding of it must, so a call whose name appears
+/// only so around it needs no look at the tree. Most calls are such, and
+/// the tree is slow to walk up.
+pub(crate) fn may_be_bound(text: &[u8], name: &str) -> bool {
+    let n = name.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
+    memchr::memmem::find_iter(text, n).any(|i| {
+        let before = i.checked_sub(1).map(|k| text[k]);
+        let after_at = i + n.len();
+        if before.is_some_and(|b| word(b) || b == b'.')
+            || text.get(after_at).is_some_and(|&b| word(b))
+        {
+            return false;
+        }
+        // `load(`, and `name!(` / `name![` of a Rust macro.
+        let next = text[after_at..].iter().find(|b| !b.is_ascii_whitespace());
+        !matches!(next, Some(b'(' | b'!'))
+    })
+}
+
 /// Whether the bare call of `name` at `call` calls a local variable.
 pub(crate) fn bound_locally(s: &Scoping, src: &[u8], call: Node<'_>, name: &str) -> bool {
     let text = |n: Node<'_>| n.utf8_text(src).unwrap_or_default();
@@ -116,6 +137,50 @@ fn declares<'t>(
     })
 }
 
+/// Every name `function` binds anywhere in it (in any block, by any
+/// declaration or construct): a call of a name not among them calls no
+/// local, whatever the blocks.
+pub(crate) fn names_bound_in(
+    s: &Scoping,
+    src: &[u8],
+    function: Node<'_>,
+) -> rustc_hash::FxHashSet<String> {
+    let text = |n: Node<'_>| n.utf8_text(src).unwrap_or_default().to_string();
+    let mut out = rustc_hash::FxHashSet::default();
+    let mut targets = Vec::new();
+    let mut stack = vec![function];
+    while let Some(n) = stack.pop() {
+        let kind = n.kind();
+        if let Some(&(_, fields)) = s.declarations.iter().find(|(k, _)| *k == kind) {
+            if fields.is_empty() {
+                targets.push((n, None));
+            }
+            for f in fields {
+                targets.extend(children_at(n, f).into_iter().map(|t| (t, None)));
+            }
+        }
+        for &(k, _, fields, under) in s.around {
+            if k == kind {
+                if fields.is_empty() {
+                    targets.push((n, under));
+                }
+                for f in fields {
+                    targets.extend(children_at(n, f).into_iter().map(|t| (t, under)));
+                }
+            }
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+    for (t, under) in targets {
+        names_in(s, t, under, &mut |n| {
+            out.insert(text(n));
+            false
+        });
+    }
+    out
+}
+
 /// The children of `node` in field `at`, or of kind `k` for `#k` (for
 /// grammars that name few fields, such as Kotlin's).
 fn children_at<'t>(node: Node<'t>, at: &str) -> Vec<Node<'t>> {
@@ -138,11 +203,23 @@ fn binds<'t>(
     under: Option<&str>,
     text: &dyn Fn(Node<'t>) -> &'t str,
 ) -> bool {
+    names_in(s, target, under, &mut |n| text(n) == name)
+}
+
+/// Calls `each` with every name `target` binds, until it returns true
+/// (and then returns true); with `under`, only names inside a node of
+/// that kind.
+fn names_in<'t>(
+    s: &Scoping,
+    target: Node<'t>,
+    under: Option<&str>,
+    each: &mut dyn FnMut(Node<'t>) -> bool,
+) -> bool {
     let mut stack = vec![(target, under.is_none())];
     while let Some((n, inside)) = stack.pop() {
         let inside = inside || under == Some(n.kind());
         if s.names.contains(&n.kind()) {
-            if inside && text(n) == name && !is_defined(s, n) {
+            if inside && !is_defined(s, n) && each(n) {
                 return true;
             }
             continue;
@@ -344,6 +421,18 @@ mod tests {
             .into_iter()
             .filter(|c| c.contains("-> load @"))
             .collect()
+    }
+
+    #[test]
+    fn only_a_name_seen_other_than_called_may_be_bound() {
+        use super::may_be_bound;
+        assert!(!may_be_bound(
+            b"x = load(1)\ny = load (2)\nobj.load = 3\nreload = 4",
+            "load"
+        ));
+        assert!(may_be_bound(b"load := newLoader()", "load"));
+        assert!(may_be_bound(b"for (const load of xs)", "load"));
+        assert!(may_be_bound(b"|load: fn() -> i32|", "load"));
     }
 
     #[test]

@@ -229,6 +229,11 @@ pub(crate) struct Walk<'t> {
     /// Depth of the outermost ERROR node being walked, so nested ones are not
     /// reported again.
     error_depth: Option<u32>,
+    /// The tree's root, once the walk starts.
+    root: Option<Node<'t>>,
+    /// The names bound anywhere in a function ([`crate::locals`]), by the
+    /// function's first byte: made on its first bare call.
+    bound: rustc_hash::FxHashMap<usize, rustc_hash::FxHashSet<String>>,
 }
 
 impl<'t> Walk<'t> {
@@ -248,6 +253,47 @@ impl<'t> Walk<'t> {
             levels: vec![Level::default()],
             role: DocRole::Item,
             error_depth: None,
+            root: None,
+            bound: Default::default(),
+        }
+    }
+
+    /// Whether the bare call of `name` at `call` calls a local variable
+    /// ([`crate::locals`]): a name bound somewhere in the function around
+    /// it (a set made once per function), then bound in a block or
+    /// construct around the call.
+    pub(crate) fn calls_a_local(
+        &mut self,
+        s: &crate::locals::Scoping,
+        call: Node<'_>,
+        name: &str,
+    ) -> bool {
+        let scope = self.outer_scope();
+        let (src, root) = (self.src, self.root);
+        let names = self.bound.entry(scope.start).or_insert_with(|| {
+            root.and_then(|r| r.descendant_for_byte_range(scope.start, scope.end))
+                .map(|f| crate::locals::names_bound_in(s, src, f))
+                .unwrap_or_default()
+        });
+        names.contains(name) && crate::locals::bound_locally(s, src, call, name)
+    }
+
+    /// The bytes of the outermost function open at this point of the walk
+    /// (else the outermost definition, else the whole file): where a local
+    /// variable of the code being walked can be bound.
+    pub(crate) fn outer_scope(&self) -> std::ops::Range<usize> {
+        let function = self.scopes.iter().find(|&&(i, _)| {
+            matches!(
+                self.facts.symbols[i].kind,
+                SymbolKind::Function | SymbolKind::Method | SymbolKind::Constructor
+            )
+        });
+        match function.or(self.scopes.first()) {
+            Some(&(i, _)) => {
+                let span = &self.facts.symbols[i].span;
+                span.start_byte as usize..(span.end_byte as usize).min(self.src.len())
+            }
+            None => 0..self.src.len(),
         }
     }
 
@@ -640,6 +686,7 @@ pub(crate) fn walk<'t, R: Rules<'t>>(
     rules: &mut R,
 ) -> Walk<'t> {
     let mut w = Walk::new(lang, src);
+    w.root = Some(tree.root_node());
     let check_errors = tree.root_node().has_error();
     let mut cursor = tree.walk();
     loop {

@@ -8,6 +8,7 @@ pub mod block;
 pub mod changes;
 pub mod chunks;
 pub mod cl100k;
+pub mod commit_message;
 pub mod compounds;
 pub mod context;
 pub mod doc_map;

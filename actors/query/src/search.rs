@@ -1196,6 +1196,15 @@ impl<'a> Retriever<'a> {
         lesson_paths: &HashSet<String>,
         files: Option<&'s crate::file_index::FileIndex>,
     ) -> Vec<FileHit<'s>> {
+        // A commit message asks with its subject and the code its body
+        // names ([`crate::commit_message`]); a number or hash it names
+        // anywhere still points at that change (below).
+        let named_changes = history.referenced_change_votes(req.query);
+        let asked = crate::commit_message::as_question(req.query);
+        let req = &SearchRequest {
+            query: &asked,
+            ..*req
+        };
         let all = self.search(
             &SearchRequest {
                 limit: POOL,
@@ -1273,10 +1282,7 @@ impl<'a> Retriever<'a> {
             // scores do.
             for (votes, weight) in [
                 (history.similar_change_votes(&words), SIMILAR_CHANGES),
-                (
-                    history.referenced_change_votes(req.query),
-                    REFERENCED_CHANGES,
-                ),
+                (named_changes, REFERENCED_CHANGES),
             ] {
                 let mut here: Vec<(&'s str, f32)> = Vec::new();
                 for (path, v) in votes {

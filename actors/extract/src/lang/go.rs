@@ -239,7 +239,7 @@ impl Go {
         match self.g.kind(func) {
             K::Identifier => {
                 let callee = w.text(func);
-                if crate::locals::bound_locally(&crate::locals::GO, w.src, call, &callee) {
+                if w.calls_a_local(&crate::locals::GO, call, &callee) {
                     return;
                 }
                 w.call(&callee, None, call);

@@ -513,7 +513,7 @@ impl Script {
         match self.g.kind(target) {
             K::Identifier => {
                 let callee = w.text(target);
-                if !crate::locals::bound_locally(&crate::locals::JAVASCRIPT, w.src, call, &callee) {
+                if !w.calls_a_local(&crate::locals::JAVASCRIPT, call, &callee) {
                     w.call(&callee, None, call);
                 }
             }

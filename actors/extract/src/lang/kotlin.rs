@@ -297,7 +297,7 @@ impl Kotlin {
         match self.g.kind(callee) {
             K::Identifier => {
                 let name = w.text(callee);
-                if crate::locals::bound_locally(&crate::locals::KOTLIN, w.src, node, &name) {
+                if w.calls_a_local(&crate::locals::KOTLIN, node, &name) {
                     return;
                 }
                 // In the lambda of a scope function with a receiver, a

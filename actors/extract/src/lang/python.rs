@@ -184,7 +184,10 @@ impl<'t> Rules<'t> for Python {
                             // variable wherever it is used in the function:
                             // calling it calls a value, no definition of
                             // the name.
-                            if !self.bound_in_enclosing_function(w, node, &callee) {
+                            let scope = &w.src[w.outer_scope()];
+                            let local = crate::locals::may_be_bound(scope, &callee)
+                                && self.bound_in_enclosing_function(w, node, &callee);
+                            if !local {
                                 w.call(&callee, None, node);
                             }
                         }

@@ -306,7 +306,9 @@ impl RustRules {
         match self.g.kind(target) {
             K::Identifier => {
                 let callee = w.text(target);
-                if crate::locals::bound_locally(&crate::locals::RUST, w.src, at, &callee) {
+                // A macro is never a variable.
+                let macro_call = self.g.kind(at) == K::MacroInvocation;
+                if !macro_call && w.calls_a_local(&crate::locals::RUST, at, &callee) {
                     return;
                 }
                 w.call(&callee, None, at);

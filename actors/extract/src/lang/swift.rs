@@ -295,7 +295,7 @@ impl Swift {
         match self.g.kind(callee) {
             K::SimpleIdentifier => {
                 let name = w.text(callee);
-                if crate::locals::bound_locally(&crate::locals::SWIFT, w.src, node, &name) {
+                if w.calls_a_local(&crate::locals::SWIFT, node, &name) {
                     return;
                 }
                 w.call(&name, None, node);
