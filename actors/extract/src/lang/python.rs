@@ -40,6 +40,10 @@ node_kinds! {
         ImportStatement = "import_statement",
         KeywordArgument = "keyword_argument",
         Lambda = "lambda",
+        ListComprehension = "list_comprehension",
+        SetComprehension = "set_comprehension",
+        DictionaryComprehension = "dictionary_comprehension",
+        GeneratorExpression = "generator_expression",
         List = "list",
         ListPattern = "list_pattern",
         ListSplat = "list_splat",
@@ -255,6 +259,27 @@ impl Python {
                         }
                     }
                 }
+                // A comprehension is a scope of its own: its `for` targets
+                // are bound inside it only (`[f() for f in fs]`).
+                K::ListComprehension
+                | K::SetComprehension
+                | K::DictionaryComprehension
+                | K::GeneratorExpression => {
+                    let mut cursor = n.walk();
+                    let clauses: Vec<Node<'_>> = n
+                        .named_children(&mut cursor)
+                        .filter(|c| self.g.kind(*c) == K::ForInClause)
+                        .collect();
+                    for c in clauses {
+                        let mut found = Vec::new();
+                        if let Some(t) = c.child_by_field_id(self.g.f.left) {
+                            self.targets(w, t, &mut found);
+                        }
+                        if found.iter().any(|b| b == name) {
+                            return true;
+                        }
+                    }
+                }
                 _ => {}
             }
             cur = n.parent();
@@ -275,11 +300,18 @@ impl Python {
         let mut stack = vec![body];
         while let Some(n) = stack.pop() {
             let target = match self.g.kind(n) {
-                K::FunctionDefinition | K::ClassDefinition | K::Lambda | K::Comment => continue,
+                K::FunctionDefinition
+                | K::ClassDefinition
+                | K::Lambda
+                | K::Comment
+                | K::ListComprehension
+                | K::SetComprehension
+                | K::DictionaryComprehension
+                | K::GeneratorExpression => continue,
                 K::String if !w.bytes(n).iter().take(3).any(|b| matches!(b, b'f' | b'F')) => {
                     continue
                 }
-                K::Assignment | K::AugmentedAssignment | K::ForStatement | K::ForInClause => {
+                K::Assignment | K::AugmentedAssignment | K::ForStatement => {
                     n.child_by_field_id(f.left)
                 }
                 K::NamedExpression => n.child_by_field_id(f.name),
@@ -693,6 +725,10 @@ def plain():
 def attribute_only(obj):
     obj.load = 1
     return load()
+
+def comprehension(fs):
+    firsts = [load() for load in fs]
+    return load()
 "#;
         let f = crate::extract(Language::Python, src.as_bytes());
         let loads: Vec<String> = calls(&f)
@@ -705,6 +741,7 @@ def attribute_only(obj):
                 "declared_global -> load @39",
                 "plain -> load @45",
                 "attribute_only -> load @49",
+                "comprehension -> load @53",
             ]
         );
         // The calls that make the locals are kept.
