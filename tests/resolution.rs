@@ -778,3 +778,16 @@ fn a_local_variable_of_a_block_hides_the_function_of_its_name() {
         [("web/m.js:7".to_string(), false)]
     );
 }
+
+#[test]
+fn a_rust_module_alias_is_called_through() {
+    let repo = Repo::new();
+    repo.write(
+        "src/lib.rs",
+        "mod config;\nuse crate::config as cfg;\n\npub fn run() -> i32 {\n    cfg::load()\n}\n",
+    );
+    repo.write("src/config.rs", "pub fn load() -> i32 {\n    1\n}\n");
+    repo.commit("a module alias");
+    repo.sno_json(&["init", "--json"]);
+    assert_eq!(exact(&callers(&repo, "src/config.rs:1")), ["src/lib.rs:5"]);
+}

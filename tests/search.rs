@@ -2107,3 +2107,31 @@ fn a_commit_message_asks_with_its_subject_not_its_prose() {
         "{files:?}"
     );
 }
+
+/// A files answer may be scoped to files that define nothing (scripts,
+/// package markers): their text ranks them.
+#[test]
+fn a_files_answer_is_scoped_to_files_of_no_symbol() {
+    let repo = Repo::new();
+    repo.write("app/server.py", "def serve():\n    return 1\n");
+    repo.write(
+        "scripts/deploy.py",
+        "import os\nos.system('rsync build/ host:/srv')\n",
+    );
+    repo.commit("a script of no symbol");
+    repo.sno_json(&["init", "--json"]);
+    let v = repo.sno_json(&[
+        "search",
+        "rsync the build",
+        "--files",
+        "--scope",
+        "scripts/",
+        "--json",
+    ]);
+    assert_eq!(v["files"][0]["path"], "scripts/deploy.py", "{v}");
+    // For symbols there is nothing under it to find: said, not empty.
+    assert_error_code(
+        &repo.sno(&["search", "rsync the build", "--scope", "scripts/"]),
+        "SNO-UNKNOWN-FILE",
+    );
+}

@@ -963,3 +963,24 @@ fn a_server_on_a_repository_not_indexed_yet_indexes_it_first() {
     assert_eq!(status["commits_indexed"], 1, "{status}");
     assert_eq!(status["symbols_total"], 1, "{status}");
 }
+
+/// A line past the indexed end of a file the work tree has grown is the
+/// agent's next edit, not a mistake; one past a file that has not changed
+/// is.
+#[test]
+fn context_for_edit_takes_lines_the_work_tree_added() {
+    let repo = Repo::new();
+    repo.write("app/a.py", "def f():\n    return 1\n");
+    repo.commit("two lines");
+    repo.sno_json(&["init", "--json"]);
+    let mut s = Server::init(&repo, "2025-06-18").0;
+    let r = s.call("context_for_edit", json!({"file": "app/a.py", "line": 4}));
+    assert_eq!(body(&r)["error"]["code"], "SNO-BAD-ARGS", "{r}");
+    repo.write(
+        "app/a.py",
+        "def f():\n    return 1\n\n\ndef g():\n    return 2\n",
+    );
+    let r = s.call("context_for_edit", json!({"file": "app/a.py", "line": 5}));
+    assert_eq!(body(&r)["edited_in_work_tree"], true, "{r}");
+    s.finish();
+}

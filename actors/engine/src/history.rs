@@ -174,8 +174,13 @@ impl Engine {
             .get(&rel)
             .ok_or_else(|| Self::unknown_file(&snap, &rel))?;
         // A line the file does not have is a mistake to say, not to answer
-        // as its first or as a line of nothing.
-        if line == 0 || line > rec.lines.max(1) {
+        // as its first or as a line of nothing. Past the indexed end is
+        // fine where the count is unknown (a file not parsed counts 0) or
+        // the work tree has grown the file since.
+        let past_end = rec.lines > 0
+            && line > rec.lines
+            && !(snap.is_head && crate::search::edited_in_work_tree(&self.work_tree, &rel, rec));
+        if line == 0 || past_end {
             return Err(Error::from(
                 ErrorCode::BadArgs
                     .with(format!(

@@ -84,11 +84,6 @@ impl Engine {
     ) -> Result<Option<(ContextPackage, SearchStats)>> {
         let searcher = self.read.searcher_for(a.at.as_deref(), whole)?;
         let (owner, retriever) = (searcher.borrow_owner(), searcher.borrow_dependent());
-        if let Some(scope) = a.scope.as_deref() {
-            if !retriever.map().holds_under(scope) {
-                return Err(unsearchable_scope(retriever.map(), scope));
-            }
-        }
         let request = SearchRequest {
             query: &a.query,
             limit: a.limit.min(200),
@@ -101,6 +96,13 @@ impl Engine {
             Grouping::Files => self.read.file_index(&searcher),
             Grouping::Symbols => None,
         };
+        // Files answers also rank files of no symbol by their text.
+        if let Some(scope) = a.scope.as_deref() {
+            let by_text = file_index.as_deref().is_some_and(|f| f.holds_under(scope));
+            if !by_text && !retriever.map().holds_under(scope) {
+                return Err(unsearchable_scope(retriever.map(), scope));
+            }
+        }
         let (hits, files) = match a.group {
             Grouping::Symbols => (retriever.search(&request, &owner.history, &lessons), None),
             Grouping::Files => (

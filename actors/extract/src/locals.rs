@@ -39,6 +39,10 @@ pub(crate) struct Scoping {
     /// extractor recorded (a JavaScript `const f = () => ...`): resolution
     /// reaches it, so it hides nothing here.
     pub defined: &'static [&'static str],
+    /// Where a variable and a function of one name live apart (Kotlin),
+    /// the kinds of value that make a declared variable callable; empty:
+    /// any declared variable hides the function.
+    pub function_values: &'static [&'static str],
 }
 
 /// A construct binding names for a part of itself: (kind, part, fields,
@@ -49,27 +53,6 @@ pub(crate) type Around = (
     &'static [&'static str],
     Option<&'static str>,
 );
-
-/// Whether `name` appears in `text` other than called (`name(`) or as a
-/// member (`.name`): any binding of it must, so a call whose name appears
-/// only so around it needs no look at the tree. Most calls are such, and
-/// the tree is slow to walk up.
-pub(crate) fn may_be_bound(text: &[u8], name: &str) -> bool {
-    let n = name.as_bytes();
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
-    memchr::memmem::find_iter(text, n).any(|i| {
-        let before = i.checked_sub(1).map(|k| text[k]);
-        let after_at = i + n.len();
-        if before.is_some_and(|b| word(b) || b == b'.')
-            || text.get(after_at).is_some_and(|&b| word(b))
-        {
-            return false;
-        }
-        // `load(`, and `name!(` / `name![` of a Rust macro.
-        let next = text[after_at..].iter().find(|b| !b.is_ascii_whitespace());
-        !matches!(next, Some(b'(' | b'!'))
-    })
-}
 
 /// Whether the bare call of `name` at `call` calls a local variable.
 pub(crate) fn bound_locally(s: &Scoping, src: &[u8], call: Node<'_>, name: &str) -> bool {
@@ -127,6 +110,9 @@ fn declares<'t>(
     let Some(&(_, fields)) = s.declarations.iter().find(|(k, _)| *k == stmt.kind()) else {
         return false;
     };
+    if !holds_function_value(s, stmt) {
+        return false;
+    }
     if fields.is_empty() {
         return binds(s, stmt, name, None, text);
     }
@@ -151,7 +137,8 @@ pub(crate) fn names_bound_in(
     let mut stack = vec![function];
     while let Some(n) = stack.pop() {
         let kind = n.kind();
-        if let Some(&(_, fields)) = s.declarations.iter().find(|(k, _)| *k == kind) {
+        let declared = s.declarations.iter().find(|(k, _)| *k == kind);
+        if let Some(&(_, fields)) = declared.filter(|_| holds_function_value(s, n)) {
             if fields.is_empty() {
                 targets.push((n, None));
             }
@@ -179,6 +166,19 @@ pub(crate) fn names_bound_in(
         });
     }
     out
+}
+
+/// Whether a declaration can make its names callable
+/// ([`Scoping::function_values`]).
+fn holds_function_value(s: &Scoping, declaration: Node<'_>) -> bool {
+    if s.function_values.is_empty() {
+        return true;
+    }
+    let mut cursor = declaration.walk();
+    let found = declaration
+        .named_children(&mut cursor)
+        .any(|c| s.function_values.contains(&c.kind()));
+    found
 }
 
 /// The children of `node` in field `at`, or of kind `k` for `#k` (for
@@ -258,17 +258,15 @@ fn is_defined(s: &Scoping, n: Node<'_>) -> bool {
 /// function's parameters, `catch (e: E)`.
 pub(crate) const KOTLIN: Scoping = Scoping {
     stops: &["function_declaration", "class_body", "source_file"],
+    // Kotlin keeps a property and a function of one name apart: `val
+    // total = total()` then `total()` calls the function. Only a value
+    // that is a function (a lambda, an anonymous function, a reference)
+    // is called by the name, as is a lambda's parameter.
     declarations: &[(
         "property_declaration",
         &["#variable_declaration", "#multi_variable_declaration"],
     )],
     around: &[
-        (
-            "for_statement",
-            "",
-            &["#variable_declaration", "#multi_variable_declaration"],
-            None,
-        ),
         ("lambda_literal", "", &["#lambda_parameters"], None),
         (
             "anonymous_function",
@@ -276,12 +274,12 @@ pub(crate) const KOTLIN: Scoping = Scoping {
             &["#function_value_parameters"],
             None,
         ),
-        ("catch_block", "", &["#identifier"], None),
     ],
     names: &["identifier"],
     not_bound: &[],
     opaque: &["block", "function_body"],
     defined: &[],
+    function_values: &["lambda_literal", "anonymous_function", "callable_reference"],
 };
 
 /// Swift: `let`/`var`, `guard let` (for the rest of its block), `if let`,
@@ -313,6 +311,31 @@ pub(crate) const SWIFT: Scoping = Scoping {
     ],
     opaque: &["statements"],
     defined: &[],
+    function_values: &[],
+};
+
+/// Python, for the names a function binds anywhere (a superset: nested
+/// scopes too); which call they hide is decided per function in
+/// `lang/python.rs`, as Python decides it.
+pub(crate) const PYTHON: Scoping = Scoping {
+    stops: &[],
+    declarations: &[
+        ("assignment", &["left"]),
+        ("augmented_assignment", &["left"]),
+        ("for_statement", &["left"]),
+        ("named_expression", &["name"]),
+    ],
+    around: &[
+        ("for_in_clause", "", &["left"], None),
+        ("as_pattern", "", &["alias"], None),
+        ("except_clause", "", &["alias"], None),
+        ("lambda", "", &["parameters"], None),
+    ],
+    names: &["identifier"],
+    not_bound: &["value", "type"],
+    opaque: &[],
+    defined: &[],
+    function_values: &[],
 };
 
 /// Go: `x := ...`, `var x = ...`, a `for`/`if`/`switch` initializer, a
@@ -325,7 +348,12 @@ pub(crate) const GO: Scoping = Scoping {
     ],
     around: &[
         ("func_literal", "body", &["parameters"], None),
-        ("for_statement", "body", &[], None),
+        (
+            "for_statement",
+            "body",
+            &["#range_clause", "#for_clause"],
+            None,
+        ),
         ("if_statement", "", &["initializer"], None),
         ("expression_switch_statement", "", &["initializer"], None),
         ("type_switch_statement", "", &["alias", "initializer"], None),
@@ -342,6 +370,7 @@ pub(crate) const GO: Scoping = Scoping {
     ],
     opaque: &["block"],
     defined: &[],
+    function_values: &[],
 };
 
 /// Rust: `let`, `for`, closure parameters, `if let` / `while let`, a match
@@ -367,7 +396,8 @@ pub(crate) const RUST: Scoping = Scoping {
         ),
     ],
     names: &["identifier", "shorthand_field_identifier"],
-    not_bound: &["type", "value", "alternative", "return_type"],
+    // A match arm's guard (`s if s > max()`) is no pattern.
+    not_bound: &["type", "value", "alternative", "return_type", "condition"],
     opaque: &[
         "scoped_identifier",
         "scoped_type_identifier",
@@ -375,6 +405,7 @@ pub(crate) const RUST: Scoping = Scoping {
         "block",
     ],
     defined: &[],
+    function_values: &[],
 };
 
 /// JavaScript and TypeScript: `let`/`const`/`var`, `for ... of/in`, a
@@ -406,6 +437,7 @@ pub(crate) const JAVASCRIPT: Scoping = Scoping {
         "class",
         "generator_function",
     ],
+    function_values: &[],
 };
 
 #[cfg(test)]
@@ -421,18 +453,6 @@ mod tests {
             .into_iter()
             .filter(|c| c.contains("-> load @"))
             .collect()
-    }
-
-    #[test]
-    fn only_a_name_seen_other_than_called_may_be_bound() {
-        use super::may_be_bound;
-        assert!(!may_be_bound(
-            b"x = load(1)\ny = load (2)\nobj.load = 3\nreload = 4",
-            "load"
-        ));
-        assert!(may_be_bound(b"load := newLoader()", "load"));
-        assert!(may_be_bound(b"for (const load of xs)", "load"));
-        assert!(may_be_bound(b"|load: fn() -> i32|", "load"));
     }
 
     #[test]
@@ -473,10 +493,21 @@ func elsewhere() int {
 	}
 	return load()
 }
+
+func condition() {
+	for load() > 0 {
+		load()
+	}
+}
 ";
         assert_eq!(
             loads(Language::Go, src),
-            ["before -> load @26", "elsewhere -> load @35"]
+            [
+                "before -> load @26",
+                "elsewhere -> load @35",
+                "condition -> load @39",
+                "condition -> load @40"
+            ]
         );
     }
 
@@ -515,10 +546,22 @@ fn after() -> i32 {
     let load = 3;
     x + load
 }
+
+fn guarded(s: i32) -> i32 {
+    match s {
+        s if s > load() => load(),
+        _ => 0,
+    }
+}
 ";
         assert_eq!(
             loads(Language::Rust, src),
-            ["matched -> load @20", "after -> load @30"]
+            [
+                "matched -> load @20",
+                "after -> load @30",
+                "guarded -> load @37",
+                "guarded -> load @37"
+            ]
         );
     }
 
@@ -594,10 +637,24 @@ fun before(): Int {
     val load = { 4 }
     return x + load()
 }
+
+fun value(): Int {
+    val load = load()
+    return load + load()
+}
 ";
         assert_eq!(
             loads(Language::Kotlin, kt),
-            ["b -> load @16", "before -> load @19"]
+            // A loop variable's type is unknown (a function, or a value
+            // beside the function of its name): its call is kept; a
+            // value that is no function hides nothing (`value`).
+            [
+                "looped -> load @10",
+                "b -> load @16",
+                "before -> load @19",
+                "value -> load @25",
+                "value -> load @26"
+            ]
         );
         let swift = "func load() -> Int { 1 }
 

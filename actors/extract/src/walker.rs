@@ -232,8 +232,8 @@ pub(crate) struct Walk<'t> {
     /// The tree's root, once the walk starts.
     root: Option<Node<'t>>,
     /// The names bound anywhere in a function ([`crate::locals`]), by the
-    /// function's first byte: made on its first bare call.
-    bound: rustc_hash::FxHashMap<usize, rustc_hash::FxHashSet<String>>,
+    /// function's bytes: made on its first bare call.
+    bound: rustc_hash::FxHashMap<(usize, usize), rustc_hash::FxHashSet<String>>,
 }
 
 impl<'t> Walk<'t> {
@@ -260,41 +260,64 @@ impl<'t> Walk<'t> {
 
     /// Whether the bare call of `name` at `call` calls a local variable
     /// ([`crate::locals`]): a name bound somewhere in the function around
-    /// it (a set made once per function), then bound in a block or
-    /// construct around the call.
+    /// it, then bound in a block or construct around the call.
     pub(crate) fn calls_a_local(
         &mut self,
         s: &crate::locals::Scoping,
         call: Node<'_>,
         name: &str,
     ) -> bool {
-        let scope = self.outer_scope();
+        self.may_call_a_local(s, name, false)
+            && crate::locals::bound_locally(s, self.src, call, name)
+    }
+
+    /// Whether `name` is bound anywhere in the outermost function open at
+    /// this point of the walk (with `in_function_only` false, else in the
+    /// outermost definition, else in the file): the set of such names is
+    /// made once per function, so the calls of other names, most of them,
+    /// need no look up the tree.
+    pub(crate) fn may_call_a_local(
+        &mut self,
+        s: &crate::locals::Scoping,
+        name: &str,
+        in_function_only: bool,
+    ) -> bool {
+        let Some(scope) = self.outer_scope(in_function_only) else {
+            return false;
+        };
         let (src, root) = (self.src, self.root);
-        let names = self.bound.entry(scope.start).or_insert_with(|| {
-            root.and_then(|r| r.descendant_for_byte_range(scope.start, scope.end))
-                .map(|f| crate::locals::names_bound_in(s, src, f))
-                .unwrap_or_default()
-        });
-        names.contains(name) && crate::locals::bound_locally(s, src, call, name)
+        let names = self
+            .bound
+            .entry((scope.start, scope.end))
+            .or_insert_with(|| {
+                root.and_then(|r| r.descendant_for_byte_range(scope.start, scope.end))
+                    .map(|f| crate::locals::names_bound_in(s, src, f))
+                    .unwrap_or_default()
+            });
+        names.contains(name)
     }
 
     /// The bytes of the outermost function open at this point of the walk
-    /// (else the outermost definition, else the whole file): where a local
-    /// variable of the code being walked can be bound.
-    pub(crate) fn outer_scope(&self) -> std::ops::Range<usize> {
+    /// (else, unless `function_only`, the outermost definition, else the
+    /// whole file): where a local variable of the code being walked can be
+    /// bound.
+    pub(crate) fn outer_scope(&self, function_only: bool) -> Option<std::ops::Range<usize>> {
         let function = self.scopes.iter().find(|&&(i, _)| {
             matches!(
                 self.facts.symbols[i].kind,
                 SymbolKind::Function | SymbolKind::Method | SymbolKind::Constructor
             )
         });
-        match function.or(self.scopes.first()) {
+        if function_only && function.is_none() {
+            return None;
+        }
+        Some(match function.or(self.scopes.first()) {
             Some(&(i, _)) => {
                 let span = &self.facts.symbols[i].span;
                 span.start_byte as usize..(span.end_byte as usize).min(self.src.len())
             }
             None => 0..self.src.len(),
-        }
+        })
     }
 
     /// The source text of a node (lossy for invalid UTF-8).

@@ -1306,10 +1306,12 @@ impl<'r, 'a> FileScope<'r, 'a> {
                     // An import that names a type is no module to call
                     // through: `Config.load()` is the type's (below).
                     let names_type = imp.names.is_empty() && imports_name_last_segment(self.lang);
-                    // An alias of one name (`from pkg import mod as m`)
-                    // names that name, not the module (below).
+                    // A Python alias of one name (`from pkg import mod as
+                    // m`) names that name, not the package (below); Rust's
+                    // `use crate::config as cfg` names the module.
+                    let python_name = self.lang == Language::Python && !imp.names.is_empty();
                     let names_it = !names_type
-                        && ((imp.alias.as_deref() == Some(r) && imp.names.is_empty())
+                        && ((imp.alias.as_deref() == Some(r) && !python_name)
                             || imp.module == r
                             || (imp.alias.is_none() && last == r));
                     if names_it {

@@ -19,11 +19,12 @@ use std::borrow::Cow;
 /// code (paths, dotted or `::` names, snake_case and camelCase
 /// identifiers).
 pub fn as_question(query: &str) -> Cow<'_, str> {
+    // Lines with their ends (`\n` or `\r\n`), so offsets stay the text's.
     let Some((at, subject)) = query
-        .lines()
+        .split_inclusive('\n')
         .scan(0, |at, line| {
             let start = *at;
-            *at += line.len() + 1;
+            *at += line.len();
             Some((start, line))
         })
         .find(|(_, l)| !l.trim().is_empty())
@@ -87,6 +88,11 @@ mod tests {
         assert_eq!(
             as_question("Fix the pool timeout\n\nSee https://example.com/x for why. I think."),
             "Fix the pool timeout"
+        );
+        // Windows line ends, blank lines first.
+        assert_eq!(
+            as_question("\r\n\r\nFix parse_header\r\n\r\nin src/http.rs\r\n"),
+            "Fix parse_header src/http.rs"
         );
     }
 }

@@ -240,6 +240,12 @@ impl FileIndex {
 
     /// `path` as the index holds it, when it holds that file: a source
     /// file of the state, whether or not it defines a symbol.
+    /// Whether some indexed file's path starts with `prefix`.
+    pub fn holds_under(&self, prefix: &str) -> bool {
+        let i = self.paths.partition_point(|p| p.as_str() < prefix);
+        self.paths.get(i).is_some_and(|p| p.starts_with(prefix))
+    }
+
     pub fn path(&self, path: &str) -> Option<&str> {
         self.paths
             .binary_search_by(|p| p.as_str().cmp(path))

@@ -195,9 +195,10 @@ const RULES: &[Rule] = &[
         anchors: SECRET_NAMES,
         // `--password=...` on a command line, `export DB_PASSWORD=...; run`,
         // `?token=...&` in a URL, `password=...` in a sentence: a value
-        // glued to its name by `=` ends at a space or a shell separator,
-        // not at the end of the line.
-        pattern: r#"(?i)\b[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|pwd|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[A-Za-z0-9_.\-]*=([^\s"'`;&|<>=][^\s"'`;&|<>]{7,255})"#,
+        // glued to its name by `=` ends at a space, a shell separator or
+        // what closes a call's argument (`f(api_key=self.key)`), not at the
+        // end of the line.
+        pattern: r#"(?i)\b[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|pwd|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[A-Za-z0-9_.\-]*=([^\s"'`;&|<>=(),][^\s"'`;&|<>(),]{7,255})"#,
         group: 1,
         check: unquoted_secret,
     },
@@ -315,11 +316,19 @@ fn high_entropy(v: &str) -> bool {
 /// serve code that no longer compiles; a credential written bare in a
 /// config file or on a command line has none of these shapes.
 fn looks_like_code(v: &str) -> bool {
+    // A call (`f(x)`, `a.b(c).d()`, `s_malloc(n);`): a name, then
+    // parentheses that close the value. `Tr0ub4d(or)X9q` is no call.
+    static CALL: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r"^[A-Za-z_$][A-Za-z0-9_$.:]*\(.*\)[;,]?$").expect("the call pattern compiles")
+    });
+    // A path of plain words (`self.apiKey`, `Tokenizer::newFromText`):
+    // letters only, as names are written; a token's segments hold digits
+    // (`hvs.CAESIJlOr9mXY...`).
     static PATH: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
-        Regex::new(r"^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)+$")
+        Regex::new(r"^[A-Za-z_$]{1,30}(?:(?:\.|::|->)[A-Za-z_$]{1,30})+$")
             .expect("the identifier path pattern compiles")
     });
-    v.contains('(') || v.contains(')') || v.ends_with([';', ',']) || PATH.is_match(v)
+    CALL.is_match(v) || v.ends_with([';', ',']) || PATH.is_match(v)
 }
 
 /// A bare (unquoted) value that looks like a secret: high entropy, and not
@@ -582,6 +591,16 @@ mod tests {
                 "curl -H 'Authorization: Bearer 3f9a1c7e5b2d8f4a6c0e9b1d3f5a7c9e'",
                 "bearer-token",
             ),
+            // Tokens with dots or parentheses are no code.
+            (
+                "vault_token: hvs.CAESIJlOr9mXYJGq2bJmVBJHEG3kYD8Fz",
+                "assigned-secret",
+            ),
+            (
+                "mapbox_token: sk.eyJ1IjoiYWNtZSJ9.Xk8mP2vL9qR4aZ7b",
+                "assigned-secret",
+            ),
+            ("db_password: Tr0ub4d(or)X9q", "assigned-secret"),
         ];
         for (text, rule) in cases {
             assert_eq!(rules_of(text), vec![rule], "{text}");

@@ -188,8 +188,8 @@ impl<'t> Rules<'t> for Python {
                             // variable wherever it is used in the function:
                             // calling it calls a value, no definition of
                             // the name.
-                            let scope = &w.src[w.outer_scope()];
-                            let local = crate::locals::may_be_bound(scope, &callee)
+                            // Module-level names are no function's locals.
+                            let local = w.may_call_a_local(&crate::locals::PYTHON, &callee, true)
                                 && self.bound_in_enclosing_function(w, node, &callee);
                             if !local {
                                 w.call(&callee, None, node);
