@@ -3,7 +3,7 @@
 //! = || 2;` in Rust, `for (const load of loaders)` in JavaScript) calls
 //! that variable's value, not the file's or the package's `load`: it is no
 //! call of any definition, and recording it would make resolution call it
-//! exact. Go, Rust, JavaScript/TypeScript, Kotlin and Swift.
+//! exact. Go, Rust, JavaScript/TypeScript, Kotlin, Swift, C# and Scala.
 //!
 //! Block-scoped languages only: a binding counts for the statements after
 //! it in its block, and a loop, closure, `if let` or `catch` binds for the
@@ -182,16 +182,24 @@ fn holds_function_value(s: &Scoping, declaration: Node<'_>) -> bool {
 }
 
 /// The children of `node` in field `at`, or of kind `k` for `#k` (for
-/// grammars that name few fields, such as Kotlin's).
+/// grammars that name few fields, such as Kotlin's); steps joined by `/`
+/// go down from each child found (`#variable_declarator/name`).
 fn children_at<'t>(node: Node<'t>, at: &str) -> Vec<Node<'t>> {
-    let mut cursor = node.walk();
-    match at.strip_prefix('#') {
-        Some(kind) => node
-            .named_children(&mut cursor)
-            .filter(|c| c.kind() == kind)
-            .collect(),
-        None => node.children_by_field_name(at, &mut cursor).collect(),
+    let mut found = vec![node];
+    for step in at.split('/') {
+        let mut next = Vec::new();
+        for n in found {
+            let mut cursor = n.walk();
+            match step.strip_prefix('#') {
+                Some(kind) => {
+                    next.extend(n.named_children(&mut cursor).filter(|c| c.kind() == kind))
+                }
+                None => next.extend(n.children_by_field_name(step, &mut cursor)),
+            }
+        }
+        found = next;
     }
+    found
 }
 
 /// Whether `target` (a pattern, a list of names, a declaration) binds
@@ -334,6 +342,67 @@ pub(crate) const PYTHON: Scoping = Scoping {
     names: &["identifier"],
     not_bound: &["value", "type"],
     opaque: &[],
+    defined: &[],
+    function_values: &[],
+};
+
+/// C#: a local variable (a delegate when called), `foreach`, a `for` or
+/// `using` declaration, a lambda's parameters, `catch (E e)`. Locals hide
+/// members of their name.
+pub(crate) const CSHARP: Scoping = Scoping {
+    stops: &[
+        "method_declaration",
+        "constructor_declaration",
+        "operator_declaration",
+        "accessor_declaration",
+        "class_declaration",
+        "struct_declaration",
+        "record_declaration",
+        "compilation_unit",
+    ],
+    declarations: &[(
+        "local_declaration_statement",
+        &["#variable_declaration/#variable_declarator/name"],
+    )],
+    around: &[
+        ("foreach_statement", "body", &["left"], None),
+        (
+            "for_statement",
+            "body",
+            &["initializer/#variable_declarator/name"],
+            None,
+        ),
+        (
+            "using_statement",
+            "body",
+            &["#variable_declaration/#variable_declarator/name"],
+            None,
+        ),
+        ("lambda_expression", "body", &["parameters"], None),
+        ("catch_clause", "body", &["#catch_declaration/name"], None),
+    ],
+    names: &["identifier"],
+    not_bound: &["type"],
+    opaque: &["block"],
+    defined: &[],
+    function_values: &[],
+};
+
+/// Scala: `val`/`var` (one namespace for values and methods), a lambda's
+/// parameters, a `case` pattern.
+pub(crate) const SCALA: Scoping = Scoping {
+    stops: &["function_definition", "template_body", "compilation_unit"],
+    declarations: &[
+        ("val_definition", &["pattern"]),
+        ("var_definition", &["pattern"]),
+    ],
+    around: &[
+        ("lambda_expression", "", &["parameters"], None),
+        ("case_clause", "body", &["pattern"], None),
+    ],
+    names: &["identifier"],
+    not_bound: &["type", "value", "return_type"],
+    opaque: &["block", "indented_block"],
     defined: &[],
     function_values: &[],
 };
@@ -677,5 +746,51 @@ func looped(fs: [() -> Int]) {
 func b() -> Int { load() }
 ";
         assert_eq!(loads(Language::Swift, swift), ["b -> load @19"]);
+    }
+
+    #[test]
+    fn csharp_and_scala_locals_hide_the_method() {
+        let cs = "class A {
+    int load() { return 1; }
+
+    int Local() {
+        Func<int> load = () => 2;
+        return load();
+    }
+
+    void Each(List<Func<int>> fs) {
+        foreach (var load in fs) { load(); }
+    }
+
+    int Before() {
+        var x = load();
+        Func<int> load = () => 3;
+        return x;
+    }
+}
+";
+        assert_eq!(loads(Language::CSharp, cs), ["A.Before -> load @14"]);
+        let scala = "object A {
+  def load(): Int = 1
+
+  def local(): Int = {
+    val load = () => 2
+    load()
+  }
+
+  def lambda(): Int = ((load: () => Int) => load())(() => 3)
+
+  def matched(f: Option[() => Int]): Int = f match {
+    case Some(load) => load()
+    case None => load()
+  }
+
+  def plain(): Int = load()
+}
+";
+        assert_eq!(
+            loads(Language::Scala, scala),
+            ["A.matched -> load @13", "A.plain -> load @16"]
+        );
     }
 }

@@ -284,7 +284,7 @@ impl CSharp {
             K::Identifier | K::GenericName => {
                 let name = self.simple_name(w, func);
                 // `nameof(x)` is an operator, not a call.
-                if name != "nameof" {
+                if name != "nameof" && !w.calls_a_local(&crate::locals::CSHARP, node, &name) {
                     w.call(&name, None, node);
                 }
             }

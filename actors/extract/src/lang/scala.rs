@@ -276,7 +276,9 @@ impl Scala {
         match self.g.kind(func) {
             K::Identifier => {
                 let name = w.text(func);
-                w.call(&name, None, node);
+                if !w.calls_a_local(&crate::locals::SCALA, node, &name) {
+                    w.call(&name, None, node);
+                }
             }
             K::FieldExpression => {
                 let Some(name) = func.child_by_field_id(f.field) else {
