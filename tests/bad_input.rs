@@ -454,3 +454,36 @@ fn syntax_errors_are_said_of_the_files_an_answer_quotes() {
         "{v}"
     );
 }
+
+/// `sno doctor` exits non-zero when it finds the journal broken (a changed
+/// event breaks the chain), so a script or CI step that runs it fails;
+/// it used to print the problems and exit 0.
+#[test]
+fn doctor_fails_on_a_broken_journal() {
+    let repo = Repo::new();
+    repo.write("a.py", "def a():\n    return 1\n");
+    repo.commit("one");
+    repo.write("b.py", "def b():\n    return 2\n");
+    repo.commit("two");
+    repo.sno_json(&["init", "--json"]);
+    assert!(repo.sno(&["doctor"]).status.success());
+    {
+        // One byte of the first event changed behind sno's back.
+        const EVENTS: redb::TableDefinition<u64, &[u8]> = redb::TableDefinition::new("events");
+        use redb::ReadableTable;
+        let db = redb::Database::open(repo.db()).unwrap();
+        let tx = db.begin_write().unwrap();
+        {
+            let mut t = tx.open_table(EVENTS).unwrap();
+            let mut bytes = t.get(0).unwrap().unwrap().value().to_vec();
+            let last = bytes.len() - 1;
+            bytes[last] ^= 0x01;
+            t.insert(0, bytes.as_slice()).unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    let out = repo.sno(&["doctor", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"], false, "{v}");
+    assert!(!out.status.success(), "exit 0 on a broken journal: {v}");
+}

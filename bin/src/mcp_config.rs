@@ -64,13 +64,7 @@ pub fn run(
         Err(e) => return Err(io(e)),
     };
     let merged = client.merge(&existing, name, &launch)?;
-    if let Some(dir) = target.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    // Write beside and rename: a crash never leaves a half-written config.
-    let tmp = target.with_extension("sno-tmp");
-    std::fs::write(&tmp, merged).map_err(io)?;
-    std::fs::rename(&tmp, &target).map_err(io)?;
-    crate::out::outln!("sno: added the `sno` server to {}", target.display());
+    let written = sno_engine::client_config::replace(&target, &merged).map_err(io)?;
+    crate::out::outln!("sno: added the `sno` server to {}", written.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -258,6 +258,10 @@ fn fuzzy_only(a: &Answer) -> bool {
 /// Answers that are not errors but not what was asked either exit 1: only
 /// fuzzy symbol matches (a script must not take them for the name).
 fn exit_of(a: &Answer) -> ExitCode {
+    // A journal or views `doctor` found broken (and did not repair) fails.
+    if matches!(a, Answer::Doctor(d) if !d.ok) {
+        return ExitCode::from(1);
+    }
     if fuzzy_only(a) {
         if let Answer::Symbols(s) = a {
             errln!(

@@ -388,8 +388,12 @@ pub fn parse_draft(text: &str) -> Result<Draft, AgentError> {
             .map(str::to_string)
             .ok_or_else(|| AgentError::BadReply(format!("`{k}` is missing or empty")))
     };
-    let analysis: String = field("analysis")?.chars().take(MAX_ANALYSIS).collect();
-    let rule = field("rule")?;
+    // Secrets the model repeats are masked before anything is cut or
+    // shown: a cut first could keep the start of a key its shape no
+    // longer matches, and the draft is printed as well as journaled.
+    let masked = |k: &str| field(k).map(|t| sno_redact::redact(&t).0);
+    let analysis: String = masked("analysis")?.chars().take(MAX_ANALYSIS).collect();
+    let rule = masked("rule")?;
     let rule: String = rule
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -403,6 +407,25 @@ pub fn parse_draft(text: &str) -> Result<Draft, AgentError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_in_a_draft_is_masked_before_it_is_cut() {
+        let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        let analysis = format!("{} {token}", "a".repeat(MAX_ANALYSIS - 15));
+        let reply = serde_json::json!({
+            "analysis": analysis,
+            "rule": "Never commit password=Xk8mP2vL$9qR4aZ7b and more",
+        })
+        .to_string();
+        let d = parse_draft(&reply).unwrap();
+        assert!(
+            !d.analysis.contains("ghp_abcdef"),
+            "{}",
+            &d.analysis[MAX_ANALYSIS - 30..]
+        );
+        assert!(!d.rule.contains("Xk8mP2vL"), "{}", d.rule);
+        assert!(d.rule.contains("«redacted:assigned-secret»"), "{}", d.rule);
+    }
 
     #[test]
     fn drafts_are_read_from_fenced_or_chatty_answers_and_bad_ones_refused() {

@@ -9,6 +9,7 @@ mod activity;
 pub mod agent;
 pub mod audit;
 mod background;
+pub mod client_config;
 pub mod config;
 pub mod embedder;
 mod engine;
