@@ -208,6 +208,12 @@ fn corrupt_database_is_reported_and_left_intact() {
             "sno {args:?} changed the corrupt file"
         );
     }
+    // An empty file is no database: not taken for a new, empty one.
+    std::fs::write(repo.db(), b"").unwrap();
+    for args in [&["status"][..], &["doctor"][..]] {
+        assert_error_code(&repo.sno(args), "SNO-DB-CORRUPT");
+        assert_eq!(std::fs::metadata(repo.db()).unwrap().len(), 0, "{args:?}");
+    }
 }
 
 #[test]

@@ -175,6 +175,14 @@ impl Journal {
         if !path.exists() {
             return Err(JournalError::Missing(path.display().to_string()));
         }
+        // An empty file is no database: opening it would make a new, empty
+        // one in its place and answer from nothing.
+        if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+            return Err(JournalError::Corrupt {
+                path: path.display().to_string(),
+                detail: "the file is empty".into(),
+            });
+        }
         Self::open_with_cache(path, READER_PAGE_CACHE)
     }
 
