@@ -178,7 +178,7 @@ fn unsearchable_scope(map: &sno_query::doc_map::DocMap, scope: &str) -> Error {
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     sno_protocol::ErrorCode::UnknownFile
         .with(format!(
-            "no indexed file with symbols or sections is under the scope `{scope}`"
+            "nothing indexed under the scope `{scope}` can be searched"
         ))
         .hinted("Name a directory or file of the repository, e.g. `src/` (see did_you_mean).")
         .suggesting(scored.into_iter().take(5).map(|(_, p)| p).collect())

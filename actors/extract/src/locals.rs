@@ -73,14 +73,7 @@ pub(crate) fn bound_locally(s: &Scoping, src: &[u8], call: Node<'_>, name: &str)
             if !on_part {
                 continue;
             }
-            let mut targets: Vec<Node<'_>> = Vec::new();
-            if fields.is_empty() {
-                targets.push(parent);
-            }
-            for f in fields {
-                targets.extend(children_at(parent, f));
-            }
-            for t in targets {
+            for t in targets_of(parent, fields) {
                 if t.id() != child.id() && binds(s, t, name, under, &text) {
                     return true;
                 }
@@ -113,14 +106,18 @@ fn declares<'t>(
     if !holds_function_value(s, stmt) {
         return false;
     }
+    targets_of(stmt, fields)
+        .into_iter()
+        .any(|t| binds(s, t, name, None, text))
+}
+
+/// A binding construct's targets: the nodes at `fields`, or the construct
+/// itself when none are listed.
+fn targets_of<'t>(node: Node<'t>, fields: &[&str]) -> Vec<Node<'t>> {
     if fields.is_empty() {
-        return binds(s, stmt, name, None, text);
+        return vec![node];
     }
-    fields.iter().any(|f| {
-        children_at(stmt, f)
-            .into_iter()
-            .any(|t| binds(s, t, name, None, text))
-    })
+    fields.iter().flat_map(|f| children_at(node, f)).collect()
 }
 
 /// Every name `function` binds anywhere in it (in any block, by any
@@ -139,22 +136,10 @@ pub(crate) fn names_bound_in(
         let kind = n.kind();
         let declared = s.declarations.iter().find(|(k, _)| *k == kind);
         if let Some(&(_, fields)) = declared.filter(|_| holds_function_value(s, n)) {
-            if fields.is_empty() {
-                targets.push((n, None));
-            }
-            for f in fields {
-                targets.extend(children_at(n, f).into_iter().map(|t| (t, None)));
-            }
+            targets.extend(targets_of(n, fields).into_iter().map(|t| (t, None)));
         }
-        for &(k, _, fields, under) in s.around {
-            if k == kind {
-                if fields.is_empty() {
-                    targets.push((n, under));
-                }
-                for f in fields {
-                    targets.extend(children_at(n, f).into_iter().map(|t| (t, under)));
-                }
-            }
+        for &(_, _, fields, under) in s.around.iter().filter(|a| a.0 == kind) {
+            targets.extend(targets_of(n, fields).into_iter().map(|t| (t, under)));
         }
         let mut cursor = n.walk();
         stack.extend(n.named_children(&mut cursor));
