@@ -169,11 +169,12 @@ fn secret_files_are_never_stored() {
     repo.write("scripts/creds.py", format!("TOKEN = '{marker}'\n"));
     repo.write(".sno-secrets.toml", "");
     repo.commit("with secrets");
-    // A project-specific pattern on top of the defaults.
+    // A project-specific pattern on top of the defaults, in a file a
+    // Windows editor saved with a byte-order mark (read past, not refused).
     std::fs::create_dir_all(repo.path().join(".sno")).unwrap();
     std::fs::write(
         repo.path().join(".sno/config.toml"),
-        "[index]\nextra_secret_patterns = [\"scripts/creds.py\"]\n",
+        "\u{feff}[index]\nextra_secret_patterns = [\"scripts/creds.py\"]\n",
     )
     .unwrap();
     let out = repo.sno_json(&["init", "--json"]);

@@ -176,8 +176,28 @@ fn the_provider_drafts_and_a_human_still_decides() {
         "agent:test-model"
     );
     let id = after[0]["id"].as_str().unwrap().to_string();
-    repo.sno_json(&["lessons", "approve", &id, "--json"]);
+    repo.sno_json(&[
+        "lessons",
+        "approve",
+        &id,
+        "--note",
+        "checked by hand",
+        "--json",
+    ]);
     assert_eq!(lessons(&repo)[0]["status"], "approved");
+
+    // Approving it again journals nothing and keeps the first review's note.
+    let events = |r: &Repo| {
+        r.sno_json(&["journal", "log", "--json", "--tail", "1000"])
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    let before = events(&repo);
+    let again = sno_in(repo.path(), &["lessons", "approve", &id], &[]);
+    assert_error_code(&again, "SNO-LESSON-REVIEWED");
+    assert_eq!(events(&repo), before, "a second approval was journaled");
+    assert_eq!(lessons(&repo)[0]["review"]["note"], "checked by hand");
 
     // The call is in the audit trail, with its tokens.
     let audit = repo.sno_json(&["audit", "--json"]);

@@ -187,6 +187,29 @@ fn write_merges_into_existing_config_files_and_refuses_what_it_cannot_merge() {
     ]);
     assert_error_code(&o, "SNO-CONFIG-UNMERGEABLE");
     assert_eq!(std::fs::read_to_string(&zed).unwrap(), original);
+
+    // A byte-order mark (Notepad writes one) is read past and kept.
+    let bom = dir.path().join("bom.json");
+    std::fs::write(
+        &bom,
+        "\u{feff}{\"mcpServers\": {\"files\": {\"command\": \"npx\"}}}",
+    )
+    .unwrap();
+    let o = repo.sno(&[
+        "mcp",
+        "config",
+        "--client",
+        "cursor",
+        "--write",
+        "--file",
+        bom.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&bom).unwrap();
+    let json = text.strip_prefix('\u{feff}').expect("the mark is kept");
+    let v: Value = serde_json::from_str(json).unwrap();
+    assert_eq!(v["mcpServers"]["files"]["command"], "npx");
+    assert_eq!(v["mcpServers"]["sno"]["args"][0], "serve");
 }
 
 /// The `env` table of the `sno` entry, if any.

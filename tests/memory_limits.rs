@@ -106,4 +106,15 @@ fn journal_log_says_what_it_leaves_out_and_cuts_long_texts() {
     let long = text.lines().find(|l| l.contains("huge subject")).unwrap();
     assert!(long.len() < 400, "{}", long.len());
     assert!(long.contains("more bytes not shown"), "{long}");
+
+    // `--tail 0` would show nothing and call the trail empty: refused.
+    for cmd in [
+        &["journal", "log", "--tail", "0"][..],
+        &["audit", "--tail", "0"],
+    ] {
+        let out = repo.sno(cmd);
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}: {}", stdout(&out));
+        assert!(stderr(&out).contains("--tail"), "{}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    }
 }

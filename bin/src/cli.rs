@@ -235,9 +235,9 @@ pub enum Command {
     Audit {
         #[arg(default_value = ".")]
         path: PathBuf,
-        /// Show only the last N records.
-        #[arg(long, default_value_t = 50)]
-        tail: usize,
+        /// Show only the last N records (at least 1).
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
+        tail: u64,
         #[arg(long)]
         json: bool,
     },
@@ -387,9 +387,9 @@ pub enum JournalCommand {
     Log {
         #[arg(default_value = ".")]
         path: PathBuf,
-        /// Show only the last N events.
-        #[arg(long, default_value_t = 50)]
-        tail: usize,
+        /// Show only the last N events (at least 1).
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
+        tail: u64,
         #[arg(long)]
         json: bool,
     },

@@ -244,12 +244,18 @@ fn request_of(cmd: Command) -> Result<(PathBuf, Request, Option<String>), ErrorC
         } => (
             path,
             Request::JournalLog {
-                tail,
+                tail: usize::try_from(tail).unwrap_or(usize::MAX),
                 cut_to: if json { sno_engine::limits::SHORT } else { 200 },
             },
             None,
         ),
-        Command::Audit { path, tail, .. } => (path, Request::Audit { tail }, None),
+        Command::Audit { path, tail, .. } => (
+            path,
+            Request::Audit {
+                tail: usize::try_from(tail).unwrap_or(usize::MAX),
+            },
+            None,
+        ),
         Command::Search {
             query,
             max_tokens,

@@ -135,7 +135,16 @@ impl Client {
 
     /// `existing` (the file's text, empty when missing) with sno's entry
     /// added or replaced and everything else kept.
+    /// A byte-order mark (Windows editors write one) is kept in front.
     pub fn merge(self, existing: &str, name: &str, l: &Launch) -> Result<String, ErrorContract> {
+        const BOM: char = '\u{feff}';
+        match existing.strip_prefix(BOM) {
+            Some(rest) => Ok(format!("{BOM}{}", self.merge_text(rest, name, l)?)),
+            None => self.merge_text(existing, name, l),
+        }
+    }
+
+    fn merge_text(self, existing: &str, name: &str, l: &Launch) -> Result<String, ErrorContract> {
         match self {
             Client::Codex => {
                 let mut doc: toml_edit::DocumentMut = existing

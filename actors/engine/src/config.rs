@@ -198,7 +198,9 @@ impl IndexConfig {
                 })
             }
         };
-        let file: ConfigFile = toml::from_str(&text).map_err(|e| ConfigError {
+        // A byte-order mark (Windows editors write one) is not TOML.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let file: ConfigFile = toml::from_str(text).map_err(|e| ConfigError {
             path: config_path.display().to_string(),
             message: e.to_string(),
         })?;

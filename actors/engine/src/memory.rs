@@ -372,6 +372,25 @@ impl Engine {
                 ))
                 .into());
         }
+        // The same verdict again says nothing new; journaling it would
+        // replace the first review's note with an empty one.
+        if let Some(prev) = found
+            .review
+            .as_ref()
+            .filter(|r| r.approved == approved && (note.is_empty() || note == r.note))
+        {
+            let verdict = if approved { "approved" } else { "rejected" };
+            let other = if approved { "reject" } else { "approve" };
+            return Err(ErrorCode::LessonReviewed
+                .with(format!(
+                    "lesson `{id}` is already {verdict} (by {}); nothing was journaled",
+                    prev.reviewer
+                ))
+                .hinted(format!(
+                    "To change the verdict, `sno lessons {other} {id}`; to add a note to this one, pass --note."
+                ))
+                .into());
+        }
         let seq = self
             .append_memory(Event::LessonReviewed(jm::LessonReviewed {
                 lesson: lid.clone(),
