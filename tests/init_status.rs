@@ -114,6 +114,27 @@ fn history_is_journaled_oldest_first_and_log_shows_it() {
         logged,
         commits[1..].iter().map(String::as_str).collect::<Vec<_>>()
     );
+
+    // More history asked of that journal: it is append-only, so nothing
+    // older joins it, and init says so rather than "up to date" alone.
+    let more = repo.sno(&["init", "--history", "all"]);
+    assert!(more.status.success(), "{}", stderr(&more));
+    let note = stderr(&more);
+    assert!(
+        note.contains(&format!("journal starts at {}", &commits[1][..12])),
+        "{note}"
+    );
+    assert!(note.contains("move .sno/ aside"), "{note}");
+    let json = repo.sno_json(&["init", "--json", "--history", "10"]);
+    assert_eq!(json["history_starts_at"], commits[1]);
+    assert_eq!(repo.status()["journal_events"], 4, "nothing was journaled");
+    // Not asked: no note.
+    let plain = repo.sno(&["init"]);
+    assert!(
+        !stderr(&plain).contains("journal starts at"),
+        "{}",
+        stderr(&plain)
+    );
 }
 
 #[test]

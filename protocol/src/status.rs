@@ -245,6 +245,11 @@ pub struct IndexSummary {
     pub journal_events: u64,
     pub semantic: Option<SemanticSummary>,
     pub seconds: f64,
+    /// Set when history was asked of a journal that already existed and
+    /// starts at this commit, which has parents: the journal is
+    /// append-only, so older commits were not added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_starts_at: Option<String>,
 }
 
 /// Files skipped by an index run, by why.

@@ -98,6 +98,12 @@ impl Engine {
             max_file_size: opts.max_file_size,
         };
 
+        // History asked of a journal that exists: the journal is
+        // append-only, so commits older than its first cannot join it.
+        let history_starts_at = match (opts.history, self.journal.head()?) {
+            (Some(asked), Some(_)) if asked != Some(0) => self.journal_start_with_parents()?,
+            _ => None,
+        };
         let indexer = self.indexer().await?;
         let done =
             ractor::call!(indexer, IndexerMsg::Run, request, progress.clone()).map_err(gone)??;
@@ -143,7 +149,18 @@ impl Engine {
                 reused: embedded.reused,
             }),
             seconds: r.finished_ms.saturating_sub(r.started_ms) as f64 / 1000.0,
+            history_starts_at,
         })
+    }
+
+    /// The journal's first indexed commit, when it has parents (older
+    /// history exists in git but not in the journal).
+    fn journal_start_with_parents(&self) -> Result<Option<String>> {
+        let first = self.journal.event_outlines(Seq(0), Some(Seq(1)))?;
+        Ok(first.into_iter().find_map(|(_, env)| match env.event {
+            Event::CommitIndexed(c) if !c.parents.is_empty() => Some(c.commit.to_hex()),
+            _ => None,
+        }))
     }
 }
 
