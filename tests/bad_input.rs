@@ -249,6 +249,8 @@ fn a_database_with_damaged_pages_is_reported_and_left_intact() {
             stderr(&o)
         );
         assert_error_code(&o, "SNO-DB-CORRUPT");
+        // The storage engine's panic is not shown above the error.
+        assert!(!stderr(&o).contains("panicked at"), "{}", stderr(&o));
         assert_eq!(
             std::fs::read(repo.db()).unwrap(),
             bytes,

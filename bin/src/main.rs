@@ -38,8 +38,12 @@ fn main() -> ExitCode {
         }
         // redb checks its pages' invariants with assertions: a panic from
         // inside it means the file is damaged, and is said so (below).
+        // The error that follows says so with a code and a hint; the panic
+        // itself is for -vv.
         if info.location().is_some_and(|l| l.file().contains("redb")) {
             render::STORAGE_PANICKED.store(true, std::sync::atomic::Ordering::Relaxed);
+            tracing::debug!("panic: {info}");
+            return;
         }
         tracing::error!("panic: {info}");
     }));
