@@ -181,3 +181,56 @@ fn commands_end_without_a_panic_on_stderr() {
         }
     }
 }
+
+#[test]
+fn a_run_killed_after_its_branch_move_journals_the_move_once() {
+    let repo = Repo::new();
+    repo.write("a.py", "def a():\n    return 1\n");
+    repo.commit("one");
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    repo.write("b.py", "def b():\n    return 2\n");
+    repo.commit("two");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("c.py", "def c():\n    return 3\n");
+    repo.commit("three");
+    repo.sno_json(&["init", "--json"]);
+    repo.git(&["checkout", "-q", "other"]);
+    // Killed once the move is journaled and its commit is not.
+    let mut child = sno_command()
+        .args(["init"])
+        .current_dir(repo.path())
+        .env("SNO_TEST_COMMIT_DELAY_MS", "3000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr_of = child.stderr.take().unwrap();
+    for line in BufReader::new(stderr_of).lines() {
+        if line.unwrap().contains("indexing") {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    assert!(!child.wait().unwrap().success());
+    let kinds = |r: &Repo| -> Vec<String> {
+        r.sno_json(&["journal", "log", "--json", "--tail", "1000"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(kinds(&repo).last().map(String::as_str), Some("BranchMoved"));
+    let rerun = repo.sno_json(&["init", "--json"]);
+    assert_eq!(rerun["commit"], repo.head());
+    let journal = kinds(&repo);
+    assert_eq!(
+        journal.iter().filter(|k| *k == "BranchMoved").count(),
+        1,
+        "{journal:?}"
+    );
+    let sym = repo.sno_json(&["symbol", "b", "--json"]);
+    assert_eq!(sym["results"][0]["path"], "b.py", "{sym}");
+    let doctor = repo.sno_json(&["doctor", "--json"]);
+    assert_eq!(doctor["ok"], true, "{doctor}");
+}

@@ -156,3 +156,46 @@ fn a_submodule_checkout_keeps_both_statuses_clean() {
     let out = sno_in(&sub, &["symbol", "handler"], &[]);
     assert!(stdout(&out).contains("app.py"), "{}", stdout(&out));
 }
+
+#[test]
+fn a_sparse_checkouts_absent_files_are_not_edits() {
+    let repo = Repo::new();
+    repo.write(
+        "app/main.py",
+        "from lib.util import lib_call\n\n\ndef main():\n    return lib_call()\n",
+    );
+    repo.write("lib/util.py", "def lib_call():\n    return 41 + 1\n");
+    repo.write("lib/more.py", "def more():\n    return 2\n");
+    repo.commit("app and lib");
+    for sparse in [
+        &["sparse-checkout", "set", "app"][..],
+        &["sparse-checkout", "set", "--sparse-index", "app"],
+    ] {
+        repo.git(sparse);
+        assert!(
+            !repo.path().join("lib/util.py").exists(),
+            "git left lib/ out"
+        );
+        assert_eq!(
+            repo.git(&["status", "--porcelain"]),
+            "",
+            "git sees no change"
+        );
+        repo.sno_json(&["init", "--json"]);
+        let package = stdout(&repo.sno(&["search", "lib_call"]));
+        assert!(package.contains("lib_call"), "{package}");
+        assert!(!package.contains("changed on disk"), "{package}");
+        let shown = repo.sno(&["show", "lib_call"]);
+        assert!(shown.status.success(), "{}", stderr(&shown));
+        assert!(stdout(&shown).contains("41 + 1"), "{}", stdout(&shown));
+        assert!(
+            !stderr(&shown).contains("changed on disk"),
+            "{}",
+            stderr(&shown)
+        );
+    }
+    // A file of the sparse set that is deleted is still an edit.
+    repo.remove("app/main.py");
+    let package = stdout(&repo.sno(&["search", "main lib_call"]));
+    assert!(package.contains("changed on disk"), "{package}");
+}

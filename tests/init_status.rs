@@ -236,3 +236,94 @@ fn a_first_index_of_many_files_reports_parsing_and_embedding_as_it_goes() {
     let o = small.sno(&["init"]);
     assert!(!stderr(&o).contains("sno: parsed"), "{}", stderr(&o));
 }
+
+/// The kinds and commits of the journal, oldest first.
+fn journal_of(repo: &Repo) -> Vec<(String, String)> {
+    repo.sno_json(&["journal", "log", "--json", "--tail", "1000"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap_or_default().to_string(),
+                e["commit"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_continues_along_the_line_past_its_history_depth() {
+    // The rerun of an interrupted `--history all`, or a pull of more
+    // commits than `--history`: HEAD continues the indexed commit's line.
+    let repo = Repo::new();
+    let mut commits = Vec::new();
+    for i in 0..8 {
+        repo.write(
+            &format!("m{}.py", i % 3),
+            format!("def f{i}():\n    return {i}\n"),
+        );
+        commits.push(repo.commit(&format!("c{i}")));
+    }
+    repo.sno_json(&["init", "--json", "--rev", "HEAD~6", "--history", "0"]);
+    let out = repo.sno_json(&["init", "--json", "--history", "2"]);
+    assert_eq!(out["commits_indexed"], 6, "{out}");
+    let journal = journal_of(&repo);
+    assert!(
+        journal.iter().all(|(kind, _)| kind == "CommitIndexed"),
+        "no branch moved: {journal:?}"
+    );
+    let logged: Vec<&str> = journal.iter().map(|(_, c)| c.as_str()).collect();
+    assert_eq!(
+        logged,
+        commits[1..].iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    let changes = repo.sno(&["changes", "HEAD~5..HEAD"]);
+    assert!(changes.status.success(), "{}", stderr(&changes));
+}
+
+#[test]
+fn a_rebase_journals_its_rewritten_commits() {
+    let repo = Repo::new();
+    repo.write("base.py", "def base():\n    return 0\n");
+    repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "topic"]);
+    for i in 1..=3 {
+        repo.write(
+            &format!("t{i}.py"),
+            format!("def topic{i}():\n    return {i}\n"),
+        );
+        repo.commit(&format!("t{i}"));
+    }
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("m.py", "def on_main():\n    return 9\n");
+    let m = repo.commit("m");
+    repo.git(&["checkout", "-q", "topic"]);
+    repo.sno_json(&["init", "--json"]);
+    repo.git(&["rebase", "-q", "main"]);
+    let tip = repo.head();
+    let out = repo.sno_json(&["init", "--json"]);
+    assert_eq!(out["commit"], tip);
+    let journal = journal_of(&repo);
+    // After the move: main's commit and the three rewritten ones, each once.
+    let moved = journal
+        .iter()
+        .position(|(kind, _)| kind == "BranchMoved")
+        .expect("a branch move");
+    let after: Vec<&str> = journal[moved + 1..]
+        .iter()
+        .map(|(_, c)| c.as_str())
+        .collect();
+    assert_eq!(after.len(), 4, "{journal:?}");
+    assert_eq!(after[0], m);
+    assert_eq!(after[3], tip);
+    // The agent's rebased work can be asked about.
+    let changes = repo.sno_json(&["changes", "HEAD~3..HEAD", "--json"]);
+    let text = changes.to_string();
+    for name in ["topic1", "topic2", "topic3"] {
+        assert!(text.contains(name), "{name}: {text}");
+    }
+    // And answers still match HEAD's files.
+    let sym = repo.sno_json(&["symbol", "on_main", "--json"]);
+    assert_eq!(sym["results"][0]["path"], "m.py", "{sym}");
+}

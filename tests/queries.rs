@@ -274,6 +274,36 @@ fn grep_reports_enclosing_symbols_and_truncation() {
 }
 
 #[test]
+fn grep_in_minified_code_names_the_definition_of_the_match_and_cuts_the_line() {
+    let repo = Repo::new();
+    let filler: String = (0..400)
+        .map(|i| format!("function g{i}(){{return {i}}};"))
+        .collect();
+    repo.write(
+        "small.min.js",
+        format!("function first(){{return 1}};function second(){{return NEEDLE}};{filler}function last(){{return HAYSTACK}}\n"),
+    );
+    repo.commit("minified");
+    repo.sno_json(&["init", "--json"]);
+    let r = repo.sno_json(&["grep", "NEEDLE", "--json"]);
+    let hit = &r["results"][0];
+    assert_eq!(hit["symbol"], "second", "{r}");
+    let text = hit["text"].as_str().unwrap();
+    assert!(text.contains("return NEEDLE"), "{text}");
+    assert!(
+        text.len() < 1_000,
+        "the line is cut around the match: {} bytes",
+        text.len()
+    );
+    assert!(text.ends_with('…'), "{text}");
+    let r = repo.sno_json(&["grep", "HAYSTACK", "--json"]);
+    let hit = &r["results"][0];
+    assert_eq!(hit["symbol"], "last", "{r}");
+    let text = hit["text"].as_str().unwrap();
+    assert!(text.starts_with('…') && text.contains("HAYSTACK"), "{text}");
+}
+
+#[test]
 fn changes_and_at_answer_from_the_journal() {
     let (repo, commits) = indexed();
     let range = format!("{}..{}", commits[0], commits[1]);

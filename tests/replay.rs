@@ -398,3 +398,50 @@ fn commits_indexed_over_records_read_on_demand_equal_a_fresh_index_of_each() {
     assert!(checked >= 8, "{checked}");
     assert_eq!(repo.sno_json(&["doctor", "--json"])["ok"], true);
 }
+
+#[test]
+fn an_abbreviated_id_two_journaled_commits_begin_with_is_refused() {
+    // Fixed dates and identity make the ids fixed: x420 and y429 on two
+    // branches off `root` share their first four digits.
+    let repo = Repo::new();
+    repo.write("a.py", "def a():\n    return 1\n");
+    repo.commit("root");
+    repo.git(&["checkout", "-q", "-b", "x"]);
+    let x = repo.commit("x420");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["checkout", "-q", "-b", "y"]);
+    let y = repo.commit("y429");
+    assert_eq!(x[..4], y[..4], "the fixture's ids share four digits");
+    repo.git(&["checkout", "-q", "x"]);
+    repo.sno_json(&["init", "--json"]);
+    repo.git(&["checkout", "-q", "y"]);
+    repo.sno_json(&["init", "--json"]);
+    let before = repo.status();
+    let prefix = &x[..4];
+    for args in [
+        &["replay", "--to", prefix][..],
+        &["rollback", "--to", prefix],
+        &["grep", "def", "--at", prefix],
+    ] {
+        let o = repo.sno(args);
+        assert_error_code(&o, "SNO-UNKNOWN-REV");
+        assert!(stderr(&o).contains("ambiguous"), "{args:?}: {}", stderr(&o));
+    }
+    let o = repo.sno(&["replay", "--to", prefix, "--json"]);
+    let err: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let candidates = err["error"]["did_you_mean"].to_string();
+    assert!(
+        candidates.contains(&x[..12]) && candidates.contains(&y[..12]),
+        "{candidates}"
+    );
+    let after = repo.status();
+    assert_eq!(
+        after["journal_events"], before["journal_events"],
+        "nothing rolled back"
+    );
+    assert_eq!(after["as_of"]["commit"], y.as_str());
+    // Fewer than four digits name nothing; more name one commit.
+    assert_error_code(&repo.sno(&["replay", "--to", &x[..3]]), "SNO-UNKNOWN-REV");
+    let one = repo.sno_json(&["replay", "--to", &x[..8], "--json"]);
+    assert_eq!(one["commit"], x.as_str(), "{one}");
+}

@@ -236,8 +236,8 @@ pub enum Command {
         #[arg(default_value = ".")]
         path: PathBuf,
         /// Show only the last N records (at least 1).
-        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
-        tail: u64,
+        #[arg(long, default_value_t = 50, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+        tail: usize,
         #[arg(long)]
         json: bool,
     },
@@ -388,8 +388,8 @@ pub enum JournalCommand {
         #[arg(default_value = ".")]
         path: PathBuf,
         /// Show only the last N events (at least 1).
-        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
-        tail: u64,
+        #[arg(long, default_value_t = 50, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+        tail: usize,
         #[arg(long)]
         json: bool,
     },

@@ -244,18 +244,12 @@ fn request_of(cmd: Command) -> Result<(PathBuf, Request, Option<String>), ErrorC
         } => (
             path,
             Request::JournalLog {
-                tail: usize::try_from(tail).unwrap_or(usize::MAX),
+                tail,
                 cut_to: if json { sno_engine::limits::SHORT } else { 200 },
             },
             None,
         ),
-        Command::Audit { path, tail, .. } => (
-            path,
-            Request::Audit {
-                tail: usize::try_from(tail).unwrap_or(usize::MAX),
-            },
-            None,
-        ),
+        Command::Audit { path, tail, .. } => (path, Request::Audit { tail }, None),
         Command::Search {
             query,
             max_tokens,

@@ -36,10 +36,8 @@ fn main() -> ExitCode {
         if info.to_string().contains("failed printing to stdout") {
             std::process::exit(0);
         }
-        // redb checks its pages' invariants with assertions: a panic from
-        // inside it means the file is damaged, and is said so (below).
-        // The error that follows says so with a code and a hint; the panic
-        // itself is for -vv.
+        // redb asserts its pages' invariants: its panic means a damaged
+        // file, which the error that follows says (the panic is for -vv).
         if info.location().is_some_and(|l| l.file().contains("redb")) {
             render::STORAGE_PANICKED.store(true, std::sync::atomic::Ordering::Relaxed);
             tracing::debug!("panic: {info}");

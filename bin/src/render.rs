@@ -282,12 +282,8 @@ fn short(id: &str) -> &str {
 fn index(s: &IndexSummary) {
     let at = s.commit.as_deref().map(short).unwrap_or_default();
     let branch = s.branch.as_deref().unwrap_or("detached HEAD");
-    if let Some(start) = &s.history_starts_at {
-        errln!(
-            "sno: note: the journal starts at {} and is append-only, so --history adds no older commits to it; \
-             to journal them, move .sno/ aside and run `sno init --history all` (its lessons, decisions and checkpoints stay in the old one)",
-            short(start)
-        );
+    if let Some(note) = s.history_note() {
+        errln!("sno: note: {note}");
     }
     if s.up_to_date {
         outln!("sno: already up to date at {at} ({branch})");

@@ -252,6 +252,17 @@ pub struct IndexSummary {
     pub history_starts_at: Option<String>,
 }
 
+impl IndexSummary {
+    /// Why `--history` added nothing older, when it could not.
+    pub fn history_note(&self) -> Option<String> {
+        let start = self.history_starts_at.as_deref()?;
+        Some(format!(
+            "the journal starts at {} and is append-only, so --history adds no older commits to it; to journal them, move .sno/ aside and run `sno init --history all` (its lessons, decisions and checkpoints stay in the old one)",
+            &start[..12.min(start.len())]
+        ))
+    }
+}
+
 /// Files skipped by an index run, by why.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct SkipCounts {

@@ -440,6 +440,76 @@ impl Drop for Deferred<'_> {
     }
 }
 
+/// How far back a run looks along HEAD's first-parent line for a
+/// journaled commit, at the least (more when more history is asked).
+const SINCE_WALK: usize = 10_000;
+
+/// What a run on top of an indexed head journals.
+struct AfterHead {
+    /// HEAD's line does not continue from the indexed head.
+    moved: bool,
+    /// The commits to index, oldest first.
+    todo: Vec<CommitId>,
+}
+
+/// The commits to index on top of the indexed `head` for HEAD at `tip`:
+/// every commit after `head` when `tip` continues its first-parent line,
+/// however many (a pull of 500 commits, the rerun of an interrupted
+/// `--history all`); else a branch move, and the commits after the newest
+/// journaled commit of `tip`'s line (a rebase's rewritten commits), at
+/// most `history` and `tip`, or `tip` alone when the line holds none.
+fn plan_after_head(
+    repo: &GitRepo,
+    journal: &Journal,
+    head: CommitId,
+    tip: CommitId,
+    history: Option<usize>,
+) -> Result<AfterHead, IndexError> {
+    let limit = history
+        .map_or(usize::MAX, |n| n.saturating_add(1))
+        .max(SINCE_WALK);
+    let mut failed = None;
+    let (since, found) = repo.first_parent_chain_since(tip, limit, |c| {
+        *c == head
+            || match journal.seq_of_commit(c) {
+                Ok(seq) => seq.is_some(),
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    true
+                }
+            }
+    })?;
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    if found == Some(head) {
+        return Ok(AfterHead {
+            moved: false,
+            todo: since,
+        });
+    }
+    let todo = match found {
+        Some(_) if !since.is_empty() => {
+            let keep = history.map_or(since.len(), |n| n.saturating_add(1));
+            since[since.len().saturating_sub(keep)..].to_vec()
+        }
+        _ => vec![tip],
+    };
+    Ok(AfterHead { moved: true, todo })
+}
+
+/// Whether the journal's newest event is `ev`.
+fn last_event_is(journal: &Journal, ev: &Event) -> Result<bool, IndexError> {
+    let Some(last) = journal.len()?.checked_sub(1) else {
+        return Ok(false);
+    };
+    let events = journal.event_outlines(
+        sno_journal::model::Seq(last),
+        Some(sno_journal::model::Seq(last + 1)),
+    )?;
+    Ok(events.first().is_some_and(|(_, env)| &env.event == ev))
+}
+
 fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -489,7 +559,6 @@ impl Run<'_> {
         let branch = repo.branch()?;
         let shallow = repo.is_shallow();
         run.target = Some(tip);
-        let chain = repo.first_parent_chain(tip, req.history)?;
         let head = journal.head()?;
         // The state is read once the run's commits are known: one commit
         // on top of a head too large to keep is indexed over records read
@@ -501,26 +570,36 @@ impl Run<'_> {
             }
             _ => (State::new(), None, false),
         };
+        let mut moved = false;
         let todo: Vec<CommitId> = match &head {
-            Some(h) => match chain.iter().position(|c| *c == h.commit) {
-                Some(i) => chain[i + 1..].to_vec(),
-                None => {
-                    self.append(Event::BranchMoved(BranchMoved {
+            Some(h) => {
+                let plan = plan_after_head(&repo, journal, h.commit, tip, req.history)?;
+                moved = plan.moved;
+                if plan.moved {
+                    // A run killed after the move was journaled left it
+                    // there: the rerun does not journal it twice.
+                    let moved = BranchMoved {
                         branch: branch.clone(),
                         from: Some(h.commit),
                         to: tip,
-                    }))
-                    .await?;
-                    vec![tip]
+                    };
+                    if !last_event_is(journal, &Event::BranchMoved(moved.clone()))? {
+                        self.append(Event::BranchMoved(moved)).await?;
+                    }
                 }
-            },
-            None => chain,
+                plan.todo
+            }
+            None => repo.first_parent_chain(tip, req.history)?,
         };
         if let Some(p) = self.progress {
             let _ = p.send(Progress::Planned {
                 commits: todo.len(),
                 resumed_from: head.as_ref().map(|h| h.commit.to_hex()),
             });
+        }
+        if moved && self.st.commit_delay_ms > 0 {
+            // Tests kill a run here: a move journaled, its commit not yet.
+            tokio::time::sleep(Duration::from_millis(self.st.commit_delay_ms)).await;
         }
         if todo.is_empty() {
             if let (Some(h), Some(index)) = (&head, kept_index) {

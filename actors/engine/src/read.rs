@@ -371,16 +371,26 @@ impl ReadModel {
             None => match self.with_git(|g| g.resolve(at))? {
                 Ok(id) => id,
                 Err(e) => {
+                    // As git reads an abbreviated id: four digits at least,
+                    // and one commit only.
                     let lower = at.to_ascii_lowercase();
-                    let mut found = None;
-                    for (_, env) in self.journal.event_outlines(Seq(0), None)? {
-                        if let sno_journal::event::Event::CommitIndexed(c) = &env.event {
-                            if c.commit.to_hex().starts_with(&lower) {
-                                found = Some(c.commit);
+                    let mut found: Vec<CommitId> = Vec::new();
+                    if lower.len() >= 4 && lower.bytes().all(|b| b.is_ascii_hexdigit()) {
+                        for (_, env) in self.journal.event_outlines(Seq(0), None)? {
+                            if let sno_journal::event::Event::CommitIndexed(c) = &env.event {
+                                if c.commit.to_hex().starts_with(&lower)
+                                    && !found.contains(&c.commit)
+                                {
+                                    found.push(c.commit);
+                                }
                             }
                         }
                     }
-                    found.ok_or(e)?
+                    match found.as_slice() {
+                        [] => return Err(e.into()),
+                        [one] => *one,
+                        many => return Err(ambiguous_commit(at, many)),
+                    }
                 }
             },
         };
@@ -1403,6 +1413,18 @@ use crate::error::Error;
 /// The error for a journal with nothing indexed yet.
 pub fn not_indexed() -> Error {
     ErrorCode::NotIndexed.with("nothing is indexed yet").into()
+}
+
+/// The error for an abbreviated id that begins several journaled commits.
+fn ambiguous_commit(at: &str, many: &[CommitId]) -> Error {
+    ErrorCode::UnknownRev
+        .with(format!(
+            "`{at}` is ambiguous: {} journaled commits begin with it",
+            many.len()
+        ))
+        .hinted("Give more digits of the commit's id (did_you_mean lists the candidates), or a branch, tag or HEAD~N.")
+        .suggesting(many.iter().map(|c| c.to_hex()[..12].to_string()).collect())
+        .into()
 }
 
 #[cfg(test)]

@@ -200,7 +200,11 @@ pub fn edited_in_work_tree(
     rec: &sno_journal::model::FileRecord,
 ) -> bool {
     match work_tree.compare(path, rec.blob, rec.size) {
-        Ok(f) => f != sno_index::confine::WorkTreeFile::Same,
+        Ok(f) => !matches!(
+            f,
+            sno_index::confine::WorkTreeFile::Same
+                | sno_index::confine::WorkTreeFile::NotCheckedOut
+        ),
         Err(e) => {
             tracing::warn!(path, error = %e, "could not compare a file with the work tree");
             true

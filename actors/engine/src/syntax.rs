@@ -109,7 +109,7 @@ impl Engine {
         for (path, rec) in &old.state {
             let Some(lang) = rec.language else { continue };
             match self.work_tree.compare(path, rec.blob, rec.size) {
-                Ok(WorkTreeFile::Same) => {}
+                Ok(WorkTreeFile::Same | WorkTreeFile::NotCheckedOut) => {}
                 Ok(WorkTreeFile::Edited) => {
                     let bytes = self.work_tree.read(path)?;
                     let mut facts = sno_extract::extract(lang, &bytes);

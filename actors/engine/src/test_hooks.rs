@@ -9,8 +9,9 @@
 pub struct TestHooks {
     /// `SNO_TEST_PANIC_ON=<path>`: a parser worker panics on that file.
     pub panic_on: Option<String>,
-    /// `SNO_TEST_COMMIT_DELAY_MS=<n>`: a pause after each journaled commit,
-    /// so a test can kill the process mid-run.
+    /// `SNO_TEST_COMMIT_DELAY_MS=<n>`: a pause after each journaled commit
+    /// (and after a journaled branch move's plan), so a test can kill the
+    /// process mid-run.
     pub commit_delay_ms: u64,
     /// `SNO_TEST_AGENT_PANIC=1`: the agent actor panics on a draft.
     pub agent_panic: bool,

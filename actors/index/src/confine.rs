@@ -46,6 +46,61 @@ pub struct WorkTree {
     /// Files found equal to a blob, by what `stat` says of them, so an
     /// answer naming the same files again does not hash them again.
     hashed: std::sync::Arc<std::sync::Mutex<HashMap<PathBuf, (Stat, BlobId)>>>,
+    /// What git's index leaves out of a sparse checkout, read again when
+    /// the index file changes.
+    sparse: std::sync::Arc<std::sync::Mutex<Option<SparseSet>>>,
+}
+
+/// The paths git's index marks skip-worktree: a sparse checkout's files
+/// that are committed but deliberately not in the work tree.
+#[derive(Debug)]
+struct SparseSet {
+    /// The index file's length and modification time when read.
+    stamp: (u64, Option<std::time::SystemTime>),
+    files: std::collections::HashSet<String>,
+    /// A sparse index's collapsed directories, each ending in `/`.
+    dirs: Vec<String>,
+}
+
+impl SparseSet {
+    fn read(index: &Path, stamp: (u64, Option<std::time::SystemTime>)) -> SparseSet {
+        let mut set = SparseSet {
+            stamp,
+            files: Default::default(),
+            dirs: Vec::new(),
+        };
+        let file =
+            match gix::index::File::at(index, gix::hash::Kind::Sha1, false, Default::default()) {
+                Ok(f) => f,
+                Err(e) => {
+                    tracing::debug!(error = %e, "git's index not read for skip-worktree entries");
+                    return set;
+                }
+            };
+        for entry in file.entries() {
+            if !entry
+                .flags
+                .contains(gix::index::entry::Flags::SKIP_WORKTREE)
+            {
+                continue;
+            }
+            let path = entry.path(&file).to_string();
+            if entry.mode == gix::index::entry::Mode::DIR {
+                let mut dir = path;
+                if !dir.ends_with('/') {
+                    dir.push('/');
+                }
+                set.dirs.push(dir);
+            } else {
+                set.files.insert(path);
+            }
+        }
+        set
+    }
+
+    fn holds(&self, rel: &str) -> bool {
+        self.files.contains(rel) || self.dirs.iter().any(|d| rel.starts_with(d.as_str()))
+    }
 }
 
 /// What `stat` says of a file that changes when its bytes do: git's rule
@@ -97,6 +152,9 @@ pub enum WorkTreeFile {
     /// Gone from the work tree, no longer a regular file, or a link sno
     /// will not follow.
     Deleted,
+    /// Not in the work tree because a sparse checkout leaves it out (git's
+    /// skip-worktree): not an edit; its committed text is the one to read.
+    NotCheckedOut,
 }
 
 impl WorkTree {
@@ -109,7 +167,25 @@ impl WorkTree {
             git_dirs: git_dirs.iter().map(|d| canon(d)).collect(),
             secrets,
             hashed: Default::default(),
+            sparse: Default::default(),
         }
+    }
+
+    /// Whether git's index marks `rel` skip-worktree (a sparse checkout
+    /// leaves it out of the work tree on purpose).
+    fn not_checked_out(&self, rel: &str) -> bool {
+        let Some(index) = self.git_dirs.first().map(|d| d.join("index")) else {
+            return false;
+        };
+        let Ok(meta) = std::fs::metadata(&index) else {
+            return false;
+        };
+        let stamp = (meta.len(), meta.modified().ok());
+        let mut sparse = self.sparse.lock().unwrap_or_else(|e| e.into_inner());
+        if sparse.as_ref().map(|s| s.stamp) != Some(stamp) {
+            *sparse = Some(SparseSet::read(&index, stamp));
+        }
+        sparse.as_ref().is_some_and(|s| s.holds(rel))
     }
 
     /// The work tree's root, canonical.
@@ -223,7 +299,13 @@ impl WorkTree {
         let full = self.root.join(rel);
         let meta = match std::fs::symlink_metadata(&full) {
             Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(WorkTreeFile::Deleted),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(if self.not_checked_out(rel) {
+                    WorkTreeFile::NotCheckedOut
+                } else {
+                    WorkTreeFile::Deleted
+                });
+            }
             Err(e) => return Err(e),
         };
         if !meta.is_file() {

@@ -199,6 +199,45 @@ impl GitRepo {
         Ok(out)
     }
 
+    /// The commits of `tip`'s first-parent line newer than the newest one
+    /// `known` holds, oldest first, with that commit; looking at `limit`
+    /// commits at most. Without a known commit within the limit: the
+    /// commits looked at, and `None`.
+    pub fn first_parent_chain_since(
+        &self,
+        tip: CommitId,
+        limit: usize,
+        mut known: impl FnMut(&CommitId) -> bool,
+    ) -> Result<(Vec<CommitId>, Option<CommitId>), GitError> {
+        let walk = self
+            .repo
+            .rev_walk([ObjectId::from_bytes_or_panic(&tip.0)])
+            .first_parent_only()
+            .all()
+            .map_err(git_err)?;
+        let mut out = Vec::new();
+        let mut found = None;
+        for info in walk.take(limit) {
+            match info {
+                Ok(info) => {
+                    let id = to_commit_id(&info.id);
+                    if known(&id) {
+                        found = Some(id);
+                        break;
+                    }
+                    out.push(id);
+                }
+                Err(e) if !out.is_empty() => {
+                    tracing::warn!(error = %e, "history ends at an unreadable commit");
+                    break;
+                }
+                Err(e) => return Err(git_err(e)),
+            }
+        }
+        out.reverse();
+        Ok((out, found))
+    }
+
     /// Reads a commit.
     pub fn commit(&self, id: CommitId) -> Result<CommitInfo, GitError> {
         let c = self

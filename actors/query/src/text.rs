@@ -37,26 +37,66 @@ pub fn grep(
             continue;
         }
         for (i, line) in text.lines().enumerate() {
-            if !pattern.is_match(line) {
+            let Some(m) = pattern.find(line) else {
                 continue;
-            }
+            };
             if hits.len() == limit {
                 return (hits, true);
             }
             let n = i as u32 + 1;
+            let at = (n, m.start() as u32);
+            let on_line =
+                |s: &&sno_journal::model::Symbol| s.span.start_line <= n && n <= s.span.end_line;
+            let around = |s: &&sno_journal::model::Symbol| {
+                (s.span.start_line, s.span.start_col) <= at
+                    && at < (s.span.end_line, s.span.end_col)
+            };
+            let size = |s: &&sno_journal::model::Symbol| s.span.end_byte - s.span.start_byte;
+            // The innermost definition around the match itself: a minified
+            // line holds many.
             let symbol = rec
                 .symbols
                 .iter()
-                .filter(|s| s.span.start_line <= n && n <= s.span.end_line)
-                .min_by_key(|s| s.span.end_byte - s.span.start_byte)
+                .filter(around)
+                .min_by_key(size)
+                .or_else(|| rec.symbols.iter().filter(on_line).min_by_key(size))
                 .map(|s| s.qualified_name.clone());
             hits.push(GrepHit {
                 path: rec.path.clone(),
                 line: n,
-                text: line.trim_end().to_string(),
+                text: excerpt(line.trim_end(), m.start(), m.end()),
                 symbol,
             });
         }
     }
     (hits, false)
+}
+
+/// Longest line a hit shows whole; a longer one (minified code) shows
+/// [`CONTEXT`] bytes either side of the match.
+const LONGEST_LINE: usize = 400;
+const CONTEXT: usize = 120;
+
+/// `line`, or the part of it around the match at `start..end`, marked
+/// with `…` where it is cut.
+fn excerpt(line: &str, start: usize, end: usize) -> String {
+    if line.len() <= LONGEST_LINE {
+        return line.to_string();
+    }
+    let mut from = start.saturating_sub(CONTEXT);
+    while !line.is_char_boundary(from) {
+        from -= 1;
+    }
+    let mut to = end.max(start).saturating_add(CONTEXT).min(line.len());
+    // A match longer than the room is shown as far as the room goes.
+    to = to.min(from + 2 * CONTEXT + LONGEST_LINE).min(line.len());
+    while !line.is_char_boundary(to) {
+        to += 1;
+    }
+    format!(
+        "{}{}{}",
+        if from > 0 { "…" } else { "" },
+        &line[from..to],
+        if to < line.len() { "…" } else { "" }
+    )
 }
