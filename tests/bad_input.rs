@@ -119,6 +119,18 @@ fn binary_huge_and_broken_files_are_counted_not_fatal() {
     assert_eq!(s["files"]["skipped"]["too_large"], 1);
     assert_eq!(s["files"]["parsed_with_errors"], 1);
     assert!(s["diagnostics_total"].as_u64().unwrap() >= 1);
+    // The outline of a file not parsed says why, rather than nothing.
+    for (file, why) in [("blob.py", "binary"), ("big.py", "over the size limit")] {
+        let o = repo.sno_json(&["outline", file, "--json"]);
+        assert!(
+            o["not_parsed"].as_str().unwrap_or_default().contains(why),
+            "{o}"
+        );
+        let text = stdout(&repo.sno(&["outline", file]));
+        assert!(text.contains("not parsed") && text.contains(why), "{text}");
+    }
+    let parsed = repo.sno_json(&["outline", "ok.py", "--json"]);
+    assert!(parsed.get("not_parsed").is_none(), "{parsed}");
     // Symbols tree-sitter recovered around the error are kept.
     assert!(
         s["languages"]["python"]["symbols"].as_u64().unwrap() >= 4,

@@ -327,3 +327,45 @@ fn a_rebase_journals_its_rewritten_commits() {
     let sym = repo.sno_json(&["symbol", "on_main", "--json"]);
     assert_eq!(sym["results"][0]["path"], "m.py", "{sym}");
 }
+
+#[test]
+fn answers_say_when_git_head_is_not_indexed_yet() {
+    let repo = Repo::new();
+    repo.write("m.py", "def older():\n    return 1\n");
+    repo.commit("one");
+    repo.write(
+        "m.py",
+        "def older():\n    return 1\n\n\ndef newer():\n    return 2\n",
+    );
+    let head = repo.commit("two");
+    repo.sno_json(&["init", "--json", "--rev", "HEAD~1"]);
+    let s = repo.status();
+    assert_eq!(s["git_head"], head.as_str(), "{s}");
+    let text = stdout(&repo.sno(&["status"]));
+    assert!(
+        text.contains(&format!("git HEAD    {}", &head[..12])),
+        "{text}"
+    );
+    assert!(text.contains("not indexed yet"), "{text}");
+    // A name only HEAD has: the hint says to index, not to grep.
+    let o = repo.sno(&["symbol", "newer"]);
+    assert_error_code(&o, "SNO-UNKNOWN-SYMBOL");
+    assert!(
+        stderr(&o).contains("is not indexed yet: `sno init`"),
+        "{}",
+        stderr(&o)
+    );
+    // The outline of a file the work tree changed says whose outline it is.
+    let text = stdout(&repo.sno(&["outline", "m.py"]));
+    assert!(
+        text.contains("changed on disk since the indexed commit"),
+        "{text}"
+    );
+    repo.sno_json(&["init", "--json"]);
+    let s = repo.status();
+    assert!(s.get("git_head").is_none(), "{s}");
+    assert!(!stdout(&repo.sno(&["status"])).contains("git HEAD"));
+    assert!(!stdout(&repo.sno(&["outline", "m.py"])).contains("changed on disk"));
+    let o = repo.sno(&["symbol", "nowhere_at_all"]);
+    assert!(!stderr(&o).contains("not indexed yet"), "{}", stderr(&o));
+}

@@ -157,3 +157,38 @@ fn a_server_started_after_a_rollback_leaves_it_until_head_moves() {
     drop(server.stdin.take());
     let _ = server.wait();
 }
+
+#[test]
+fn a_garbage_collected_commit_is_not_served_with_holes() {
+    let repo = Repo::new();
+    repo.write("keep.py", "def keep():\n    return 1\n");
+    repo.commit("keep");
+    repo.write(
+        "gone.py",
+        "class Gone:\n    def run(self):\n        return 'vanishing'\n",
+    );
+    let gone = repo.commit("gone");
+    repo.sno_json(&["init", "--json"]);
+    repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    repo.sno_json(&["init", "--json"]);
+    repo.git(&["reflog", "expire", "--expire=now", "--all"]);
+    repo.git(&["gc", "-q", "--prune=now"]);
+    let before = repo.status();
+    // grep of that state would miss gone.py's lines without a word.
+    let o = repo.sno(&["grep", "return", "--at", &gone]);
+    assert_error_code(&o, "SNO-GIT");
+    assert!(stderr(&o).contains("gone.py"), "{}", stderr(&o));
+    // An index git cannot serve the files of is refused.
+    let o = repo.sno(&["rollback", "--to", &gone]);
+    assert_error_code(&o, "SNO-GIT");
+    let after = repo.status();
+    assert_eq!(after["journal_events"], before["journal_events"]);
+    assert_eq!(after["as_of"], before["as_of"]);
+    // A search of it says the source is unavailable instead of an empty quote.
+    let package = stdout(&repo.sno(&["search", "Gone run", "--at", &gone, "--lexical-only"]));
+    assert!(package.contains("Gone"), "{package}");
+    assert!(package.contains("source unavailable"), "{package}");
+    // The journal still answers what it holds alone.
+    let o = repo.sno_json(&["outline", "gone.py", "--at", &gone, "--json"]);
+    assert_eq!(o["outline"][0]["name"], "Gone", "{o}");
+}

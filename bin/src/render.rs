@@ -146,7 +146,7 @@ pub fn answer(a: &Answer, as_json: bool) -> ExitCode {
                     print(&n.children, indent + 1);
                 }
             }
-            outln!("{}", o.file);
+            outln!("{}", o.title());
             print(&o.outline, 0);
         }
         Answer::Show(s) => {
@@ -345,28 +345,21 @@ pub fn status(r: &StatusReport) {
         ),
         None => outln!("as of       nothing indexed yet"),
     }
+    if let Some(note) = r.git_head_note() {
+        outln!("{note}");
+    }
     outln!(
         "journal     {} events, {} commits indexed",
         r.journal_events,
         r.commits_indexed
     );
-    let skipped: Vec<String> = r
-        .files
-        .skipped
-        .iter()
-        .map(|(k, v)| format!("{v} {k}"))
-        .collect();
     outln!(
         "files       {} total: {} parsed, {} with syntax errors, {} failed{}",
         r.files.total,
         r.files.parsed,
         r.files.parsed_with_errors,
         r.files.failed,
-        if skipped.is_empty() {
-            String::new()
-        } else {
-            format!(", skipped: {}", skipped.join(", "))
-        }
+        r.skipped_summary()
     );
     if !r.languages.is_empty() {
         outln!(

@@ -113,6 +113,29 @@ pub struct OutlineAnswer {
     pub as_of: AsOfCommit,
     pub file: String,
     pub outline: Vec<OutlineNode>,
+    /// Why the file has no outline when it was not parsed (binary, over
+    /// the size limit, no grammar, the parser failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_parsed: Option<String>,
+    /// Whether the file differs on disk from the indexed commit's (the
+    /// outline is the committed file's); `None` for a past state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_in_work_tree: Option<bool>,
+}
+
+impl OutlineAnswer {
+    /// The file's line above its outline, saying why it has none when it
+    /// was not parsed, and when the file on disk is not the one outlined.
+    pub fn title(&self) -> String {
+        let mut title = self.file.clone();
+        if let Some(why) = &self.not_parsed {
+            title.push_str(&format!("  (not parsed: {why}; read the file itself)"));
+        }
+        if self.edited_in_work_tree == Some(true) {
+            title.push_str("  (changed on disk since the indexed commit: this is the committed file's outline)");
+        }
+        title
+    }
 }
 
 /// `sno show`, `get_symbol`.

@@ -107,6 +107,41 @@ pub struct StatusReport {
     pub last_run: Option<LastRun>,
     /// Digest of the views: equal digests mean equal indexed states.
     pub views_digest: String,
+    /// Git's HEAD, when it is not the indexed commit: answers are of the
+    /// indexed commit until it is indexed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_head: Option<String>,
+    /// The index is where `sno rollback` left it (and stays there while
+    /// git's HEAD does).
+    #[serde(default)]
+    pub rolled_back: bool,
+}
+
+impl StatusReport {
+    /// A line saying that git's HEAD is elsewhere, and what that means.
+    pub fn git_head_note(&self) -> Option<String> {
+        let head = self.git_head.as_deref()?;
+        let head = &head[..12.min(head.len())];
+        Some(if self.rolled_back {
+            format!("git HEAD    {head}: the index stays rolled back until HEAD moves")
+        } else {
+            format!("git HEAD    {head}, not indexed yet: answers are of the commit above until `sno init` (or a running `sno watch` or `sno serve`) indexes it")
+        })
+    }
+
+    /// The skipped files' counts, as `, skipped: 2 binary, 1 too_large`.
+    pub fn skipped_summary(&self) -> String {
+        if self.files.skipped.is_empty() {
+            return String::new();
+        }
+        let counts: Vec<String> = self
+            .files
+            .skipped
+            .iter()
+            .map(|(k, v)| format!("{v} {k}"))
+            .collect();
+        format!(", skipped: {}", counts.join(", "))
+    }
 }
 
 /// One thing `sno doctor` found wrong.

@@ -54,7 +54,20 @@ impl Engine {
     /// The lookup error for `name` in `snap`, with the nearest symbols
     /// attached when `[serve] retrieval_context` asks for them.
     fn lookup_error(&self, snap: &Snapshot, name: &str, e: LookupError) -> Error {
+        let not_found = matches!(e, LookupError::NotFound { .. });
         let mut c = Error::from(e);
+        // A name committed after the indexed commit is not found until
+        // that commit is indexed: say so rather than suggest a grep.
+        if not_found && snap.is_head {
+            let head = self.read.with_git(|g| g.head().ok()).ok().flatten();
+            if let Some(head) = head.filter(|h| h.to_hex() != snap.as_of.commit) {
+                c.0.llm_hint = format!(
+                    "{} Git's HEAD ({}) is not indexed yet: `sno init` indexes it (a running `sno watch` or `sno serve` does so by itself).",
+                    c.0.llm_hint,
+                    &head.to_hex()[..12]
+                );
+            }
+        }
         if self.config.serve.retrieval_context {
             let contract = &mut c.0;
             // The near misses, located, so the agent can go on without
@@ -244,6 +257,10 @@ impl Engine {
             if let Some(rec) = p.state.get(&rel) {
                 return Ok(OutlineAnswer {
                     outline: sno_query::outline::outline(rec),
+                    not_parsed: not_parsed(rec),
+                    edited_in_work_tree: p
+                        .is_head
+                        .then(|| crate::search::edited_in_work_tree(&self.work_tree, &rel, rec)),
                     as_of: p.as_of,
                     file: rel,
                 });
@@ -257,6 +274,10 @@ impl Engine {
         Ok(OutlineAnswer {
             as_of: snap.as_of.clone(),
             outline: sno_query::outline::outline(rec),
+            not_parsed: not_parsed(rec),
+            edited_in_work_tree: snap
+                .is_head
+                .then(|| crate::search::edited_in_work_tree(&self.work_tree, &rel, rec)),
             file: rel,
         })
     }
@@ -478,12 +499,23 @@ impl Engine {
             })?;
         let (snap, _) = self.snapshot(at)?;
         let limit = crate::error::some(limit)?.min(100_000);
-        let (results, truncated) =
-            sno_query::text::grep(&snap.state, &re, limit, |rec| self.read.blob(rec.blob));
+        let found = sno_query::text::grep(&snap.state, &re, limit, |rec| self.read.blob(rec.blob));
+        // Hits of the files git still holds would pass for all of them.
+        if let Some(first) = found.unreadable.first() {
+            return Err(ErrorCode::Git
+                .with(format!(
+                    "{} file(s) of the state at {} cannot be read from git ({first}{}): its objects may have been garbage-collected",
+                    found.unreadable.len(),
+                    &snap.as_of.commit[..12],
+                    if found.unreadable.len() > 1 { ", ..." } else { "" }
+                ))
+                .hinted("Grep a state git still holds (HEAD once `sno init` has indexed it); `refs`, `outline` and `changes` answer from the journal alone.")
+                .into());
+        }
         Ok(GrepAnswer {
             as_of: snap.as_of.clone(),
-            results,
-            truncated,
+            results: found.hits,
+            truncated: found.truncated,
             limit,
         })
     }
@@ -572,4 +604,21 @@ pub(crate) fn round3(x: f64) -> f64 {
     }
     let scale = 10f64.powi(2 - x.abs().log10().floor() as i32);
     (x * scale).round() / scale
+}
+
+/// Why a file was not parsed, as a user reads it.
+fn not_parsed(rec: &sno_journal::model::FileRecord) -> Option<String> {
+    use sno_journal::model::{FileState, SkipReason};
+    Some(match &rec.state {
+        FileState::Parsed | FileState::ParsedWithErrors => return None,
+        FileState::Skipped(SkipReason::Binary) => "binary (NUL bytes, or not text)".into(),
+        FileState::Skipped(SkipReason::TooLarge) => {
+            format!(
+                "{} bytes, over the size limit ([index] max_file_size, --max-file-size)",
+                rec.size
+            )
+        }
+        FileState::Skipped(SkipReason::UnsupportedLanguage) => "no grammar for its language".into(),
+        FileState::Failed(why) => format!("the parser failed ({why})"),
+    })
 }

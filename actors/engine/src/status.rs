@@ -170,6 +170,8 @@ impl StatusTally {
             skipped_commits: Vec::new(),
             last_run,
             views_digest: format!("{:016x}", self.digest.finish()),
+            git_head: None,
+            rolled_back: false,
         }
     }
 }
@@ -178,6 +180,18 @@ impl Engine {
     /// What is indexed: commit, files, symbols and edges per language and
     /// kind, journal, secrets, failures, skipped commits.
     pub fn status(&self) -> Result<StatusReport> {
+        let mut r = self.indexed_status()?;
+        // Git's HEAD moves on its own: never part of a cached report.
+        if let Some(indexed) = &r.as_of {
+            let head = self.read.with_git(|g| g.head().ok())?;
+            r.git_head = head.map(|h| h.to_hex()).filter(|h| *h != indexed.commit);
+            r.rolled_back = self.journal.rolled_back_at()?.is_some();
+        }
+        Ok(r)
+    }
+
+    /// The indexed state's counts (cached by journal position).
+    fn indexed_status(&self) -> Result<StatusReport> {
         let j = &self.journal;
         // The head's views counted a batch at a time, unless its state is
         // in memory already.
@@ -311,6 +325,16 @@ impl Engine {
     pub async fn rollback(&self, to: &str) -> Result<RollbackAnswer> {
         use sno_journal::rollback::Rollback;
         let commit = self.read.journaled(to)?;
+        // An index git cannot serve the files of would answer with holes.
+        if !self.read.with_git(|g| g.commit(commit).is_ok())? {
+            return Err(sno_protocol::ErrorCode::Git
+                .with(format!(
+                    "commit {} is journaled but git no longer holds it (garbage-collected?): its files could not be served",
+                    &commit.to_hex()[..12]
+                ))
+                .hinted("Roll back to a commit git still has (`git log`), or use `sno replay --to` to inspect that state from the journal.")
+                .into());
+        }
         // A watcher leaves the rollback alone while HEAD stays here.
         let git_head = self.read.with_git(|g| g.head().ok())?;
         let outcome = self.roll_back(commit, git_head).await?;

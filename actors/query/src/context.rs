@@ -18,6 +18,12 @@ use crate::search::{FileHit, Hit, Loaded};
 /// Whether a file (path, indexed record) differs in the work tree.
 pub type EditedInWorkTree<'a> = dyn Fn(&str, &FileRecord) -> bool + 'a;
 
+/// What a quote says when git no longer holds its file (a commit
+/// garbage-collected after it was indexed): never an empty block that
+/// passes for the source.
+const UNAVAILABLE: &str =
+    "(source unavailable: git no longer holds this file's object; it may have been garbage-collected)\n";
+
 /// Everything a package is built from.
 pub struct PackageInput<'a> {
     pub query: &'a str,
@@ -189,7 +195,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                 let path = spans[b.members[0]].path;
                 let text = served(path)
                     .map(|file| file.slice(file.line_start(b.start)..b.end))
-                    .unwrap_or_default();
+                    .unwrap_or_else(|| UNAVAILABLE.to_string());
                 // A quote stopped where another block starts ends on
                 // that block's indentation.
                 let stopped = blocks

@@ -6,16 +6,28 @@ use sno_journal::delta::State;
 use sno_journal::model::{FileRecord, FileState, SkipReason};
 use sno_protocol::query::GrepHit;
 
+/// What [`grep`] found.
+#[derive(Debug, Default)]
+pub struct Grepped {
+    /// At most the limit's hits.
+    pub hits: Vec<GrepHit>,
+    /// Whether the limit cut the search short.
+    pub truncated: bool,
+    /// Files `read` could not give (git no longer holds their objects):
+    /// the hits say nothing of them.
+    pub unreadable: Vec<String>,
+}
+
 /// Searches every text file of the state; `read` gives a file's bytes (from
-/// git objects, so the answer matches the indexed commit). Returns the hits
-/// (at most `limit`) and whether the limit cut the search short.
+/// git objects, so the answer matches the indexed commit).
 pub fn grep(
     state: &State,
     pattern: &Regex,
     limit: usize,
     mut read: impl FnMut(&FileRecord) -> Option<crate::served::Served>,
-) -> (Vec<GrepHit>, bool) {
-    let mut hits = Vec::new();
+) -> Grepped {
+    let mut out = Grepped::default();
+    let hits = &mut out.hits;
     // A whole-file check first (most files have no match); multi-line mode
     // so `^`/`$` mean what they mean per line.
     let prefilter = Regex::new(&format!("(?m:{})", pattern.as_str())).ok();
@@ -26,7 +38,10 @@ pub fn grep(
         ) {
             continue;
         }
-        let Some(file) = read(rec) else { continue };
+        let Some(file) = read(rec) else {
+            out.unreadable.push(rec.path.clone());
+            continue;
+        };
         if file.is_binary() {
             continue;
         }
@@ -41,7 +56,8 @@ pub fn grep(
                 continue;
             };
             if hits.len() == limit {
-                return (hits, true);
+                out.truncated = true;
+                return out;
             }
             let n = i as u32 + 1;
             let at = (n, m.start() as u32);
@@ -69,7 +85,7 @@ pub fn grep(
             });
         }
     }
-    (hits, false)
+    out
 }
 
 /// Longest line a hit shows whole; a longer one (minified code) shows
