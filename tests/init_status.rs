@@ -326,6 +326,45 @@ fn a_rebase_journals_its_rewritten_commits() {
     // And answers still match HEAD's files.
     let sym = repo.sno_json(&["symbol", "on_main", "--json"]);
     assert_eq!(sym["results"][0]["path"], "m.py", "{sym}");
+
+    // A head too large to hold in memory moves by its tip alone (read on
+    // demand), and answers as HEAD's files say all the same.
+    repo.git(&["checkout", "-q", "-b", "again", "main"]);
+    repo.write(
+        "t9.py",
+        "def topic9():
+    return 9
+",
+    );
+    repo.commit("t9");
+    repo.write(
+        "t10.py",
+        "def topic10():
+    return 10
+",
+    );
+    let tip = repo.commit("t10");
+    let before = journal_of(&repo).len();
+    let o = sno_in(
+        repo.path(),
+        &["init", "--json"],
+        &[("SNO_TEST_LAZY_COMMITS", "1")],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let journal = journal_of(&repo);
+    assert_eq!(journal.len(), before + 2, "a move and the tip: {journal:?}");
+    assert_eq!(journal.last().unwrap().1, tip);
+    for (name, path) in [
+        ("topic9", "t9.py"),
+        ("topic10", "t10.py"),
+        ("on_main", "m.py"),
+    ] {
+        let sym = repo.sno_json(&["symbol", name, "--json"]);
+        assert_eq!(sym["results"][0]["path"], path, "{sym}");
+    }
+    // The rebased branch's own files are gone from this one.
+    let s = repo.sno(&["symbol", "topic1", "--json"]);
+    assert!(!stdout(&s).contains("\"t1.py\""), "{}", stdout(&s));
 }
 
 #[test]

@@ -573,7 +573,16 @@ impl Run<'_> {
         let mut moved = false;
         let todo: Vec<CommitId> = match &head {
             Some(h) => {
-                let plan = plan_after_head(&repo, journal, h.commit, tip, req.history)?;
+                let mut plan = plan_after_head(&repo, journal, h.commit, tip, req.history)?;
+                // Several commits read the whole state: a head too large
+                // to hold moves by its tip alone, over records read on
+                // demand.
+                if plan.moved
+                    && plan.todo.len() > 1
+                    && (self.st.lazy_commits || too_large_to_keep(journal)?)
+                {
+                    plan.todo = vec![tip];
+                }
                 moved = plan.moved;
                 if plan.moved {
                     // A run killed after the move was journaled left it
