@@ -73,7 +73,7 @@ codes! {
         "Run `sno init` in the repository first (agents: ask the user to).";
     /// A commit the journal never indexed.
     NotJournaled = "SNO-NOT-JOURNALED", Easy,
-        "Pick a commit from `sno journal log`. A journal grows forward from the first commit it indexed, so `sno init --history N` on an existing index adds nothing older: to reach older commits, move `.sno` aside (its lessons and decisions stay in that copy) and run `sno init --history N` again.";
+        "Pick a commit from `sno journal log`. sno journals the commits HEAD reaches along its first parents (a branch never checked out is not; check it out and run `sno init`). The journal grows forward from its first commit: to reach commits older than that, move `.sno` aside (its lessons and decisions stay in that copy) and run `sno init --history N` again.";
     /// The views disagree with the journal.
     Views = "SNO-J-VIEWS", Easy,
         "Run `sno doctor --repair` (it rebuilds the views from the journal), then try again.";

@@ -149,6 +149,9 @@ pub struct Follow {
     retry: Duration,
     synced: Option<CommitId>,
     sent: Option<Sent>,
+    /// The commit of the last change reported: an index moved there was
+    /// moved by the follower's run, not by a user.
+    asked: Option<CommitId>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -168,6 +171,7 @@ impl Follow {
             retry,
             synced: None,
             sent: None,
+            asked: None,
         }
     }
 
@@ -192,7 +196,11 @@ impl Follow {
             self.sent = None;
             return None;
         }
-        if self.synced.is_some() && self.synced == head.commit {
+        // HEAD stayed where the index was in step with it, and the index
+        // moved away: left alone when a user moved it (`init --rev`, a
+        // rollback), followed when the follower's own run for an earlier
+        // HEAD did (HEAD went back while that run was indexing).
+        if self.synced.is_some() && self.synced == head.commit && indexed != self.asked {
             return None;
         }
         let wait = match self.sent {
@@ -209,6 +217,7 @@ impl Follow {
             at: now,
             wait,
         });
+        self.asked = head.commit;
         Some(RepoChanged {
             head: head.clone(),
             indexed,
@@ -561,6 +570,28 @@ mod tests {
             branch: None,
         };
         assert!(after_rollback.check(&moved, Some(commit(4)), t0).is_some());
+    }
+
+    #[test]
+    fn head_going_back_while_its_move_is_indexed_is_followed() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs;
+        let mut f = Follow::new(s(5));
+        let at = |c: u8| GitHead {
+            commit: Some(commit(c)),
+            branch: None,
+        };
+        // In step at 9; HEAD moves to 4: reported, and a run indexes it.
+        assert_eq!(f.check(&at(9), Some(commit(9)), t0), None);
+        assert!(f.check(&at(4), Some(commit(9)), t0).is_some());
+        // HEAD back at 9 before that run journaled 4: in step, it seems.
+        assert_eq!(f.check(&at(9), Some(commit(9)), t0 + s(1)), None);
+        // The run ends at 4, which HEAD left: reported, not left alone.
+        let again = f.check(&at(9), Some(commit(4)), t0 + s(2));
+        assert_eq!(again.map(|c| c.head.commit), Some(Some(commit(9))));
+        // Once 9 is indexed again, a user's `init --rev` is still theirs.
+        assert_eq!(f.check(&at(9), Some(commit(9)), t0 + s(3)), None);
+        assert_eq!(f.check(&at(9), Some(commit(2)), t0 + s(4)), None);
     }
 
     #[test]

@@ -1119,7 +1119,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
             .inherits
             .iter()
             .filter(|i| i.symbol == owner.id)
-            .filter_map(|i| self.base(&i.base))
+            .filter_map(|i| self.base_of(owner.id, &i.base))
             .collect();
         for _ in 0..BASE_DEPTH {
             let mut next = Vec::new();
@@ -1129,7 +1129,11 @@ impl<'r, 'a> FileScope<'r, 'a> {
                 }
                 for b in self.resolver.symbols.bases_of(base) {
                     // A base's own bases are known by name only.
-                    if let Some(id) = self.resolver.unique(b, SymbolKind::is_type, self.family()) {
+                    if let Some(id) = self
+                        .resolver
+                        .unique(b, SymbolKind::is_type, self.family())
+                        .filter(|id| *id != base)
+                    {
                         next.push((id, Certainty::Heuristic(Guess::UniqueName)));
                     }
                 }
@@ -1140,6 +1144,13 @@ impl<'r, 'a> FileScope<'r, 'a> {
     }
 
     /// A base type named in this file.
+    /// The base `name` of type `ty`: never `ty` itself. A class named
+    /// like its base (`class TextWrapper(textwrap.TextWrapper)`) inherits
+    /// from another definition of the name, here an import's: unknown.
+    fn base_of(&self, ty: SymbolId, name: &str) -> Option<Resolved> {
+        self.base(name).filter(|(id, _)| *id != ty)
+    }
+
     fn base(&self, name: &str) -> Option<Resolved> {
         if let Some(id) = self.type_in_scope(name) {
             return Some((id, Certainty::Exact));
@@ -1295,9 +1306,12 @@ impl<'r, 'a> FileScope<'r, 'a> {
             Some(r) if is_self(self.lang, r) => self
                 .own_method(call.caller, callee)
                 .or_else(|| by_name(Guess::UnknownReceiver)),
+            // A method's `super().name()` is not itself, whatever else the
+            // name may reach.
             Some(r) if is_super(self.lang, r) => self
                 .method_from(call.caller, callee, true)
-                .or_else(|| by_name(Guess::UnknownReceiver)),
+                .or_else(|| by_name(Guess::UnknownReceiver))
+                .filter(|(id, _)| Some(*id) != call.caller),
             Some(r) => {
                 // `module.func()` through an import of the module.
                 let through_import = self.imports.iter().find_map(|(imp, t)| {
@@ -1541,7 +1555,7 @@ impl<'a> Resolver<'a> {
                 .get(base)
                 .and_then(|v| v.iter().find(|s| s.kind.is_type() && s.id != inh.symbol))
                 .map(|s| (s.id, Certainty::Exact));
-            let (to, certainty) = match local.or_else(|| scope.base(base)) {
+            let (to, certainty) = match local.or_else(|| scope.base_of(inh.symbol, base)) {
                 Some((id, c)) => (EdgeTarget::Symbol(id), c),
                 None => (EdgeTarget::Unresolved(base.to_string()), Certainty::Exact),
             };

@@ -226,12 +226,20 @@ impl<'a> Graph<'a> {
             .parent
             .and_then(|p| self.symbols.get(&p))
             .is_some_and(|p| p.symbol.kind.is_type() || p.symbol.kind == SymbolKind::Impl);
+        let id = target.id;
         self.unresolved_calls
             .get(target.name.as_str())
             .into_iter()
             .flatten()
             .filter(move |(_, e)| {
                 !member || matches!(&e.to, EdgeTarget::Unresolved(n) if n.contains('.'))
+            })
+            // A method's call of its base's method of its own name
+            // (`super().fill()` in `fill`) is not a call of itself.
+            .filter(move |(_, e)| {
+                let to_base = matches!(&e.to, EdgeTarget::Unresolved(n)
+                    if n.split('.').next().is_some_and(|r| matches!(r, "super" | "base" | "parent")));
+                !(to_base && e.from == Some(id))
             })
     }
 
