@@ -396,18 +396,34 @@ fn the_daemon_outlives_a_client_for_its_idle_time_and_survives_being_killed() {
     let mut second = start("3");
     assert_eq!(server_pid(&mut second), pid, "the daemon was kept");
 
-    // kill -9 of the daemon: the relay ends; the next server starts a new
-    // daemon over the stale socket, and nothing stored is lost.
+    // kill -9 of the daemon: the client keeps its session (no new
+    // handshake), its next call starts a new daemon over the stale socket,
+    // and nothing stored is lost. A call the dead daemon had taken is
+    // answered SNO-SERVE-LOST, to be asked again.
     let o = std::process::Command::new("kill")
         .args(["-9", &pid.to_string()])
         .status()
         .unwrap();
     assert!(o.success());
-    let status = wait(&mut second.child, Duration::from_secs(20));
-    assert!(status.code().is_some(), "{status:?}");
+    let mut r = second.call("search_symbols", json!({"name": "read_text"}));
+    if r["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("SNO-SERVE-LOST"))
+    {
+        r = second.call("search_symbols", json!({"name": "read_text"}));
+    }
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert!(text(&r).contains("read_text"), "{r}");
+    let replaced = server_pid(&mut second);
+    assert_ne!(replaced, pid);
+    assert!(second.finish().success());
     let mut third = start("0");
     let new_pid = server_pid(&mut third);
     assert_ne!(new_pid, pid);
+    assert_eq!(
+        new_pid, replaced,
+        "the replacement stayed for its idle time"
+    );
     assert_eq!(
         body(&third.call("status", json!({})))["as_of"]["commit"],
         repo.head()
@@ -983,4 +999,19 @@ fn context_for_edit_takes_lines_the_work_tree_added() {
     let r = s.call("context_for_edit", json!({"file": "app/a.py", "line": 5}));
     assert_eq!(body(&r)["edited_in_work_tree"], true, "{r}");
     s.finish();
+}
+
+#[test]
+fn a_line_that_is_not_json_gets_a_parse_error_and_the_session_goes_on() {
+    let repo = indexed();
+    let (mut s, _) = Server::init(&repo, "2025-06-18");
+    for line in ["hello", "{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": "] {
+        s.raw(line);
+        let r = s.recv();
+        assert_eq!(r["error"]["code"], -32700, "{r}");
+        assert!(r["id"].is_null(), "{r}");
+    }
+    let r = s.call("status", json!({}));
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert!(s.finish().success());
 }

@@ -3,8 +3,9 @@
 //! One process per repository owns the database (redb allows one): the sno
 //! daemon (`sno daemon`, started by the first `sno serve` and detached from
 //! it), with one long-lived engine. Every `sno serve` is a relay: it copies
-//! its stdio to the daemon's socket, `.sno/sno.sock`, byte for byte, so each
-//! client has its own MCP session with the process that holds the database.
+//! its stdio to the daemon's socket, `.sno/sno.sock`, line by line
+//! ([`crate::relay`]), so each client has its own MCP session with the
+//! process that holds the database, and keeps it when that process dies.
 //! CLI commands that find the database held send typed requests over the
 //! same socket ([`crate::client`]).
 //!
@@ -55,21 +56,26 @@ pub async fn serve(path: PathBuf) -> Result<ExitCode, ErrorContract> {
             paths.db().display()
         )));
     }
-    let sock = socket_path(&paths);
+    let stream = connect(&paths).await?;
+    relay(&paths, stream).await
+}
+
+/// A connection to the repository's daemon, started first when none runs.
+async fn connect(paths: &RepoPaths) -> Result<UnixStream, ErrorContract> {
+    let sock = socket_path(paths);
     let started = Instant::now();
     let mut daemon: Option<std::process::Child> = None;
     loop {
         if let Ok(stream) = UnixStream::connect(&sock).await {
             tracing::info!(pid = std::process::id(), "relaying to the sno daemon");
-            relay(stream).await;
-            return Ok(ExitCode::SUCCESS);
+            return Ok(stream);
         }
         match daemon.as_mut() {
-            None => daemon = Some(spawn_daemon(&paths)?),
+            None => daemon = Some(spawn_daemon(paths)?),
             Some(child) => {
                 if let Ok(Some(status)) = child.try_wait() {
                     if !status.success() {
-                        return Err(daemon_failed(&paths, &status.to_string()));
+                        return Err(daemon_failed(paths, &status.to_string()));
                     }
                     // It found another daemon serving (which then left):
                     // start one again.
@@ -78,7 +84,7 @@ pub async fn serve(path: PathBuf) -> Result<ExitCode, ErrorContract> {
             }
         }
         if started.elapsed() > WAIT_FOR_DATABASE {
-            return Err(daemon_failed(&paths, "it did not open its socket in time"));
+            return Err(daemon_failed(paths, "it did not open its socket in time"));
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
@@ -113,19 +119,112 @@ fn spawn_daemon(paths: &RepoPaths) -> Result<std::process::Child, ErrorContract>
         .map_err(|e| daemon_failed(paths, &e.to_string()))
 }
 
-async fn relay(stream: UnixStream) {
-    let (mut from_daemon, mut to_daemon) = stream.into_split();
-    // Client to daemon; when the client closes stdin, tell the daemon (it
-    // then finishes the answers in flight and closes the session).
-    tokio::spawn(async move {
-        let _ = tokio::io::copy(&mut tokio::io::stdin(), &mut to_daemon).await;
-        let _ = to_daemon.shutdown().await;
-    });
-    // Daemon to client; the relay ends when the daemon's side does, also
-    // when the daemon went away with the client still there. The stdin
-    // reader may still be blocked in a read: the process exits anyway.
+/// Copies the client's lines to the daemon and the daemon's to the
+/// client ([`crate::relay`]). A daemon that dies under the client (its
+/// socket left behind) is replaced when the client next asks, and the
+/// session opened on the new one; one that left on purpose (terminated,
+/// its database made again: it removed its socket) ends the relay with
+/// `SNO-SERVE-LOST`. Either way, each unanswered request gets an error.
+async fn relay(paths: &RepoPaths, first: UnixStream) -> Result<ExitCode, ErrorContract> {
+    use crate::relay::{FromClient, Session};
+    let mut stdin = BufReader::new(tokio::io::stdin()).lines();
     let mut stdout = tokio::io::stdout();
-    let _ = tokio::io::copy(&mut from_daemon, &mut stdout).await;
+    let mut session = Session::default();
+    let mut stream = first;
+    // After a loss: the session to open again, and the client's message
+    // that asked for a new daemon.
+    let mut reopening = false;
+    let mut next: Option<String> = None;
+    loop {
+        let (from_daemon, mut to_daemon) = stream.into_split();
+        let mut from_daemon = BufReader::new(from_daemon).lines();
+        if reopening {
+            reopen(&session, &mut from_daemon, &mut to_daemon).await;
+        }
+        if let Some(line) = next.take() {
+            let _ = to_daemon.write_all(format!("{line}\n").as_bytes()).await;
+        }
+        loop {
+            tokio::select! {
+                line = stdin.next_line() => match line {
+                    Ok(Some(line)) => match session.from_client(&line) {
+                        FromClient::Skip => {}
+                        FromClient::Answer(answer) => write_line(&mut stdout, &answer).await,
+                        // A write to a daemon that is gone shows as its
+                        // end, read next.
+                        FromClient::Forward => {
+                            let _ = to_daemon.write_all(format!("{line}\n").as_bytes()).await;
+                        }
+                    },
+                    // The client closed stdin: the daemon finishes the
+                    // answers in flight and closes the session.
+                    _ => {
+                        let _ = to_daemon.shutdown().await;
+                        while let Ok(Some(line)) = from_daemon.next_line().await {
+                            write_line(&mut stdout, &line).await;
+                        }
+                        return Ok(ExitCode::SUCCESS);
+                    }
+                },
+                line = from_daemon.next_line() => match line {
+                    Ok(Some(line)) => {
+                        session.from_daemon(&line);
+                        write_line(&mut stdout, &line).await;
+                    }
+                    _ => break,
+                },
+            }
+        }
+        for answer in session.lost() {
+            write_line(&mut stdout, &answer).await;
+        }
+        if !socket_path(paths).exists() {
+            return Err(ErrorCode::ServeLost
+                .with("the sno daemon left while serving this client (terminated, or its database was made again)")
+                .hinted("Start the MCP server again (your client's restart or reconnect); it starts a new daemon."));
+        }
+        tracing::warn!("the sno daemon died; the client's next message starts another");
+        let line = loop {
+            match stdin.next_line().await {
+                Ok(Some(line)) => match session.from_client(&line) {
+                    FromClient::Forward => break line,
+                    FromClient::Answer(answer) => write_line(&mut stdout, &answer).await,
+                    FromClient::Skip => {}
+                },
+                _ => return Ok(ExitCode::SUCCESS),
+            }
+        };
+        next = Some(line);
+        stream = connect(paths).await?;
+        reopening = true;
+    }
+}
+
+/// Opens the client's session on a new daemon: its `initialize` again
+/// (the answer is the relay's), then its `initialized`.
+async fn reopen(
+    session: &crate::relay::Session,
+    from_daemon: &mut tokio::io::Lines<BufReader<tokio::net::unix::OwnedReadHalf>>,
+    to_daemon: &mut tokio::net::unix::OwnedWriteHalf,
+) {
+    let Some((initialize, _, initialized)) = session.reopen() else {
+        return;
+    };
+    let _ = to_daemon
+        .write_all(format!("{initialize}\n").as_bytes())
+        .await;
+    while let Ok(Some(line)) = from_daemon.next_line().await {
+        if session.answers_initialize(&line) {
+            break;
+        }
+    }
+    if let Some(note) = initialized {
+        let _ = to_daemon.write_all(format!("{note}\n").as_bytes()).await;
+    }
+}
+
+async fn write_line(stdout: &mut tokio::io::Stdout, line: &str) {
+    let _ = stdout.write_all(format!("{line}\n").as_bytes()).await;
     let _ = stdout.flush().await;
 }
 

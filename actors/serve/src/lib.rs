@@ -8,3 +8,4 @@
 pub mod client;
 pub mod daemon;
 pub mod mcp;
+pub mod relay;
