@@ -267,6 +267,9 @@ fn grep_reports_enclosing_symbols_and_truncation() {
     assert_eq!(hits[0]["line"], 18);
     assert_eq!(hits[0]["symbol"], "Config.get");
     assert_eq!(r["truncated"], false);
+    // A match starting in a method's indentation is the method's.
+    let r = repo.sno_json(&["grep", r"^\s+def get\(", "--json"]);
+    assert_eq!(r["results"][0]["symbol"], "Config.get", "{r}");
     let r = repo.sno_json(&["grep", "def ", "--limit", "2", "--json"]);
     assert_eq!(r["results"].as_array().unwrap().len(), 2);
     assert_eq!(r["truncated"], true);

@@ -137,12 +137,9 @@ fn report_run(
             let served = e.is(ErrorCode::Locked)
                 && std::os::unix::net::UnixStream::connect(sno_serve::daemon::socket_path(paths))
                     .is_ok();
-            let contract = if served {
-                ErrorCode::WatchServed
-                    .with("the sno daemon started by `sno serve` now holds the database and follows the repository itself")
-                    .hinted("Nothing to do: sno watch resumes when the daemon leaves.")
-            } else {
-                *e.0
+            let contract = match served {
+                true => ErrorCode::WatchServed.with(sno_protocol::status::WATCH_PAUSED),
+                false => *e.0,
             };
             let said = format!("{}: {}", contract.code, contract.message);
             let mut failing = failing.lock().unwrap_or_else(|e| e.into_inner());
@@ -151,9 +148,18 @@ fn report_run(
                 return;
             }
             *failing = Some(said);
-            if json {
+            let commit = change.head.commit.map(|c| c.to_hex());
+            if served && !json {
+                errln!("sno: paused: {}", contract.message);
+            } else if served {
+                let line = WatchEvent::Paused {
+                    commit,
+                    reason: contract.message,
+                };
+                crate::out::outln!("{}", serde_json::to_string(&line).unwrap_or_default());
+            } else if json {
                 let line = WatchEvent::Error {
-                    commit: change.head.commit.map(|c| c.to_hex()),
+                    commit,
                     branch: change.head.branch.clone(),
                     error: contract,
                 };

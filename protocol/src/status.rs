@@ -329,4 +329,13 @@ pub enum WatchEvent {
         branch: Option<String>,
         error: crate::ErrorContract,
     },
+    /// Not a failure: the daemon of `sno serve` holds the database and
+    /// follows HEAD itself; the watch resumes when it leaves.
+    Paused {
+        commit: Option<String>,
+        reason: String,
+    },
 }
+
+/// Why `sno watch` pauses while a `sno serve` daemon runs.
+pub const WATCH_PAUSED: &str = "the sno daemon started by `sno serve` holds the database and follows the repository itself; sno watch resumes when it leaves";

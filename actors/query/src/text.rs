@@ -60,7 +60,10 @@ pub fn grep(
                 return out;
             }
             let n = i as u32 + 1;
-            let at = (n, m.start() as u32);
+            // A match in the indentation (`^\s+def`) is of the line's code.
+            let indent = line.len() - line.trim_start().len();
+            // Spans count columns from 1.
+            let at = (n, m.start().max(indent) as u32 + 1);
             let on_line =
                 |s: &&sno_journal::model::Symbol| s.span.start_line <= n && n <= s.span.end_line;
             let around = |s: &&sno_journal::model::Symbol| {
