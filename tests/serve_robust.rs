@@ -1015,3 +1015,49 @@ fn a_line_that_is_not_json_gets_a_parse_error_and_the_session_goes_on() {
     assert_eq!(r["result"]["isError"], false, "{r}");
     assert!(s.finish().success());
 }
+
+#[test]
+fn changes_to_the_work_tree_include_new_and_renamed_files() {
+    let repo = Repo::new();
+    repo.write(
+        "a.py",
+        "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n",
+    );
+    repo.write("g.py", "def gamma():\n    return 3\n");
+    repo.write(".gitignore", "ignored.py\n");
+    repo.commit("seed");
+    repo.sno_json(&["init", "--json"]);
+    repo.git(&["mv", "a.py", "renamed.py"]);
+    repo.write("staged.py", "def staged_fn():\n    return 4\n");
+    repo.git(&["add", "staged.py"]);
+    repo.write("untracked.py", "def untracked_fn():\n    return 5\n");
+    repo.write("ignored.py", "def ignored_fn():\n    return 6\n");
+    let (mut s, _) = Server::init(&repo, "2025-06-18");
+    let r = s.call("changes", json!({"to": "worktree"}));
+    let mut seen: Vec<(String, String, String)> = body(&r)["changes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|c| {
+            (
+                c["change"].as_str().unwrap().to_string(),
+                c["name"].as_str().unwrap().to_string(),
+                c["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    seen.sort();
+    let want: Vec<(String, String, String)> = [
+        ("added", "alpha", "renamed.py"),
+        ("added", "beta", "renamed.py"),
+        ("added", "staged_fn", "staged.py"),
+        ("added", "untracked_fn", "untracked.py"),
+        ("removed", "alpha", "a.py"),
+        ("removed", "beta", "a.py"),
+    ]
+    .iter()
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(seen, want, "{r}");
+    assert!(s.finish().success());
+}

@@ -19,6 +19,36 @@ pub enum SyntaxInput<'a> {
     Code { code: &'a str, language: &'a str },
 }
 
+/// Work-tree files a diff against the work tree looks at, at most: a
+/// tree of generated files is not walked to its end for one question.
+const NEW_FILES_SEEN: usize = 20_000;
+
+impl Engine {
+    /// The work tree's files (not ignored, outside `.git` and `.sno`) that
+    /// `state` does not hold, repository-relative.
+    fn files_not_in(&self, state: &sno_journal::delta::State) -> Vec<String> {
+        let root = self.work_tree.root().to_path_buf();
+        let walk = ignore::WalkBuilder::new(&root)
+            .hidden(false)
+            .require_git(false)
+            .filter_entry(|e| !matches!(e.file_name().to_str(), Some(".git" | ".sno")))
+            .build();
+        walk.filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .take(NEW_FILES_SEEN)
+            .filter_map(|e| {
+                let rel = e
+                    .path()
+                    .strip_prefix(&root)
+                    .ok()?
+                    .to_str()?
+                    .replace('\\', "/");
+                (!state.contains_key(&rel)).then_some(rel)
+            })
+            .collect()
+    }
+}
+
 /// The language a user or an agent names (`python`, `py`, `c++`, ...).
 pub fn language(name: &str) -> Result<Language> {
     let lower = name.to_ascii_lowercase();
@@ -97,7 +127,8 @@ impl Engine {
     }
 
     /// Symbols added, removed and changed between an indexed state and the
-    /// work tree (tracked files as they are on disk, under the confinement
+    /// work tree (tracked files as they are on disk, and files new there,
+    /// staged or not, that git does not ignore; under the confinement
     /// rule; symbols only, no edges).
     pub fn changes_in_work_tree(
         &self,
@@ -106,27 +137,22 @@ impl Engine {
         use sno_index::confine::WorkTreeFile;
         let (old, _) = self.snapshot(from)?;
         let mut state = old.state.clone();
+        let parsed = |path: &str, lang: Language, blob, bytes: &[u8]| {
+            let mut facts = sno_extract::extract(lang, bytes);
+            let masked = if self.config.mask_secrets {
+                sno_index::record::mask_facts(&mut facts, bytes)
+            } else {
+                0
+            };
+            sno_index::record::parsed_record(path, blob, bytes.len() as u64, bytes, facts, masked)
+        };
         for (path, rec) in &old.state {
             let Some(lang) = rec.language else { continue };
             match self.work_tree.compare(path, rec.blob, rec.size) {
                 Ok(WorkTreeFile::Same | WorkTreeFile::NotCheckedOut) => {}
                 Ok(WorkTreeFile::Edited) => {
                     let bytes = self.work_tree.read(path)?;
-                    let mut facts = sno_extract::extract(lang, &bytes);
-                    let masked = if self.config.mask_secrets {
-                        sno_index::record::mask_facts(&mut facts, &bytes)
-                    } else {
-                        0
-                    };
-                    let new = sno_index::record::parsed_record(
-                        path,
-                        rec.blob,
-                        bytes.len() as u64,
-                        &bytes,
-                        facts,
-                        masked,
-                    );
-                    state.insert(path.clone(), new);
+                    state.insert(path.clone(), parsed(path, lang, rec.blob, &bytes));
                 }
                 Ok(WorkTreeFile::Deleted) => {
                     state.remove(path);
@@ -138,6 +164,22 @@ impl Engine {
                     )))
                 }
             }
+        }
+        // Files the state lacks: new in the work tree, staged or not (a
+        // rename's new name among them), as git lists them (not ignored).
+        for path in self.files_not_in(&old.state) {
+            let Some(lang) = Language::from_path(&path) else {
+                continue;
+            };
+            // Refused (a secret's name, a link out) or unreadable: left out.
+            let Ok(bytes) = self.work_tree.read(&path) else {
+                continue;
+            };
+            if bytes.len() as u64 > self.config.max_file_size || bytes.contains(&0) {
+                continue;
+            }
+            let blob = sno_index::git::blob_id_of(&bytes);
+            state.insert(path.clone(), parsed(&path, lang, blob, &bytes));
         }
         Ok(sno_protocol::query::ChangesAnswer {
             from: old.as_of.clone(),

@@ -209,7 +209,7 @@ impl SnoServer {
     }
 
     #[tool(
-        description = "Symbols added, removed and changed between two indexed commits (`from`, `to`; `to` defaults to the indexed head), or between the indexed head and the work tree (`to`: \"worktree\") to see what uncommitted edits changed."
+        description = "Symbols added, removed and changed between two indexed commits (`from`, `to`; `to` defaults to the indexed head), or between the indexed head and the work tree (`to`: \"worktree\") to see what uncommitted edits changed (new files, staged or not, included; ignored ones not)."
     )]
     fn changes(&self, Parameters(a): Parameters<ChangesArgs>) -> Answer {
         if a.to.as_deref() == Some("worktree") {
