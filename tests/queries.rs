@@ -498,3 +498,47 @@ fn readers_started_together_all_answer() {
         }
     }
 }
+
+#[test]
+fn a_definition_starts_at_its_decorators_and_attributes() {
+    let repo = Repo::new();
+    repo.write(
+        "cli.py",
+        "import click\n\n\n@click.command()\n@click.option(\"--count\", default=1)\ndef hello(count):\n    return count\n\n\nclass Config:\n    @property\n    def value(self):\n        return 1\n",
+    );
+    repo.write(
+        "src/lib.rs",
+        "/// A point.\n#[derive(Debug, Clone)]\n#[allow(dead_code)]\npub struct Point {\n    x: i32,\n}\n",
+    );
+    repo.commit("decorated");
+    repo.sno_json(&["init", "--json"]);
+    let hello = repo.sno_json(&["show", "hello", "--json"]);
+    let source = hello["source"].as_str().unwrap();
+    assert!(
+        source.starts_with("@click.command()\n@click.option("),
+        "{source}"
+    );
+    assert_eq!(hello["symbol"]["line"], 4, "{hello}");
+    assert_eq!(hello["symbol"]["signature"], "def hello(count)", "{hello}");
+    // A decorator's line is inside the definition.
+    let at = repo.sno_json(&["show", "cli.py:5", "--json"]);
+    assert_eq!(at["symbol"]["qualified_name"], "hello", "{at}");
+    let value = repo.sno_json(&["show", "Config.value", "--json"]);
+    assert!(
+        value["source"]
+            .as_str()
+            .unwrap()
+            .trim_start()
+            .starts_with("@property"),
+        "{value}"
+    );
+    let point = repo.sno_json(&["show", "Point", "--json"]);
+    assert!(
+        point["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("#[derive(Debug, Clone)]\n#[allow(dead_code)]\npub struct Point"),
+        "{point}"
+    );
+    assert_eq!(point["symbol"]["doc"], "A point.", "{point}");
+}

@@ -505,6 +505,26 @@ impl<'t> Walk<'t> {
         s.content_hash = xxhash_rust::xxh3::xxh3_64(self.src.get(start..end).unwrap_or_default());
     }
 
+    /// Moves the start of a symbol's span back to `head`'s and keeps its
+    /// signature: a definition's decorators or attributes are part of it
+    /// (`@click.option(...)` is a command's interface, `@property` says how
+    /// it is used), not part of its signature line.
+    pub(crate) fn extend_start(&mut self, index: usize, head: Node<'_>) {
+        let Some(s) = self.facts.symbols.get_mut(index) else {
+            return;
+        };
+        let (old_start, end) = (s.span.start_byte as usize, s.span.end_byte as usize);
+        if head.start_byte() >= old_start {
+            return;
+        }
+        let p = head.start_position();
+        s.span.start_line = to_u32(p.row + 1);
+        s.span.start_col = to_u32(p.column + 1);
+        s.span.start_byte = to_u32(head.start_byte());
+        s.content_hash =
+            xxhash_rust::xxh3::xxh3_64(self.src.get(head.start_byte()..end).unwrap_or_default());
+    }
+
     /// Moves the end of a symbol's span back over trailing whitespace, for
     /// grammars whose indented blocks run on to the next token (Scala 3), and
     /// hashes what is left.

@@ -92,6 +92,7 @@ impl<'t> Rules<'t> for Python {
                 let name = w.text(name);
                 let header_end = header_colon(node, body);
                 let sym = w.symbol(&name, SymbolKind::Class, node, header_end, doc, None, true);
+                self.with_decorators(w, sym, node);
                 if let Some(bases) = node.child_by_field_id(f.superclasses) {
                     for i in 0..bases.named_child_count() {
                         let Some(base) = bases.named_child(i as u32) else {
@@ -144,6 +145,7 @@ impl<'t> Rules<'t> for Python {
                             .map(|d| d.trim().to_string())
                     });
                 let sym = w.symbol(&name, kind, node, header_colon(node, body), doc, None, true);
+                self.with_decorators(w, sym, node);
                 if let Some(decorator) = marker {
                     w.prefix_signature(sym, &decorator);
                 }
@@ -367,6 +369,16 @@ impl Python {
         }
     }
 
+    /// A decorated definition's span starts at its first decorator.
+    fn with_decorators(&self, w: &mut Walk<'_>, sym: usize, def: Node<'_>) {
+        if let Some(decorated) = def
+            .parent()
+            .filter(|p| self.g.kind(*p) == K::DecoratedDefinition)
+        {
+            w.extend_start(sym, decorated);
+        }
+    }
+
     /// The text of an identifier or attribute chain (`self`, `os.path`);
     /// `super()` is `super`.
     fn receiver(&self, w: &Walk<'_>, node: Node<'_>) -> Option<String> {
@@ -540,7 +552,8 @@ def main(argv):
         assert_eq!(parent_of(&f, "main.inner"), "main");
         assert_eq!(parent_of(&f, "Config"), "-");
         assert_eq!(lines(&f, "Config"), (11, 39));
-        assert_eq!(lines(&f, "Config.load"), (25, 29));
+        // Its decorator is part of the definition, not of its signature.
+        assert_eq!(lines(&f, "Config.load"), (24, 29));
         assert_eq!(lines(&f, "DEFAULT_PATH"), (7, 7));
         assert_eq!(lines(&f, "Empty"), (42, 42));
         let load = sym(&f, "Config.load");
@@ -550,7 +563,7 @@ def main(argv):
             "def load(cls, path: str = DEFAULT_PATH) -> \"Config\""
         );
         assert_eq!(load.doc, "Load a config from `path`.");
-        assert_span_text(CONFIG, load, "def load", "return cfg");
+        assert_span_text(CONFIG, load, "@classmethod", "return cfg");
         let config = sym(&f, "Config");
         assert_eq!(
             config.signature,

@@ -297,7 +297,23 @@ impl RustRules {
         let body = node.child_by_field_id(self.g.f.body);
         let opens_scope = kind != SymbolKind::Field;
         let name = w.text(name);
-        Some(w.symbol(&name, kind, node, body, doc, None, opens_scope))
+        let sym = w.symbol(&name, kind, node, body, doc, None, opens_scope);
+        // Its attributes (`#[derive(..)]`, `#[serde(..)]`, `#[test]`) are
+        // part of the definition: the first of those right above it.
+        let mut first = None;
+        let mut prev = node.prev_sibling();
+        while let Some(p) = prev {
+            match self.g.kind(p) {
+                K::AttributeItem => first = Some(p),
+                K::LineComment | K::BlockComment => {}
+                _ => break,
+            }
+            prev = p.prev_sibling();
+        }
+        if let Some(attribute) = first {
+            w.extend_start(sym, attribute);
+        }
+        Some(sym)
     }
 
     /// Records a call (or macro invocation) of `target`.
@@ -810,7 +826,9 @@ mod tests {
 
         assert_eq!(lines(&f, "Config.parse"), (29, 34));
         let config = sym_of(&f, "Config", S::Struct);
-        assert_eq!((config.span.start_line, config.span.end_line), (15, 19));
+        // From its `#[derive]`: the attribute is part of the definition.
+        assert_eq!((config.span.start_line, config.span.end_line), (14, 19));
+        assert_span_text(CONFIG_RS, config, "#[derive(Debug, Clone)]", "}");
         assert_eq!(config.doc, "Loaded settings.");
         assert_eq!(config.signature, "pub struct Config");
         let parse = sym(&f, "Config.parse");
