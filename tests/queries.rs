@@ -47,7 +47,7 @@ fn symbol_exact_then_prefix_then_fuzzy_with_locations() {
     assert_eq!(hits.len(), 1, "{r}");
     assert_eq!(hits[0]["qualified_name"], "Config.load");
     assert_eq!(hits[0]["path"], "app/config.py");
-    assert_eq!(hits[0]["line"], 13, "the decorated def line");
+    assert_eq!(hits[0]["line"], 12, "from its decorator");
     assert_eq!(hits[0]["match_kind"], "exact");
     assert_eq!(r["as_of"]["commit"], repo.head());
 

@@ -665,7 +665,7 @@ fn overload_stubs_and_property_setters_leave_one_meaning_of_a_name() {
     repo.commit("property");
     repo.sno_json(&["init", "--json"]);
     let shown = repo.sno_json(&["show", "Client.timeout", "--json"]);
-    assert_eq!(shown["symbol"]["line"], 3, "{shown}");
+    assert_eq!(shown["symbol"]["line"], 2, "from @property: {shown}");
     let o = repo.sno_json(&["outline", "app/client.py", "--json"]);
     assert!(
         o.to_string()

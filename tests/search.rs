@@ -36,18 +36,22 @@ fn package_has_a_trust_header_and_whole_symbols() {
     assert!(md.contains(" · full: "), "{md}");
     // The usual goes unsaid: no parse-state words when every file parsed.
     assert!(!md.contains("syntax errors"), "{md}");
-    // Its title names it and counts the method next to it, quoted in the
-    // same block (whose declaration is the code's own line).
+    // Its title names it (at its decorator's line) and counts the methods
+    // next to it, quoted in the same block.
     assert!(
-        md.contains("\n`Config.load` (+1 more) app/config.py:13\n```python\n"),
+        md.contains("\n`Config.load` (+2 more) app/config.py:12\n```python\n"),
         "{md}"
     );
     assert!(md.contains("\n    def get(self, key):"), "{md}");
-    // The whole method, each line as the file has it: the first keeps its
-    // indentation like the rest.
-    assert!(md.contains("```python\n    def load(cls, path):\n"), "{md}");
-    // The whole method, first line to last.
-    assert!(md.contains("def load(cls, path):\n        \"\"\"Read a config file.\"\"\"\n        return cls(json.loads(read_text(path)))"), "{md}");
+    // Each line as the file has it: the first keeps its indentation like
+    // the rest.
+    assert!(
+        md.contains("```python\n    def __init__(self, values):\n"),
+        "{md}"
+    );
+    // The whole method, its decorator to its last line, and each line once.
+    assert!(md.contains("    @classmethod\n    def load(cls, path):\n        \"\"\"Read a config file.\"\"\"\n        return cls(json.loads(read_text(path)))"), "{md}");
+    assert_eq!(md.matches("def __init__(self, values):").count(), 1, "{md}");
 
     let v = repo.sno_json(&["search", "load config file", "--lexical-only", "--json"]);
     let first = &v["items"][0];

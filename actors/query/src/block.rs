@@ -146,6 +146,19 @@ pub fn group(spans: &[Span], newlines: &dyn Fn(&str, usize, usize) -> usize) -> 
             }
         }
     }
+    // A block whose top moved up after a container's quote was stopped at
+    // it (a member joining from above, a merge) starts inside that quote:
+    // the container's quote stops where the block now starts, so no line
+    // is quoted twice.
+    let mut order: Vec<usize> = (0..blocks.len()).collect();
+    order.sort_by_key(|&b| (spans[blocks[b].members[0]].path, blocks[b].start));
+    for pair in order.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let same_file = spans[blocks[a].members[0]].path == spans[blocks[b].members[0]].path;
+        if same_file && blocks[a].end > blocks[b].start && blocks[a].end <= blocks[b].end {
+            blocks[a].end = blocks[b].start.max(blocks[a].start);
+        }
+    }
     blocks
 }
 
@@ -309,6 +322,20 @@ mod tests {
         assert_eq!((blocks[1].start, blocks[1].end), (class.start, f.start));
         let quoted = &FILE[blocks[0].start..blocks[0].end];
         assert_eq!(titled(&blocks[0], &spans, quoted), [0, 1]);
+    }
+
+    #[test]
+    fn a_member_joining_from_above_after_its_container_is_quoted_once() {
+        // g, then the class (its quote stops at g's block), then f, which
+        // joins g's block from above: the class's quote stops at f now.
+        let class = span("a.py", "class A", "return 2");
+        let f = span("a.py", "def f", "return 1");
+        let g = span("a.py", "def g", "return 2");
+        let blocks = group(&[g, class, f], &lines);
+        assert_eq!(blocks.len(), 2, "{blocks:?}");
+        assert_eq!(blocks[0].members, [0, 2]);
+        assert_eq!(blocks[0].start, f.start);
+        assert_eq!((blocks[1].start, blocks[1].end), (class.start, f.start));
     }
 
     #[test]
