@@ -822,3 +822,58 @@ fn a_class_named_like_its_imported_base_is_not_its_own_base() {
         .collect();
     assert!(selfish.is_empty(), "{r}");
 }
+
+#[test]
+fn names_an_audit_found_bound_elsewhere_are_not_exact_calls() {
+    let repo = Repo::new();
+    // An object literal's methods bind no names in the function making it.
+    repo.write(
+        "web/m.ts",
+        "export function optional(x: number) { return x + 1; }\n\nfunction methods() {\n  return {\n    optional() { return optional(1); },\n  };\n}\n",
+    );
+    // A plain function's `this` is its own.
+    repo.write(
+        "web/a.js",
+        "class Foo {\n  run() { return 0; }\n  go(items) {\n    items.forEach(function (x) { this.run(); });\n    items.forEach((x) => this.run());\n  }\n}\n",
+    );
+    // Go: a named result and a select case's variable are locals.
+    repo.write(
+        "go/a.go",
+        "package a\n\nfunc helper() int { return 2 }\n\nfunc named() (helper func() int) {\n\thelper = func() int { return 9 }\n\t_ = helper()\n\treturn\n}\n\nfunc sel(ch chan func() int) {\n\tselect {\n\tcase helper := <-ch:\n\t\thelper()\n\t}\n}\n",
+    );
+    // Rust: a `static` inside a function.
+    repo.write(
+        "src/lib.rs",
+        "fn third() -> i32 { 3 }\n\nfn fourth() -> i32 { 4 }\n\nfn local() -> i32 {\n    static third: fn() -> i32 = fourth;\n    third()\n}\n",
+    );
+    // Java: overriding one of a base's overloads hides none of the others;
+    // overriding a base's only method of the name is that method.
+    repo.write(
+        "java/A.java",
+        "class A {\n  int add(int x) { return x; }\n  int add(int x, int y) { return x + y; }\n  int size() { return 0; }\n}\n\nclass B extends A {\n  int add(int x) { return 7; }\n  int size() { return 1; }\n  void use() { add(5, 6); size(); }\n}\n",
+    );
+    repo.commit("bound elsewhere");
+    repo.sno_json(&["init", "--json"]);
+    assert!(
+        exact(&callers(&repo, "web/m.ts:5")).is_empty(),
+        "the literal's optional"
+    );
+    assert_eq!(exact(&callers(&repo, "web/m.ts:1")), ["web/m.ts:5"]);
+    // The arrow function's `this` is the instance: still exact.
+    assert_eq!(exact(&callers(&repo, "Foo.run")), ["web/a.js:5"]);
+    assert!(
+        exact(&callers(&repo, "go/a.go:3")).is_empty(),
+        "{:?}",
+        callers(&repo, "go/a.go:3")
+    );
+    assert!(exact(&callers(&repo, "src/lib.rs:1")).is_empty());
+    assert!(
+        exact(&callers(&repo, "java/A.java:8")).is_empty(),
+        "B.add(int)"
+    );
+    assert_eq!(
+        exact(&callers(&repo, "java/A.java:9")),
+        ["java/A.java:10"],
+        "B.size"
+    );
+}

@@ -411,6 +411,8 @@ pub(crate) const GO: Scoping = Scoping {
         ("if_statement", "", &["initializer"], None),
         ("expression_switch_statement", "", &["initializer"], None),
         ("type_switch_statement", "", &["alias", "initializer"], None),
+        // `case v := <-ch:` binds `v` for the case's statements.
+        ("communication_case", "", &["communication/left"], None),
     ],
     names: &["identifier"],
     not_bound: &[
@@ -431,7 +433,12 @@ pub(crate) const GO: Scoping = Scoping {
 /// arm's pattern.
 pub(crate) const RUST: Scoping = Scoping {
     stops: &["function_item", "function_signature_item", "source_file"],
-    declarations: &[("let_declaration", &["pattern"])],
+    // A `static` or `const` inside a function is a local name too.
+    declarations: &[
+        ("let_declaration", &["pattern"]),
+        ("static_item", &["name"]),
+        ("const_item", &["name"]),
+    ],
     around: &[
         ("closure_expression", "body", &["parameters"], None),
         ("for_expression", "body", &["pattern"], None),
@@ -553,6 +560,15 @@ func condition() {
 		load()
 	}
 }
+
+func selected(ch chan func() int) {
+	select {
+	case load := <-ch:
+		load()
+	default:
+		load()
+	}
+}
 ";
         assert_eq!(
             loads(Language::Go, src),
@@ -560,7 +576,8 @@ func condition() {
                 "before -> load @26",
                 "elsewhere -> load @35",
                 "condition -> load @39",
-                "condition -> load @40"
+                "condition -> load @40",
+                "selected -> load @49"
             ]
         );
     }
@@ -606,6 +623,11 @@ fn guarded(s: i32) -> i32 {
         s if s > load() => load(),
         _ => 0,
     }
+}
+
+fn held() -> i32 {
+    static load: fn() -> i32 = other;
+    load()
 }
 ";
         assert_eq!(

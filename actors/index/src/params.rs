@@ -48,12 +48,21 @@ pub fn shadowed_by_parameter<'s>(
 /// name is the last word, or the one in a function pointer's `(*name)`.
 pub fn parameter_names(signature: &str, name_first: bool) -> impl Iterator<Item = &str> {
     let groups = groups(signature);
+    let go = signature.trim_start().starts_with("func");
     // `func (r *Runner) run(..)`: the receiver, then the parameters.
-    let take = if signature.trim_start().starts_with("func (") {
-        2
-    } else {
-        1
-    };
+    let receiver = usize::from(signature.trim_start().starts_with("func ("));
+    let mut take = receiver + 1;
+    // Go's named results (`func f() (helper func() int, err error)`) are
+    // locals too; unnamed ones (`(int, error)`) name nothing.
+    if go
+        && groups.get(take).is_some_and(|results| {
+            top_level_commas(results)
+                .iter()
+                .any(|r| r.split_whitespace().nth(1).is_some())
+        })
+    {
+        take += 1;
+    }
     groups
         .into_iter()
         .take(take)
@@ -202,6 +211,15 @@ mod tests {
                 true
             ),
             ["r", "process", "a", "b"]
+        );
+        // Go's named results are locals; unnamed ones name nothing.
+        assert_eq!(
+            names("func useNamed() (helper func() int, err error)", true),
+            ["helper", "err"]
+        );
+        assert_eq!(
+            names("func (s *S) parse(text string) (int, error)", true),
+            ["s", "text"]
         );
         assert_eq!(
             names(

@@ -1105,7 +1105,9 @@ impl<'r, 'a> FileScope<'r, 'a> {
         if !bases_only {
             let elsewhere = self.member(owner.id, name);
             if let Some(s) = local.first() {
-                let several = local.len() > 1 || elsewhere.is_some_and(|(_, c)| !c.is_exact());
+                let several = local.len() > 1
+                    || elsewhere.is_some_and(|(_, c)| !c.is_exact())
+                    || self.overloaded_in_a_base(owner.id, name);
                 return Some((s.id, certainty_among(!several)));
             }
             if elsewhere.is_some() {
@@ -1181,6 +1183,10 @@ impl<'r, 'a> FileScope<'r, 'a> {
             .filter_map(|s| match s.parent.and_then(|p| self.local.get(&p)) {
                 None => Some((s, usize::MAX)),
                 Some(p) if is_container(p.kind) => None,
+                // A method of an object literal a function makes binds no
+                // name in that function: `{ optional() { return
+                // optional(this) } }` calls the module's `optional`.
+                Some(_) if s.kind == SymbolKind::Method && self.literal_members() => None,
                 Some(p) => self.scope_distance(caller, p.id).map(|d| (s, d)),
             })
             .collect();
@@ -1208,6 +1214,56 @@ impl<'r, 'a> FileScope<'r, 'a> {
         // Two of the name in one scope are alternatives (`#[cfg]` or
         // `#ifdef` variants, `try: def f ... except: def f`): a guess.
         Some((pick.id, certainty_among(cands.len() == 1)))
+    }
+
+    /// Whether, where methods overload (Java, Kotlin, C#, C++, Scala,
+    /// Swift), a base of `ty` has several methods `name`: overriding one
+    /// overload hides none of the others, so a call of the name may reach
+    /// an inherited one (`add(5, 6)` beside an own `add(int)`). A base
+    /// with one such method is what the own one overrides.
+    fn overloaded_in_a_base(&self, ty: SymbolId, name: &str) -> bool {
+        let overloads = matches!(
+            self.lang,
+            Language::Java
+                | Language::Kotlin
+                | Language::CSharp
+                | Language::Cpp
+                | Language::Scala
+                | Language::Swift
+        );
+        overloads
+            && self
+                .rec
+                .refs
+                .inherits
+                .iter()
+                .filter(|i| i.symbol == ty)
+                .filter_map(|i| self.base_of(ty, &i.base))
+                .any(|(base, _)| {
+                    let base_name = self
+                        .local
+                        .get(&base)
+                        .map(|s| s.name.clone())
+                        .or_else(|| self.resolver.symbols.name_of(base));
+                    let several = self
+                        .resolver
+                        .symbols
+                        .members(name, base, base_name.as_deref())
+                        .filter(|e| e.kind.is_callable() && !e.declaration)
+                        .nth(1)
+                        .is_some();
+                    several
+                })
+    }
+
+    /// Whether a method inside a function is an object literal's member
+    /// (JavaScript, TypeScript), whose name its methods' code cannot call
+    /// bare.
+    fn literal_members(&self) -> bool {
+        matches!(
+            self.lang,
+            Language::JavaScript | Language::TypeScript | Language::Tsx
+        )
     }
 
     /// A function nested in a function the call is inside (not a

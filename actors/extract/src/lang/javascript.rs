@@ -538,6 +538,9 @@ impl Script {
         let mut cur = node;
         loop {
             match self.g.kind(cur) {
+                // Inside a plain `function` (a callback), `this` is that
+                // function's own, not the class's instance: unknown.
+                K::This if this_is_rebound(cur) => return None,
                 K::Identifier | K::This | K::Super => return Some(w.text(node).into_owned()),
                 K::MemberExpression => cur = cur.child_by_field_id(self.g.f.object)?,
                 _ => return None,
@@ -663,6 +666,25 @@ impl Script {
         }
         self.add_import(w, module, names, alias, node);
     }
+}
+
+/// Whether `this` at `node` is a plain function's own: the nearest
+/// function around it (arrow functions take the `this` around them) is a
+/// `function` expression or declaration, not a method or a class's body.
+fn this_is_rebound(node: Node<'_>) -> bool {
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        match n.kind() {
+            "function_expression"
+            | "function"
+            | "function_declaration"
+            | "generator_function"
+            | "generator_function_declaration" => return true,
+            "method_definition" | "class_body" | "class_declaration" | "class" => return false,
+            _ => cur = n.parent(),
+        }
+    }
+    false
 }
 
 #[cfg(test)]
