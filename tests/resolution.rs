@@ -877,3 +877,34 @@ fn names_an_audit_found_bound_elsewhere_are_not_exact_calls() {
         "B.size"
     );
 }
+
+#[test]
+fn a_go_methods_receiver_calls_its_types_methods() {
+    let repo = Repo::new();
+    repo.write(
+        "mux/mux.go",
+        "package mux\n\ntype Mux struct{ subs []*Mux }\n\nfunc (mx *Mux) handle() int { return 1 }\n\nfunc (mx *Mux) Serve() int {\n\treturn mx.handle()\n}\n\nfunc (mx *Mux) Each() int {\n\tn := 0\n\tfor _, mx := range mx.subs {\n\t\tn += mx.handle()\n\t}\n\treturn n\n}\n",
+    );
+    // Another file of the package holds a method of the same type.
+    repo.write(
+        "mux/more.go",
+        "package mux\n\nfunc (m Mux) Twice() int {\n\treturn m.handle() + m.handle()\n}\n",
+    );
+    // Another package's type of the same name is another type.
+    repo.write(
+        "other/mux.go",
+        "package other\n\ntype Mux struct{}\n\nfunc (mx *Mux) handle() int { return 2 }\n",
+    );
+    repo.commit("go methods");
+    repo.sno_json(&["init", "--json"]);
+    let found = callers(&repo, "mux/mux.go:5");
+    // `mx.handle()` in Serve and `m.handle()` in Twice are exact; the loop's
+    // `mx` is a slice element, not the receiver: a guess.
+    assert_eq!(
+        exact(&found),
+        ["mux/more.go:4", "mux/mux.go:8"],
+        "{found:?}"
+    );
+    assert!(guessed(&found).contains(&"mux/mux.go:14"), "{found:?}");
+    assert!(exact(&callers(&repo, "other/mux.go:5")).is_empty());
+}

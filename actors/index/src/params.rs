@@ -70,6 +70,18 @@ pub fn parameter_names(signature: &str, name_first: bool) -> impl Iterator<Item 
         .filter_map(move |param| one_name(param, name_first))
 }
 
+/// A Go method's receiver: its name and its type's name, from the
+/// signature (`func (mx *Mux[T]) handle()` gives `mx` and `Mux`).
+pub fn go_receiver(signature: &str) -> Option<(&str, &str)> {
+    let rest = signature.trim_start().strip_prefix("func (")?;
+    let inside = &rest[..rest.find(')')?];
+    let mut words = inside.split_whitespace();
+    let (name, ty) = (words.next()?, words.next()?);
+    let ty = ty.trim_start_matches('*');
+    let ty = ty.split('[').next().unwrap_or(ty);
+    (!ty.is_empty() && words.next().is_none()).then_some((name, ty))
+}
+
 /// The contents of each top-level `( ... )` group outside angle brackets
 /// and not an annotation's arguments.
 fn groups(sig: &str) -> Vec<&str> {
@@ -212,6 +224,12 @@ mod tests {
             ),
             ["r", "process", "a", "b"]
         );
+        assert_eq!(
+            go_receiver("func (mx *Mux[T]) handle() int"),
+            Some(("mx", "Mux"))
+        );
+        assert_eq!(go_receiver("func (Mux) handle() int"), None);
+        assert_eq!(go_receiver("func handle() int"), None);
         // Go's named results are locals; unnamed ones name nothing.
         assert_eq!(
             names("func useNamed() (helper func() int, err error)", true),

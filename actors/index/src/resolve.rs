@@ -484,15 +484,16 @@ struct NameEntry {
 
 /// [`NameEntry::owner`] of a symbol.
 fn owner_of(sym: &Symbol) -> u32 {
-    use std::hash::{Hash, Hasher};
-    let Some(owner) = sym
-        .qualified_name
+    sym.qualified_name
         .strip_suffix(sym.name.as_str())
         .and_then(|q| q.strip_suffix('.'))
-        .map(|q| q.rsplit('.').next().unwrap_or(q))
-    else {
-        return 0;
-    };
+        .map(|q| owner_hash(q.rsplit('.').next().unwrap_or(q)))
+        .unwrap_or(0)
+}
+
+/// [`NameEntry::owner`] of a member of the type named `owner`.
+fn owner_hash(owner: &str) -> u32 {
+    use std::hash::{Hash, Hasher};
     let mut h = rustc_hash::FxHasher::default();
     owner.hash(&mut h);
     (h.finish() >> 32) as u32 | 1
@@ -1256,6 +1257,34 @@ impl<'r, 'a> FileScope<'r, 'a> {
                 })
     }
 
+    /// The type of Go method `caller`'s receiver when `receiver` names it
+    /// (and no local of the method rebinds it: the walker left such calls
+    /// unrecorded as locals).
+    fn go_receiver_type<'s>(&'s self, caller: Option<SymbolId>, receiver: &str) -> Option<&'s str> {
+        if self.lang != Language::Go {
+            return None;
+        }
+        let method = self.local.get(&caller?)?;
+        let (name, ty) = crate::params::go_receiver(&method.signature)?;
+        (name == receiver).then_some(ty)
+    }
+
+    /// Method `name` of Go type `ty`: declared anywhere in this file's
+    /// package (its directory), as `ty.name`.
+    fn go_method(&self, ty: &str, name: &str) -> Option<Resolved> {
+        let owner = owner_hash(ty);
+        let dir = dir_of(&self.rec.path);
+        let found: Vec<&NameEntry> = self
+            .resolver
+            .symbols
+            .named(name)?
+            .iter()
+            .filter(|e| e.owner == owner && e.kind.is_callable() && dir_of(&e.path) == dir)
+            .collect();
+        let first = found.first()?.id;
+        Some((first, certainty_among(found.len() == 1)))
+    }
+
     /// Whether a method inside a function is an object literal's member
     /// (JavaScript, TypeScript), whose name its methods' code cannot call
     /// bare.
@@ -1361,6 +1390,12 @@ impl<'r, 'a> FileScope<'r, 'a> {
             }
             Some(r) if is_self(self.lang, r) => self
                 .own_method(call.caller, callee)
+                .or_else(|| by_name(Guess::UnknownReceiver)),
+            // A Go method's receiver (`mx.handle()` in `func (mx *Mux)`)
+            // is its type's value, as `self` is elsewhere.
+            Some(r) if self.go_receiver_type(call.caller, r).is_some() => self
+                .go_receiver_type(call.caller, r)
+                .and_then(|ty| self.go_method(ty, callee))
                 .or_else(|| by_name(Guess::UnknownReceiver)),
             // A method's `super().name()` is not itself, whatever else the
             // name may reach.

@@ -248,10 +248,17 @@ impl Go {
                 let Some(field) = func.child_by_field_id(f.field) else {
                     return;
                 };
-                let receiver = func.child_by_field_id(f.operand).map(|o| {
+                let mut receiver = func.child_by_field_id(f.operand).map(|o| {
                     self.receiver(w, o)
                         .unwrap_or_else(|| EXPRESSION_RECEIVER.into())
                 });
+                // A receiver name the body binds again (`for _, mx := range
+                // ..`) is no longer the method's receiver: unknown.
+                if let Some(r) = receiver.as_deref().filter(|r| !r.contains('.')) {
+                    if w.calls_a_local(&crate::locals::GO, call, r) {
+                        receiver = Some(EXPRESSION_RECEIVER.into());
+                    }
+                }
                 let callee = w.text(field);
                 w.call(&callee, receiver, call);
             }
