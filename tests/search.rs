@@ -1406,10 +1406,16 @@ fn a_class_ranked_after_its_method_does_not_quote_the_method_again() {
     assert_eq!(md.matches("del self.entries[oldest]").count(), 1, "{md}");
     assert_eq!(md.matches("class LruCache:").count(), 1, "{md}");
     assert_eq!(md.matches("def clear(self):").count(), 1, "{md}");
-    // The class's piece stops above the method it holds.
+    // The class's piece stops above the method's block, also where that
+    // block grew upward to take in a ranked neighbour (`size`): each
+    // line is quoted once.
+    assert_eq!(md.matches("def size(self):").count(), 1, "{md}");
     let class_piece = md.split("\n⋮ line 1\n").nth(1).expect("the class's piece");
     let class_piece = class_piece.split("\n```").next().unwrap_or_default();
-    assert!(class_piece.contains("def size(self):"), "{md}");
+    assert!(
+        class_piece.contains("def __init__(self, capacity):"),
+        "{md}"
+    );
     assert!(!class_piece.contains("def evict_oldest_entry"), "{md}");
 }
 

@@ -175,28 +175,8 @@ impl GitRepo {
         tip: CommitId,
         history: Option<usize>,
     ) -> Result<Vec<CommitId>, GitError> {
-        let walk = self
-            .repo
-            .rev_walk([ObjectId::from_bytes_or_panic(&tip.0)])
-            .first_parent_only()
-            .all()
-            .map_err(git_err)?;
         let limit = history.map(|h| h.saturating_add(1)).unwrap_or(usize::MAX);
-        let mut out = Vec::new();
-        for info in walk.take(limit) {
-            match info {
-                Ok(info) => out.push(to_commit_id(&info.id)),
-                // A commit object that cannot be read ends the history
-                // there: what is newer is still indexed.
-                Err(e) if !out.is_empty() => {
-                    tracing::warn!(error = %e, "history ends at an unreadable commit");
-                    break;
-                }
-                Err(e) => return Err(git_err(e)),
-            }
-        }
-        out.reverse();
-        Ok(out)
+        Ok(self.first_parent_chain_since(tip, limit, |_| false)?.0)
     }
 
     /// The commits of `tip`'s first-parent line newer than the newest one
@@ -227,6 +207,8 @@ impl GitRepo {
                     }
                     out.push(id);
                 }
+                // A commit object that cannot be read ends the history
+                // there: what is newer is still indexed.
                 Err(e) if !out.is_empty() => {
                     tracing::warn!(error = %e, "history ends at an unreadable commit");
                     break;
