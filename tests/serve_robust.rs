@@ -1011,6 +1011,12 @@ fn a_line_that_is_not_json_gets_a_parse_error_and_the_session_goes_on() {
         assert_eq!(r["error"]["code"], -32700, "{r}");
         assert!(r["id"].is_null(), "{r}");
     }
+    // Bytes that are not UTF-8: a parse error too, and the session goes on.
+    let stdin = s.stdin.as_mut().unwrap();
+    stdin.write_all(b"\xff\xfe not utf-8\n").unwrap();
+    stdin.flush().unwrap();
+    let r = s.recv();
+    assert_eq!(r["error"]["code"], -32700, "{r}");
     let r = s.call("status", json!({}));
     assert_eq!(r["result"]["isError"], false, "{r}");
     assert!(s.finish().success());

@@ -182,10 +182,12 @@ impl Engine {
     pub fn status(&self) -> Result<StatusReport> {
         let mut r = self.indexed_status()?;
         // Git's HEAD moves on its own: never part of a cached report.
+        // A repository git cannot open still has its journal's status.
         if let Some(indexed) = &r.as_of {
-            let head = self.read.with_git(|g| g.head().ok())?;
+            let head = self.read.with_git(|g| g.head().ok()).ok().flatten();
             r.git_head = head.map(|h| h.to_hex()).filter(|h| *h != indexed.commit);
-            r.rolled_back = self.journal.rolled_back_at()?.is_some();
+            // Held by a rollback only while HEAD is where it was then.
+            r.rolled_back = head.is_some() && self.journal.rolled_back_at()? == Some(head);
         }
         Ok(r)
     }

@@ -19,8 +19,8 @@ pub enum SyntaxInput<'a> {
     Code { code: &'a str, language: &'a str },
 }
 
-/// Work-tree files a diff against the work tree looks at, at most: a
-/// tree of generated files is not walked to its end for one question.
+/// New files a diff against the work tree takes, at most: a tree of
+/// generated files is not parsed whole for one question.
 const NEW_FILES_SEEN: usize = 20_000;
 
 impl Engine {
@@ -31,11 +31,17 @@ impl Engine {
         let walk = ignore::WalkBuilder::new(&root)
             .hidden(false)
             .require_git(false)
-            .filter_entry(|e| !matches!(e.file_name().to_str(), Some(".git" | ".sno")))
+            .filter_entry(|e| {
+                // Not git's or sno's directories, nor a submodule's or
+                // nested repository's files (another repository's).
+                let nested = e.depth() > 0
+                    && e.file_type().is_some_and(|t| t.is_dir())
+                    && e.path().join(".git").exists();
+                !nested && !matches!(e.file_name().to_str(), Some(".git" | ".sno"))
+            })
             .build();
         walk.filter_map(|e| e.ok())
             .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-            .take(NEW_FILES_SEEN)
             .filter_map(|e| {
                 let rel = e
                     .path()
@@ -45,6 +51,7 @@ impl Engine {
                     .replace('\\', "/");
                 (!state.contains_key(&rel)).then_some(rel)
             })
+            .take(NEW_FILES_SEEN)
             .collect()
     }
 }

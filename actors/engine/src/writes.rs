@@ -156,11 +156,17 @@ impl Engine {
     /// The journal's first indexed commit, when it has parents (older
     /// history exists in git but not in the journal).
     fn journal_start_with_parents(&self) -> Result<Option<String>> {
-        let first = self.journal.event_outlines(Seq(0), Some(Seq(1)))?;
-        Ok(first.into_iter().find_map(|(_, env)| match env.event {
-            Event::CommitIndexed(c) if !c.parents.is_empty() => Some(c.commit.to_hex()),
-            _ => None,
-        }))
+        // The first commit journaled, among the first events (a skipped
+        // commit or a memory event may come before it).
+        let first = self.journal.event_outlines(Seq(0), Some(Seq(16)))?;
+        Ok(first
+            .into_iter()
+            .find_map(|(_, env)| match env.event {
+                Event::CommitIndexed(c) => Some(c),
+                _ => None,
+            })
+            .filter(|c| !c.parents.is_empty())
+            .map(|c| c.commit.to_hex()))
     }
 }
 

@@ -219,8 +219,10 @@ pub(crate) struct Walk<'t> {
     /// The file's source bytes.
     pub src: &'t [u8],
     facts: FileFacts,
-    /// Open containers: (symbol index, depth of the node that opened it).
-    scopes: Vec<(usize, u32)>,
+    /// Open containers: (symbol index, depth of the node that opened it,
+    /// that node's first byte: a symbol's span may start before it, at
+    /// decorators or attributes outside the node).
+    scopes: Vec<(usize, u32, usize)>,
     depth: u32,
     /// Indexed by depth; entries beyond `depth` are kept only to reuse their
     /// allocations.
@@ -302,7 +304,7 @@ impl<'t> Walk<'t> {
     /// whole file): where a local variable of the code being walked can be
     /// bound.
     pub(crate) fn outer_scope(&self, function_only: bool) -> Option<std::ops::Range<usize>> {
-        let function = self.scopes.iter().find(|&&(i, _)| {
+        let function = self.scopes.iter().find(|&&(i, _, _)| {
             matches!(
                 self.facts.symbols[i].kind,
                 SymbolKind::Function | SymbolKind::Method | SymbolKind::Constructor
@@ -312,9 +314,11 @@ impl<'t> Walk<'t> {
             return None;
         }
         Some(match function.or(self.scopes.first()) {
-            Some(&(i, _)) => {
+            // The node's own range: the function's node, found again from
+            // it, not its parent (a span from an attribute outside it).
+            Some(&(i, _, start)) => {
                 let span = &self.facts.symbols[i].span;
-                span.start_byte as usize..(span.end_byte as usize).min(self.src.len())
+                start..(span.end_byte as usize).min(self.src.len())
             }
             None => 0..self.src.len(),
         })
@@ -355,7 +359,7 @@ impl<'t> Walk<'t> {
 
     /// The innermost open container, if any.
     pub(crate) fn container(&self) -> Option<usize> {
-        self.scopes.last().map(|&(s, _)| s)
+        self.scopes.last().map(|&(s, _, _)| s)
     }
 
     /// The kind of the innermost open container, if any.
@@ -462,7 +466,8 @@ impl<'t> Walk<'t> {
             content_hash,
         });
         if opens_scope {
-            self.scopes.push((index, self.depth));
+            self.scopes
+                .push((index, self.depth, span.start_byte as usize));
         }
         index
     }
@@ -471,7 +476,7 @@ impl<'t> Walk<'t> {
     /// definitions read off a macro's tokens, which have no nodes of their
     /// own to leave.
     pub(crate) fn close_scope(&mut self, index: usize) {
-        if self.scopes.last().is_some_and(|&(s, _)| s == index) {
+        if self.scopes.last().is_some_and(|&(s, _, _)| s == index) {
             self.scopes.pop();
         }
     }
@@ -712,7 +717,7 @@ impl<'t> Walk<'t> {
     }
 
     fn leave(&mut self) {
-        while self.scopes.last().is_some_and(|&(_, d)| d >= self.depth) {
+        while self.scopes.last().is_some_and(|&(_, d, _)| d >= self.depth) {
             self.scopes.pop();
         }
         if self.error_depth.is_some_and(|d| d >= self.depth) {

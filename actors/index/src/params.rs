@@ -35,9 +35,10 @@ pub fn shadowed_by_parameter<'s>(
     };
     // Every bare call asks: a signature that does not hold the name is
     // not parsed.
-    signatures
-        .into_iter()
-        .any(|sig| sig.contains(callee) && parameter_names(sig, name_first).any(|p| p == callee))
+    signatures.into_iter().any(|sig| {
+        sig.contains(callee)
+            && parameter_names(sig, name_first, lang == Language::Go).any(|p| p == callee)
+    })
 }
 
 /// The names of the parameters in a signature's parameter list: the first
@@ -46,9 +47,10 @@ pub fn shadowed_by_parameter<'s>(
 /// `name_first`: `name: Type` or `name Type` (Python, TypeScript, Go,
 /// Rust, Kotlin, Swift, Scala); else `Type name` (C, C++, C#), where the
 /// name is the last word, or the one in a function pointer's `(*name)`.
-pub fn parameter_names(signature: &str, name_first: bool) -> impl Iterator<Item = &str> {
+/// With `go`, Go's named results count too (Swift's `func` returning a
+/// labelled tuple names no locals).
+pub fn parameter_names(signature: &str, name_first: bool, go: bool) -> impl Iterator<Item = &str> {
     let groups = groups(signature);
-    let go = signature.trim_start().starts_with("func");
     // `func (r *Runner) run(..)`: the receiver, then the parameters.
     let receiver = usize::from(signature.trim_start().starts_with("func ("));
     let mut take = receiver + 1;
@@ -208,7 +210,7 @@ mod tests {
     use super::*;
 
     fn names(sig: &str, name_first: bool) -> Vec<&str> {
-        parameter_names(sig, name_first).collect()
+        parameter_names(sig, name_first, sig.starts_with("func")).collect()
     }
 
     #[test]
@@ -239,6 +241,10 @@ mod tests {
             names("func (s *S) parse(text string) (int, error)", true),
             ["s", "text"]
         );
+        // Swift's labelled tuple result names no locals.
+        let swift: Vec<&str> =
+            parameter_names("func minMax(a: [Int]) -> (min: Int, max: Int)", true, false).collect();
+        assert_eq!(swift, ["a"]);
         assert_eq!(
             names(
                 "pub fn run<F: Fn() -> u8>(&self, mut f: F, g: impl Fn(u8, u8) -> u8) -> u8",

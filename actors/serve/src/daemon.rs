@@ -127,7 +127,7 @@ fn spawn_daemon(paths: &RepoPaths) -> Result<std::process::Child, ErrorContract>
 /// `SNO-SERVE-LOST`. Either way, each unanswered request gets an error.
 async fn relay(paths: &RepoPaths, first: UnixStream) -> Result<ExitCode, ErrorContract> {
     use crate::relay::{FromClient, Session};
-    let mut stdin = BufReader::new(tokio::io::stdin()).lines();
+    let mut stdin = ClientLines::default();
     let mut stdout = tokio::io::stdout();
     let mut session = Session::default();
     let mut stream = first;
@@ -138,16 +138,27 @@ async fn relay(paths: &RepoPaths, first: UnixStream) -> Result<ExitCode, ErrorCo
     loop {
         let (from_daemon, mut to_daemon) = stream.into_split();
         let mut from_daemon = BufReader::new(from_daemon).lines();
-        if reopening {
-            reopen(&session, &mut from_daemon, &mut to_daemon).await;
+        // A client that sends `initialize` again opens the session itself.
+        let initializes = next.as_deref() == session.reopen().map(|(i, _, _)| i);
+        if reopening && !initializes {
+            let reopened = reopen(&session, &mut from_daemon, &mut to_daemon);
+            if tokio::time::timeout(WAIT_FOR_DATABASE, reopened)
+                .await
+                .is_err()
+            {
+                return Err(daemon_failed(
+                    paths,
+                    "it did not answer the session's initialize",
+                ));
+            }
         }
         if let Some(line) = next.take() {
             let _ = to_daemon.write_all(format!("{line}\n").as_bytes()).await;
         }
         loop {
             tokio::select! {
-                line = stdin.next_line() => match line {
-                    Ok(Some(line)) => match session.from_client(&line) {
+                line = stdin.next() => match line {
+                    Some(line) => match session.from_client(&line) {
                         FromClient::Skip => {}
                         FromClient::Answer(answer) => write_line(&mut stdout, &answer).await,
                         // A write to a daemon that is gone shows as its
@@ -185,8 +196,8 @@ async fn relay(paths: &RepoPaths, first: UnixStream) -> Result<ExitCode, ErrorCo
         }
         tracing::warn!("the sno daemon died; the client's next message starts another");
         let line = loop {
-            match stdin.next_line().await {
-                Ok(Some(line)) => match session.from_client(&line) {
+            match stdin.next().await {
+                Some(line) => match session.from_client(&line) {
                     FromClient::Forward => break line,
                     FromClient::Answer(answer) => write_line(&mut stdout, &answer).await,
                     FromClient::Skip => {}
@@ -197,6 +208,35 @@ async fn relay(paths: &RepoPaths, first: UnixStream) -> Result<ExitCode, ErrorCo
         next = Some(line);
         stream = connect(paths).await?;
         reopening = true;
+    }
+}
+
+/// The client's lines. Bytes that are not UTF-8 become replacement
+/// characters (a line that is then no JSON is answered with a parse
+/// error) rather than ending the session.
+#[derive(Default)]
+struct ClientLines {
+    buf: Vec<u8>,
+    stdin: Option<BufReader<tokio::io::Stdin>>,
+}
+
+impl ClientLines {
+    /// The next line without its newline; `None` at the end of input.
+    /// Cancel safe: a line read in part stays in the buffer for the next
+    /// call.
+    async fn next(&mut self) -> Option<String> {
+        let stdin = self
+            .stdin
+            .get_or_insert_with(|| BufReader::new(tokio::io::stdin()));
+        let n = stdin.read_until(b'\n', &mut self.buf).await.ok()?;
+        if n == 0 && self.buf.is_empty() {
+            return None;
+        }
+        let line = String::from_utf8_lossy(&self.buf)
+            .trim_end_matches(['\n', '\r'])
+            .to_string();
+        self.buf.clear();
+        Some(line)
     }
 }
 
