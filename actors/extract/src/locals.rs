@@ -133,6 +133,8 @@ pub(crate) fn names_bound_in(
     let mut targets = Vec::new();
     let mut stack = vec![function];
     while let Some(n) = stack.pop() {
+        #[cfg(test)]
+        WALKED.with(|w| w.set(w.get() + 1));
         let kind = n.kind();
         let declared = s.declarations.iter().find(|(k, _)| *k == kind);
         if let Some(&(_, fields)) = declared.filter(|_| holds_function_value(s, n)) {
@@ -151,6 +153,12 @@ pub(crate) fn names_bound_in(
         });
     }
     out
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Nodes [`names_bound_in`] walked on this thread: what tests bound.
+    pub(crate) static WALKED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Whether a declaration can make its names callable
