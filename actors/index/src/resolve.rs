@@ -1029,11 +1029,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
     /// one a call reaches takes types or a build configuration sno does not
     /// know.
     fn member(&self, ty: SymbolId, name: &str) -> Option<Resolved> {
-        let ty_name = self
-            .local
-            .get(&ty)
-            .map(|s| s.name.clone())
-            .or_else(|| self.resolver.symbols.name_of(ty));
+        let ty_name = self.type_name(ty);
         let mut found: Vec<&NameEntry> = self
             .resolver
             .symbols
@@ -1151,16 +1147,14 @@ impl<'r, 'a> FileScope<'r, 'a> {
     /// like its base (`class TextWrapper(textwrap.TextWrapper)`) inherits
     /// from another definition of the name, here an import's: unknown.
     fn base_of(&self, ty: SymbolId, name: &str) -> Option<Resolved> {
-        self.base(name).filter(|(id, _)| *id != ty)
-    }
-
-    fn base(&self, name: &str) -> Option<Resolved> {
-        if let Some(id) = self.type_in_scope(name) {
-            return Some((id, Certainty::Exact));
-        }
-        self.resolver
-            .unique(name, SymbolKind::is_type, self.family())
-            .map(|id| (id, Certainty::Heuristic(Guess::UniqueName)))
+        let found = match self.type_in_scope(name) {
+            Some(id) => Some((id, Certainty::Exact)),
+            None => self
+                .resolver
+                .unique(name, SymbolKind::is_type, self.family())
+                .map(|id| (id, Certainty::Heuristic(Guess::UniqueName))),
+        };
+        found.filter(|(id, _)| *id != ty)
     }
 
     /// A callable in this file's own scope seen from `caller`, not a
@@ -1217,6 +1211,14 @@ impl<'r, 'a> FileScope<'r, 'a> {
         Some((pick.id, certainty_among(cands.len() == 1)))
     }
 
+    /// A type's name: this file's, or the repository's.
+    fn type_name(&self, ty: SymbolId) -> Option<String> {
+        self.local
+            .get(&ty)
+            .map(|s| s.name.clone())
+            .or_else(|| self.resolver.symbols.name_of(ty))
+    }
+
     /// Whether, where methods overload (Java, Kotlin, C#, C++, Scala,
     /// Swift), a base of `ty` has several methods `name`: overriding one
     /// overload hides none of the others, so a call of the name may reach
@@ -1241,11 +1243,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
                 .filter(|i| i.symbol == ty)
                 .filter_map(|i| self.base_of(ty, &i.base))
                 .any(|(base, _)| {
-                    let base_name = self
-                        .local
-                        .get(&base)
-                        .map(|s| s.name.clone())
-                        .or_else(|| self.resolver.symbols.name_of(base));
+                    let base_name = self.type_name(base);
                     let several = self
                         .resolver
                         .symbols
@@ -1345,6 +1343,10 @@ impl<'r, 'a> FileScope<'r, 'a> {
                 .unique(callee, SymbolKind::is_callable, self.family())
                 .map(|id| (id, Certainty::Heuristic(guess)))
         };
+        let go_receiver = call
+            .receiver
+            .as_deref()
+            .and_then(|r| self.go_receiver_type(call.caller, r));
         match call.receiver.as_deref() {
             None => {
                 // A parameter of the function the call is in (or of one
@@ -1393,8 +1395,7 @@ impl<'r, 'a> FileScope<'r, 'a> {
                 .or_else(|| by_name(Guess::UnknownReceiver)),
             // A Go method's receiver (`mx.handle()` in `func (mx *Mux)`)
             // is its type's value, as `self` is elsewhere.
-            Some(r) if self.go_receiver_type(call.caller, r).is_some() => self
-                .go_receiver_type(call.caller, r)
+            Some(_) if go_receiver.is_some() => go_receiver
                 .and_then(|ty| self.go_method(ty, callee))
                 .or_else(|| by_name(Guess::UnknownReceiver)),
             // A method's `super().name()` is not itself, whatever else the
