@@ -508,3 +508,39 @@ fn doctor_fails_on_a_broken_journal() {
     assert_eq!(v["ok"], false, "{v}");
     assert!(!out.status.success(), "exit 0 on a broken journal: {v}");
 }
+
+/// A repository's file names and code can hold terminal escape sequences;
+/// on a terminal (a pty, through util-linux's `script`) sno shows them as
+/// text, and a pipe gets the bytes as they are.
+#[test]
+fn escape_sequences_from_a_repository_reach_a_terminal_as_text() {
+    let repo = Repo::new();
+    let name = "evil\u{1b}[2Jname.py";
+    repo.write(name, "def retitle():\n    return \"\u{1b}]0;owned\u{7}\"\n");
+    repo.commit("escape sequences");
+    repo.sno(&["init", "--history", "0"]);
+
+    let piped = stdout(&repo.sno(&["grep", "owned"]));
+    assert!(piped.contains("\u{1b}]0;owned"), "{piped:?}");
+
+    let command = format!(
+        "'{}' grep owned -C '{}'",
+        sno_bin().display(),
+        repo.path().display()
+    );
+    let pty = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("SNO_OFFLINE", "1")
+        .output()
+        .expect("util-linux's script runs sno on a pty");
+    let shown = String::from_utf8_lossy(&pty.stdout);
+    assert!(shown.contains("owned"), "{shown:?}");
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+        "{shown:?}"
+    );
+    assert!(
+        shown.contains("\\u{1b}]0;owned\\u{7}") && shown.contains("evil\\u{1b}[2Jname.py"),
+        "{shown:?}"
+    );
+}

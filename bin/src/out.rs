@@ -11,18 +11,29 @@ pub enum Stream {
     Err,
 }
 
-/// Writes to the stream.
+/// Writes to the stream. On a terminal, control characters from the
+/// repository (a file named with an escape sequence, one in a quoted line)
+/// are shown escaped, so indexed text cannot move the cursor, recolour or
+/// retitle the user's terminal; a pipe gets the bytes as they are.
 pub fn write(stream: Stream, args: std::fmt::Arguments) {
+    use std::io::IsTerminal;
+    static TTY: std::sync::OnceLock<[bool; 2]> = std::sync::OnceLock::new();
+    let tty = TTY.get_or_init(|| {
+        [
+            std::io::stdout().is_terminal(),
+            std::io::stderr().is_terminal(),
+        ]
+    });
+    let text = match tty[stream as usize] {
+        true => sno_protocol::terminal::terminal_safe(&args.to_string()),
+        false => args.to_string(),
+    };
     match stream {
-        Stream::Out => {
-            let mut o = std::io::stdout().lock();
-            if o.write_fmt(args).is_err() {
-                std::process::exit(0);
-            }
+        Stream::Out if std::io::stdout().lock().write_all(text.as_bytes()).is_err() => {
+            std::process::exit(0)
         }
-        Stream::Err => {
-            let _ = std::io::stderr().lock().write_fmt(args);
-        }
+        Stream::Out => {}
+        Stream::Err => drop(std::io::stderr().lock().write_all(text.as_bytes())),
     }
 }
 

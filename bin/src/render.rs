@@ -483,21 +483,7 @@ pub fn utc(ms: u64) -> String {
         .unwrap_or_else(|_| format!("{ms} ms"))
 }
 
-/// Text from agents (tool names, queries) as it may be printed on a
-/// terminal: control characters escaped, so none can move the cursor or
-/// recolour the screen.
-pub fn printable(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
-}
+pub use sno_protocol::terminal::printable;
 
 /// Set when a panic came from inside redb (see `main`): an internal error
 /// after it is the database's damage, and is reported as such.

@@ -10,6 +10,7 @@ pub mod query;
 pub mod rpc;
 pub mod session;
 pub mod status;
+pub mod terminal;
 pub mod tools;
 
 pub use error::{ErrorCode, ErrorContract, Fixability};

@@ -35,6 +35,152 @@ pub(crate) fn signature(header: &[u8]) -> String {
     out
 }
 
+/// Where a C or C++ definition really begins inside `head`, the text the
+/// grammar put before its name, when error recovery swept earlier
+/// statements into it (an unknown export macro, `FMT_BEGIN_EXPORT`, makes
+/// tree-sitter read the `extern template ...;` lines after it and the
+/// functions after those as one definition's head): just past the last
+/// `;`, `{` or `}` outside comments, strings and preprocessor lines, then
+/// past blank lines, comments and preprocessor lines. A definition's own
+/// head has none of those terminators, so `None` means `head` is all of it.
+/// The comments right above the start (no blank line between) come back as
+/// ranges of `head`: they are the definition's doc comment.
+pub(crate) fn start_after_stray_head(head: &[u8]) -> Option<(usize, Vec<(usize, usize)>)> {
+    let mut last_terminator = None;
+    let mut i = 0;
+    let mut line_start = true;
+    while i < head.len() {
+        let b = head[i];
+        if line_start && b == b'#' {
+            i = end_of_preprocessor_line(head, i);
+            continue;
+        }
+        if !b.is_ascii_whitespace() {
+            line_start = false;
+        }
+        match b {
+            b'\n' => line_start = true,
+            b'/' if head.get(i + 1) == Some(&b'/') => {
+                i = head[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(head.len(), |p| i + p);
+                continue;
+            }
+            b'/' if head.get(i + 1) == Some(&b'*') => {
+                i = find(head, i + 2, b"*/").map_or(head.len(), |p| p + 2);
+                continue;
+            }
+            b'"' | b'\'' => {
+                let mut j = i + 1;
+                while j < head.len() && head[j] != b && head[j] != b'\n' {
+                    j += if head[j] == b'\\' { 2 } else { 1 };
+                }
+                i = j + 1;
+                continue;
+            }
+            b';' | b'{' | b'}' => last_terminator = Some(i + 1),
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut i = last_terminator?;
+    let mut doc: Vec<(usize, usize)> = Vec::new();
+    let mut blank_since_doc = false;
+    loop {
+        let rest = &head[i.min(head.len())..];
+        let ws = rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
+        if rest[..ws].iter().filter(|&&c| c == b'\n').count() > 1 {
+            blank_since_doc = true;
+        }
+        i += ws;
+        if head[i..].starts_with(b"//") {
+            let end = head[i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(head.len(), |p| i + p);
+            take_comment(&mut doc, &mut blank_since_doc, i, end);
+            i = end;
+        } else if head[i..].starts_with(b"/*") {
+            let end = find(head, i + 2, b"*/").map_or(head.len(), |p| p + 2);
+            take_comment(&mut doc, &mut blank_since_doc, i, end);
+            i = end;
+        } else if head[i..].starts_with(b"#") {
+            i = end_of_preprocessor_line(head, i);
+            doc.clear();
+        } else {
+            if blank_since_doc {
+                doc.clear();
+            }
+            return Some((past_template_clause(head, i), doc));
+        }
+    }
+}
+
+/// Past a `template <...>` clause at `i` and the whitespace after it: a
+/// template's definition starts where the grammar starts it when it reads
+/// the definition whole, at the function after the clause.
+fn past_template_clause(head: &[u8], i: usize) -> usize {
+    let rest = &head[i..];
+    let Some(after) = rest.strip_prefix(b"template") else {
+        return i;
+    };
+    let open = after.iter().take_while(|c| c.is_ascii_whitespace()).count();
+    if after.get(open) != Some(&b'<') {
+        return i;
+    }
+    let (mut angle, mut paren) = (0usize, 0usize);
+    for (k, &b) in after.iter().enumerate().skip(open) {
+        match b {
+            b'(' => paren += 1,
+            b')' => paren = paren.saturating_sub(1),
+            b'<' if paren == 0 => angle += 1,
+            b'>' if paren == 0 => {
+                angle -= 1;
+                if angle == 0 {
+                    let end = i + b"template".len() + k + 1;
+                    let ws = head[end..]
+                        .iter()
+                        .take_while(|c| c.is_ascii_whitespace())
+                        .count();
+                    return end + ws;
+                }
+            }
+            _ => {}
+        }
+    }
+    i
+}
+
+/// Adds a comment to the run above a definition, starting a new run after
+/// a blank line.
+fn take_comment(doc: &mut Vec<(usize, usize)>, blank: &mut bool, start: usize, end: usize) {
+    if *blank {
+        doc.clear();
+        *blank = false;
+    }
+    doc.push((start, end));
+}
+
+/// The end of a preprocessor line starting at `i`, continuation lines
+/// (`\` before the line break) included.
+fn end_of_preprocessor_line(text: &[u8], mut i: usize) -> usize {
+    while i < text.len() {
+        if text[i] == b'\n' && (i == 0 || text[i - 1] != b'\\') {
+            return i;
+        }
+        i += 1;
+    }
+    text.len()
+}
+
+fn find(text: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    text.get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| from + p)
+}
+
 /// Cuts a string to at most `max` characters.
 pub(crate) fn truncate_chars(s: &mut String, max: usize) {
     if let Some((i, _)) = s.char_indices().nth(max) {
@@ -210,6 +356,31 @@ pub(crate) fn is_upper_case(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stray_head_starts_past_the_last_statement_it_swept_in() {
+        let head = b"FMT_BEGIN_EXPORT\nextern template FMT_API auto f<char>(int) -> int;\n\
+#endif  // FMT_HEADER_ONLY\n\ninline auto g() -> bool {\n  return x; // }\n}\n\n\
+// Writes two digits.\n/* to out */\ntemplate <typename Char>\nFMT_INLINE void ";
+        let (start, doc) = start_after_stray_head(head).expect("a terminator");
+        assert!(head[start..].starts_with(b"FMT_INLINE void "));
+        let doc: Vec<&[u8]> = doc.iter().map(|&(s, e)| &head[s..e]).collect();
+        assert_eq!(doc, [&b"// Writes two digits."[..], b"/* to out */"]);
+
+        // A comment after a blank line is no doc; a `}` in a comment, a
+        // string or a preprocessor line is no terminator.
+        let head = b"int a;\n// old\n\nstatic const char* s = \"}\";\n#define X }\n/* } */ void ";
+        let (start, doc) = start_after_stray_head(head).expect("a terminator");
+        assert!(head[start..].starts_with(b"void"));
+        assert_eq!(doc.len(), 1, "the block comment right above");
+
+        // A definition's own head has no terminator.
+        assert_eq!(
+            start_after_stray_head(b"template <typename T>\n[[nodiscard]] inline auto "),
+            None
+        );
+        assert_eq!(start_after_stray_head(b"#if X\nstatic\n#endif\nint "), None);
+    }
 
     #[test]
     fn signature_collapses_and_drops_body_openers() {

@@ -530,6 +530,61 @@ impl<'t> Walk<'t> {
             xxhash_rust::xxh3::xxh3_64(self.src.get(head.start_byte()..end).unwrap_or_default());
     }
 
+    /// Moves the start of a C or C++ definition's span forward past the
+    /// statements error recovery swept into its head (see
+    /// [`source_text::start_after_stray_head`]), when a child of `node`
+    /// before `name` is an error: its signature, hash and doc comment are
+    /// taken from the real start. Returns whether it moved.
+    pub(crate) fn drop_stray_head(
+        &mut self,
+        index: usize,
+        node: Node<'_>,
+        name: Node<'_>,
+        body: Option<Node<'_>>,
+    ) -> bool {
+        let mut cursor = node.walk();
+        let swept = node
+            .children(&mut cursor)
+            .take_while(|c| c.start_byte() < name.start_byte())
+            .any(|c| c.is_error());
+        if !swept {
+            return false;
+        }
+        let head_start = node.start_byte();
+        let Some(head) = self.src.get(head_start..name.start_byte()) else {
+            return false;
+        };
+        let Some((offset, doc)) = source_text::start_after_stray_head(head) else {
+            return false;
+        };
+        let start = head_start + offset;
+        let doc = source_text::clean_comments(doc.iter().map(|&(s, e)| &head[s..e]));
+        let before = &head[..offset];
+        let rows = before.iter().filter(|&&b| b == b'\n').count();
+        let col = offset
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+        let col = if rows == 0 {
+            node.start_position().column + col
+        } else {
+            col
+        };
+        let Some(s) = self.facts.symbols.get_mut(index) else {
+            return false;
+        };
+        let end = s.span.end_byte as usize;
+        let sig_end = body.map_or(end, |b| b.start_byte().clamp(start, end));
+        s.span.start_line = to_u32(node.start_position().row + rows + 1);
+        s.span.start_col = to_u32(col + 1);
+        s.span.start_byte = to_u32(start);
+        s.signature = source_text::signature(self.src.get(start..sig_end).unwrap_or_default());
+        s.content_hash = xxhash_rust::xxh3::xxh3_64(self.src.get(start..end).unwrap_or_default());
+        s.doc = doc;
+        true
+    }
+
     /// Moves the end of a symbol's span back over trailing whitespace, for
     /// grammars whose indented blocks run on to the next token (Scala 3), and
     /// hashes what is left.

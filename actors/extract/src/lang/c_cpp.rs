@@ -331,6 +331,7 @@ impl CFamily {
     }
 
     fn function(&self, w: &mut Walk<'_>, node: Node<'_>, name: Node<'_>, body: Option<Node<'_>>) {
+        let name_node = name;
         let (qualifier, name) = split_qualified(&w.text(name));
         let container = w.container().map(|i| &w.symbols()[i]);
         let in_type = container.is_some_and(|c| {
@@ -353,6 +354,7 @@ impl CFamily {
         };
         let doc = w.doc_comment(node, DocStyle::AnyComment);
         let i = w.symbol(&name, kind, node, body, doc, Some(&qualifier), true);
+        w.drop_stray_head(i, node, name_node, body);
         if body.is_none() {
             w.mark_declaration(i);
         }
@@ -901,5 +903,41 @@ mod friend_tests {
         );
         // The definition's lines, as ctags gives them (from its return type).
         assert_eq!(lines(&f, "Adapter.AddRead"), (6, 8));
+    }
+
+    #[test]
+    fn a_definition_starts_past_the_statements_error_recovery_swept_into_it() {
+        // fmt's format.h: an export macro with no `;` makes the grammar read
+        // the `extern template` lines and the function after them as one
+        // definition's head, so `write2digits` started 11 lines early, with
+        // the first `extern template` line as its signature.
+        let src = "#ifndef FMT_HEADER_ONLY\nFMT_BEGIN_EXPORT\n\
+extern template FMT_API auto thousands_sep_impl<char>(locale_ref)\n    -> thousands_sep_result<char>;\n\
+extern template FMT_API auto decimal_point_impl(locale_ref) -> char;\nFMT_END_EXPORT\n#endif  // FMT_HEADER_ONLY\n\n\
+template <typename Char> auto equal2(const Char* lhs, const char* rhs) -> bool {\n  return lhs[0] == Char(rhs[0]);\n}\n\n\
+// Writes a two-digit value to out.\ntemplate <typename Char>\n\
+FMT_CONSTEXPR20 FMT_INLINE void write2digits(Char* out, size_t value) {\n  *out = static_cast<Char>('0' + value % 10);\n}\n";
+        let f = crate::extract(Language::Cpp, src.as_bytes());
+        let w = sym(&f, "write2digits");
+        assert_eq!((w.span.start_line, w.span.end_line), (15, 17), "{w:?}");
+        assert_eq!(w.span.start_col, 1);
+        assert_eq!(
+            w.signature,
+            "FMT_CONSTEXPR20 FMT_INLINE void write2digits(Char* out, size_t value)"
+        );
+        assert_eq!(w.doc, "Writes a two-digit value to out.");
+        let start = w.span.start_byte as usize;
+        assert!(src[start..].starts_with("FMT_CONSTEXPR20 FMT_INLINE"));
+
+        // A definition the grammar read whole keeps its head (from the
+        // function, as the grammar starts a template's).
+        let clean =
+            "template <typename T>\n[[nodiscard]] inline auto twice(T x) -> T { return x + x; }\n";
+        let f = crate::extract(Language::Cpp, clean.as_bytes());
+        assert_eq!(lines(&f, "twice"), (2, 2));
+        assert_eq!(
+            sym(&f, "twice").signature,
+            "[[nodiscard]] inline auto twice(T x) -> T"
+        );
     }
 }
