@@ -180,6 +180,27 @@ fn secret_files_are_never_stored() {
     );
     repo.write("scripts/creds.py", format!("TOKEN = '{marker}'\n"));
     repo.write(".sno-secrets.toml", "");
+    // Names in other cases, and secret files the first list missed (found
+    // by probing: served whole by `grep` before).
+    let more = [
+        ".ENV",
+        "certs/SERVER.PEM",
+        "infra/terraform.tfstate.backup",
+        "infra/prod.tfvars",
+        "home/.ssh/id_rsa.bak",
+        "keys/AuthKey_ABC123.p8",
+        "keys/putty.ppk",
+        "home/.my.cnf",
+        "home/.kube/config",
+        "gcp/my-service-account.json",
+        ".vault-token",
+        ".s3cfg",
+        "site/wp-config.php",
+        "home/.bash_history",
+    ];
+    for path in more {
+        repo.write(path, format!("LEAKMARK {marker}\n"));
+    }
     repo.commit("with secrets");
     // A project-specific pattern on top of the defaults, in a file a
     // Windows editor saved with a byte-order mark (read past, not refused).
@@ -190,7 +211,9 @@ fn secret_files_are_never_stored() {
     )
     .unwrap();
     let out = repo.sno_json(&["init", "--json"]);
-    assert_eq!(out["excluded_secrets"], 5, "{out}");
+    assert_eq!(out["excluded_secrets"], 5 + more.len(), "{out}");
+    let grep = stdout(&repo.sno(&["grep", "LEAKMARK"]));
+    assert!(!grep.contains("LEAKMARK"), "{grep}");
     let bytes = std::fs::read(repo.db()).unwrap();
     let hay = String::from_utf8_lossy(&bytes);
     for needle in [

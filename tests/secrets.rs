@@ -376,3 +376,25 @@ fn code_assigned_to_secret_sounding_names_is_served_as_written() {
     );
     assert!(!text.contains("redacted"), "{text}");
 }
+
+/// A token pasted into a commit message is masked before the append-only
+/// journal records the message, so `journal log` (and the MCP history
+/// tool, which reads the same records) never serve it and the database
+/// never holds it.
+#[test]
+fn a_secret_in_a_commit_message_is_masked_before_it_is_journaled() {
+    let repo = Repo::new();
+    repo.write("a.py", "def f():\n    return 1\n");
+    repo.commit("first");
+    repo.write("a.py", "def f():\n    return 2\n");
+    let token = "ghp_R8sT1wY9kLmN2bV4cX6zQ0aS3dF5gH7jK1pQ";
+    repo.commit(&format!("use the token {token} for the client"));
+    let o = repo.sno(&["init", "--history", "all"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let log = stdout(&repo.sno(&["journal", "log"]));
+    assert!(log.contains("use the token"), "{log}");
+    assert_no_leak("journal log", &log);
+    assert!(!log.contains("ghp_R8sT1w"), "{log}");
+    let bytes = std::fs::read(repo.db()).unwrap();
+    assert!(!String::from_utf8_lossy(&bytes).contains("ghp_R8sT1w"));
+}

@@ -12,6 +12,17 @@ use crate::error::JournalError;
 /// How many times `acquire` retries a held lock, 10 ms apart.
 const PROBE_TRIES: u32 = 5;
 
+/// Creates `dir` (and missing parents) readable by its owner alone: the
+/// index holds the repository's code and its history, which other users
+/// of the machine may not be allowed to read.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
 /// Holds `.sno/lock` exclusively while alive.
 #[derive(Debug)]
 pub struct WriterLock {
@@ -22,7 +33,7 @@ pub struct WriterLock {
 impl WriterLock {
     /// Takes the lock in `dir` (created if missing), or says who holds it.
     pub fn acquire(dir: &Path) -> Result<WriterLock, JournalError> {
-        std::fs::create_dir_all(dir)?;
+        crate::lock::create_private_dir(dir)?;
         let path = dir.join("lock");
         let mut file = OpenOptions::new()
             .read(true)

@@ -122,7 +122,7 @@ impl Journal {
 
     fn open_with_cache(path: &Path, cache: usize) -> Result<Journal, JournalError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+            crate::lock::create_private_dir(dir)?;
         }
         let db = Database::builder()
             .set_cache_size(cache)

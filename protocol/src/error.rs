@@ -89,8 +89,10 @@ codes! {
         "Approve a lesson once it has an analysis with a rule: `sno lessons draft ID`, or an agent's submit_lesson_analysis.";
     PathOutside = "SNO-PATH-OUTSIDE", Trivial,
         "Pass a path inside the repository, relative to its root; sno never follows a link out of the work tree.";
+    UnsafeState = "SNO-UNSAFE-STATE", Easy,
+        "sno keeps its own state in .sno/ and never uses one the repository ships or one that links elsewhere: remove it from the repository (`git rm -r --cached .sno`, commit), delete the directory or the links, and run `sno init` again. Nothing was read or written.";
     PathRefused = "SNO-PATH-REFUSED", Trivial,
-        "sno never reads git's own directory or secret files (.env, keys, credentials), not even through a link; pass a source file of the repository.";
+        "sno never reads git's own directory, its own .sno/ or secret files (.env, keys, credentials), not even through a link; pass a source file of the repository.";
     NoPath = "SNO-NO-PATH", Trivial,
         "Pass an existing directory.";
     UnknownFile = "SNO-UNKNOWN-FILE", Trivial,

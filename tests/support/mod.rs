@@ -31,6 +31,13 @@ impl Repo {
         r.git(&["config", "user.email", "test@example.com"]);
         r.git(&["config", "user.name", "sno test"]);
         r.git(&["config", "commit.gpgsign", "false"]);
+        // As `sno init` leaves it: a test that writes `.sno/config.toml`
+        // before its first index does not commit it (a repository that
+        // ships `.sno` is refused).
+        let exclude = r.path().join(".git/info/exclude");
+        let mut text = std::fs::read_to_string(&exclude).unwrap_or_default();
+        text.push_str("\n/.sno/\n");
+        std::fs::write(&exclude, text).expect("info/exclude");
         r
     }
 

@@ -329,8 +329,13 @@ pub struct RevertFacts {
     pub symbols: Vec<String>,
 }
 
-/// The user message for a revert (bounded: long lists are cut).
+/// The user message for a revert (bounded: long lists are cut), its
+/// secret values masked: it goes to a provider.
 pub fn lesson_prompt(f: &RevertFacts) -> String {
+    sno_redact::redact(&unmasked_prompt(f)).0
+}
+
+fn unmasked_prompt(f: &RevertFacts) -> String {
     let mut s = format!("Revert commit: {}\n", f.summary);
     if let Some(m) = &f.reverted_message {
         let m: String = m.chars().take(2000).collect();
@@ -407,6 +412,22 @@ pub fn parse_draft(text: &str) -> Result<Draft, AgentError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_in_a_reverted_message_does_not_reach_the_provider() {
+        let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        let p = lesson_prompt(&RevertFacts {
+            summary: "Revert \"add client\"".into(),
+            reverted_message: Some(format!("add client\n\nwith token {token}")),
+            files: vec!["client.py".into()],
+            symbols: vec!["Client.connect".into()],
+        });
+        assert!(!p.contains("ghp_abcdef"), "{p}");
+        assert!(
+            p.contains("Client.connect") && p.contains("with token"),
+            "{p}"
+        );
+    }
 
     #[test]
     fn a_secret_in_a_draft_is_masked_before_it_is_cut() {

@@ -125,7 +125,9 @@ impl From<Refused> for Error {
                 .with(format!("cannot read {path} from the work tree: {reason}"))
                 .hinted("Pass a path, relative to the repository root, of a file that exists."),
             Refused::Outside(_) => ErrorCode::PathOutside.with(e.to_string()),
-            Refused::GitDir(_) | Refused::Secret(_) => ErrorCode::PathRefused.with(e.to_string()),
+            Refused::GitDir(_) | Refused::StateDir(_) | Refused::Secret(_) => {
+                ErrorCode::PathRefused.with(e.to_string())
+            }
         }
         .into()
     }

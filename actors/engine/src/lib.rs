@@ -27,6 +27,7 @@ pub mod repo;
 pub mod rpc;
 pub mod search;
 pub mod session;
+mod state_dir;
 pub mod status;
 pub mod supervisor;
 pub mod syntax;

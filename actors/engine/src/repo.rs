@@ -33,6 +33,7 @@ impl RepoPaths {
         let repo = GitRepo::open(path)?;
         let root = repo.root().to_path_buf();
         let root = root.canonicalize().unwrap_or(root);
+        crate::state_dir::refuse_shipped(&repo, &root.join(".sno"))?;
         Ok(RepoPaths {
             sno_dir: root.join(".sno"),
             git_dir: repo.git_dir().to_path_buf(),

@@ -3,13 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{GlobSet, GlobSetBuilder};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use sno_journal::model::{Language, SkipReason};
 
 /// Files that hold secrets by their nature. They are never read into the index,
 /// whatever git tracks. Patterns are globs matched against the file name and
-/// against the whole repository-relative path.
+/// against the whole repository-relative path, ignoring case (`.ENV`,
+/// `SERVER.PEM`).
 pub const DEFAULT_SECRET_PATTERNS: &[&str] = &[
     ".env",
     ".env.*",
@@ -45,6 +46,32 @@ pub const DEFAULT_SECRET_PATTERNS: &[&str] = &[
     "secrets.yaml",
     "secrets.json",
     "*.tfstate",
+    "*.tfstate.*",
+    "*.tfvars",
+    "id_*.bak",
+    "id_*.old",
+    "id_*.orig",
+    "id_ecdsa_sk",
+    "id_ed25519_sk",
+    "*.ppk",
+    "*.p8",
+    ".my.cnf",
+    "kubeconfig",
+    "**/.kube/config",
+    "*service-account*.json",
+    "serviceaccountkey.json",
+    ".vault-token",
+    ".s3cfg",
+    ".dockercfg",
+    ".yarnrc",
+    ".yarnrc.yml",
+    "wp-config.php",
+    ".bash_history",
+    ".zsh_history",
+    ".sh_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
 ];
 
 /// The decision for one path, before its content is read.
@@ -76,7 +103,10 @@ impl SecretFilter {
     pub fn new(patterns: &[String]) -> Result<SecretFilter, String> {
         let mut b = GlobSetBuilder::new();
         for p in patterns {
-            let g = Glob::new(p).map_err(|e| format!("secret pattern `{p}`: {e}"))?;
+            let g = globset::GlobBuilder::new(p)
+                .case_insensitive(true)
+                .build()
+                .map_err(|e| format!("secret pattern `{p}`: {e}"))?;
             b.add(g);
         }
         Ok(SecretFilter {
@@ -231,6 +261,10 @@ mod tests {
             "home/.ssh/id_rsa",
             "x/.aws/credentials",
             ".npmrc",
+            ".ENV",
+            "certs/Server.PEM",
+            "infra/prod.tfvars",
+            "home/.ssh/id_rsa.bak",
         ] {
             assert!(s.is_secret(p), "{p} should be secret");
         }

@@ -26,6 +26,9 @@ pub enum Refused {
     /// In `.git/` (or the repository's git directory elsewhere).
     #[error("{0} is inside git's own directory")]
     GitDir(String),
+    /// In sno's own `.sno/` (its database, settings and caches).
+    #[error("{0} is inside sno's own directory")]
+    StateDir(String),
     /// Named like a file that holds secrets (by its own name or, for a
     /// link, its target's).
     #[error("{0} is a secret file by its name; sno never reads it")]
@@ -231,6 +234,13 @@ impl WorkTree {
     fn check_name(&self, rel: &str, given: &str) -> Result<(), Refused> {
         if rel.split('/').any(|s| s.eq_ignore_ascii_case(".git")) {
             return Err(Refused::GitDir(given.to_string()));
+        }
+        if rel
+            .split('/')
+            .next()
+            .is_some_and(|s| s.eq_ignore_ascii_case(".sno"))
+        {
+            return Err(Refused::StateDir(given.to_string()));
         }
         if !rel.is_empty() && self.secrets.is_secret(rel) {
             return Err(Refused::Secret(given.to_string()));

@@ -168,6 +168,16 @@ impl GitRepo {
         Ok(to_commit_id(&id))
     }
 
+    /// Whether HEAD's commit has a top-level entry `name` (a file, a
+    /// directory or a link); `false` in a repository with no commit yet.
+    pub fn head_tree_has(&self, name: &str) -> Result<bool, GitError> {
+        let Ok(commit) = self.repo.head_commit() else {
+            return Ok(false);
+        };
+        let tree = commit.tree().map_err(git_err)?;
+        Ok(tree.find_entry(name).is_some())
+    }
+
     /// `tip` and up to `history` of its first-parent ancestors, oldest first.
     /// A shallow clone simply has fewer.
     pub fn first_parent_chain(
@@ -228,9 +238,11 @@ impl GitRepo {
             .map_err(git_err)?;
         let tree = c.tree_id().map_err(git_err)?.detach();
         let parents = c.parent_ids().map(|p| to_commit_id(&p)).collect();
+        // A token pasted into a commit message would otherwise live in the
+        // append-only journal for good, and be served by `journal log`.
         let summary = c
             .message()
-            .map(|m| m.summary().to_str_lossy().into_owned())
+            .map(|m| sno_redact::redact(&m.summary().to_str_lossy()).0)
             .unwrap_or_default();
         let reverts = c
             .message_raw()

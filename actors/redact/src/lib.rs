@@ -186,7 +186,9 @@ const RULES: &[Rule] = &[
         id: "assigned-secret",
         anchors: &["secret", "token", "passw", "api_key", "apikey", "api-key"],
         // `password: hunter2x` in YAML, `API_KEY=...` in an env-style file.
-        pattern: r#"(?im)^[ \t]*[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|api[_\-]?key)[A-Za-z0-9_.\-]*[ \t]*[:=][ \t]*([^\s"'`#]{8,256})[ \t]*$"#,
+        // A comment may follow (`password: x  # prod`, `; prod` in INI),
+        // and a `#` inside the value is the value's (`Yk8#mP2vL9qR4aZ`).
+        pattern: r#"(?im)^[ \t]*[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|api[_\-]?key)[A-Za-z0-9_.\-]*[ \t]*[:=][ \t]*([^\s"'`#;][^\s"'`]{7,255})(?:[ \t]+[#;].*)?[ \t]*$"#,
         group: 1,
         check: unquoted_secret,
     },
@@ -201,6 +203,49 @@ const RULES: &[Rule] = &[
         pattern: r#"(?i)\b[A-Za-z0-9_.\-]*(?:secret|token|passw(?:or)?d|pwd|api[_\-]?key|private[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[A-Za-z0-9_.\-]*=([^\s"'`;&|<>=(),][^\s"'`;&|<>(),]{7,255})"#,
         group: 1,
         check: unquoted_secret,
+    },
+    Rule {
+        id: "password",
+        anchors: &["pass", "pwd", "pw"],
+        // A value a name calls a password is one even when it is short of
+        // randomness (`password = "Summer2024"`, `DB_PASS: ...`): two
+        // character classes and no placeholder look suffice. `pass` and
+        // `pw` count as a whole segment of the name only (`bypass` is
+        // none).
+        pattern: r#"(?i)\b(?:[A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwort|passphrase|pwd)[A-Za-z0-9_.\-]*|(?:[A-Za-z0-9]+[_.\-])*(?:pass|pw)(?:[_.\-][A-Za-z0-9]+)*)["']?[ \t]*(?::=|=>|[:=])[ \t]*[bru]?["'`]([^"'`\s]{8,256})["'`]"#,
+        group: 1,
+        check: password_value,
+    },
+    Rule {
+        id: "password",
+        anchors: &["pass", "pwd", "pw"],
+        // The same, unquoted and last on its line (YAML, INI, env files).
+        pattern: r#"(?im)^[ \t]*(?:[A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwort|passphrase|pwd)[A-Za-z0-9_.\-]*|(?:[A-Za-z0-9]+[_.\-])*(?:pass|pw)(?:[_.\-][A-Za-z0-9]+)*)[ \t]*[:=][ \t]*([^\s"'`#;][^\s"'`]{7,255})(?:[ \t]+[#;].*)?[ \t]*$"#,
+        group: 1,
+        check: unquoted_password,
+    },
+    Rule {
+        id: "huggingface-token",
+        anchors: &["hf_"],
+        pattern: r"\bhf_[A-Za-z]{34}\b",
+        group: 0,
+        check: always,
+    },
+    Rule {
+        id: "basic-auth",
+        anchors: &["basic"],
+        // `Authorization: Basic dXNlcjpwYXNz...`: user and password in base64.
+        pattern: r#"(?i)\bbasic[ \t]+([A-Za-z0-9+/]{12,}={0,2})(?:[^A-Za-z0-9+/=]|$)"#,
+        group: 1,
+        check: high_entropy,
+    },
+    Rule {
+        id: "private-key",
+        anchors: &["PRIVATE KEY"],
+        // A key block cut before its END line: its base64 lines.
+        pattern: r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----((?:\r?\n[ \t]*[A-Za-z0-9+/=]{16,}[ \t]*)+)",
+        group: 1,
+        check: always,
     },
     Rule {
         id: "bearer-token",
@@ -254,11 +299,40 @@ fn is_placeholder(v: &str) -> bool {
         "none",
         "null",
     ];
-    if WORDS.iter().any(|w| lower.contains(w)) {
+    // By the words of the value (`your_token_here`, `testPassword1`,
+    // `changeme123`), not any letters inside it: `Latest#9xQ2` is no test.
+    if segments(v).any(|seg| {
+        let seg = seg.to_ascii_lowercase();
+        WORDS.iter().any(|w| seg.starts_with(w))
+    }) {
         return true;
     }
     let first = lower.chars().next();
     lower.chars().all(|c| Some(c) == first)
+}
+
+/// The words of a value: split at every character that is not a letter or
+/// a digit, between a lowercase letter and an uppercase one, and between
+/// letters and digits.
+fn segments(v: &str) -> impl Iterator<Item = &str> {
+    let mut cuts = vec![0];
+    let chars: Vec<(usize, char)> = v.char_indices().collect();
+    for w in chars.windows(2) {
+        let ((_, a), (i, b)) = (w[0], w[1]);
+        let boundary = !a.is_alphanumeric()
+            || !b.is_alphanumeric()
+            || (a.is_lowercase() && b.is_uppercase())
+            || (a.is_alphabetic() != b.is_alphabetic());
+        if boundary {
+            cuts.push(i);
+        }
+    }
+    cuts.push(v.len());
+    let spans: Vec<(usize, usize)> = cuts.windows(2).map(|c| (c[0], c[1])).collect();
+    spans
+        .into_iter()
+        .map(move |(a, b)| v[a..b].trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|s| !s.is_empty())
 }
 
 fn not_placeholder(v: &str) -> bool {
@@ -329,6 +403,21 @@ fn looks_like_code(v: &str) -> bool {
             .expect("the identifier path pattern compiles")
     });
     CALL.is_match(v) || v.ends_with([';', ',']) || PATH.is_match(v)
+}
+
+/// A value assigned to a password's name: a real one may be short of
+/// randomness, but has two character classes and no placeholder look.
+fn password_value(v: &str) -> bool {
+    v.len() >= 8
+        && classes(v) >= 2
+        && !is_placeholder(v)
+        && !v.contains("://")
+        && !(v.contains('/') && v.contains('.'))
+}
+
+/// [`password_value`], unquoted: not code either.
+fn unquoted_password(v: &str) -> bool {
+    password_value(v) && !looks_like_code(v)
 }
 
 /// A bare (unquoted) value that looks like a secret: high entropy, and not
@@ -604,6 +693,42 @@ mod tests {
         ];
         for (text, rule) in cases {
             assert_eq!(rules_of(text), vec![rule], "{text}");
+        }
+    }
+
+    #[test]
+    fn passwords_by_their_names_and_config_forms_are_found() {
+        // Each found by probing as served whole before.
+        for (text, secret) in [
+            ("password = \"Summer2024\"", "Summer2024"),
+            ("password2 = \"Latest#9xQ2\"", "Latest#9xQ2"),
+            ("url = \"mysql://root:YmlPassWd42x@db:3306/app\"", "YmlPassWd42x"),
+            ("password: Ym1Pa55wordHashX  # prod", "Ym1Pa55wordHashX"),
+            ("password = IniPassQw8ErTy6 ; prod", "IniPassQw8ErTy6"),
+            ("admin_password: Yk8#mP2vL9qR4aZ", "Yk8#mP2vL9qR4aZ"),
+            ("DB_PASS: Qw8ErTy6Zx", "Qw8ErTy6Zx"),
+            ("passphrase = \"horse-Battery-9\"", "horse-Battery-9"),
+            ("HF = \"hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh\"", "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh"),
+            ("Authorization: Basic dXNlcjpzM2NyZXRQYXNzMQ==", "dXNlcjpzM2NyZXRQYXNzMQ=="),
+            (
+                "k = \"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAs3cr3tK3yMat3r1al\nQ2FuIHlvdSByZWFkIHRoaXM/IE5vLg==\n\"",
+                "MIIEowIBAAKCAQEAs3cr3tK3yMat3r1al",
+            ),
+        ] {
+            let (masked, n) = redact(text);
+            assert!(n >= 1 && !masked.contains(secret), "{text} -> {masked}");
+        }
+        for text in [
+            "bypass_cache = \"enabled_v2\"",
+            "compass = \"NorthEast12\"",
+            "password = \"your_password_here\"",
+            "password_field = \"password_input\"",
+            "password: testPassword1",
+            "DB_PASS=${DB_PASS}",
+            "pw = get_password(user)",
+            "Basic authentication is configured in settings.py",
+        ] {
+            assert_eq!(redact(text).1, 0, "{text} -> {}", redact(text).0);
         }
     }
 
