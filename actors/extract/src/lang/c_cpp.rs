@@ -48,6 +48,7 @@ node_kinds! {
         NamespaceDefinition = "namespace_definition",
         NamespaceIdentifier = "namespace_identifier",
         NewExpression = "new_expression",
+        OperatorCast = "operator_cast",
         OperatorName = "operator_name",
         ParenthesizedDeclarator = "parenthesized_declarator",
         PointerDeclarator = "pointer_declarator",
@@ -69,6 +70,20 @@ node_kinds! {
     }
     skip ["parameter_list", "primitive_type", "type_qualifier", "storage_class_specifier", "string_literal", "char_literal", "number_literal", "template_argument_list", "concatenated_string", "raw_string_literal"]
 }
+
+/// Words the grammar may take for a field's name when a macro before them
+/// confused it; no field is named so.
+const SPECIFIER_WORDS: &[&str] = &[
+    "explicit",
+    "inline",
+    "virtual",
+    "static",
+    "constexpr",
+    "friend",
+    "const",
+    "volatile",
+    "mutable",
+];
 
 static C: OnceLock<Grammar<K>> = OnceLock::new();
 static CPP: OnceLock<Grammar<K>> = OnceLock::new();
@@ -181,8 +196,25 @@ impl<'t> Rules<'t> for CFamily {
             K::FunctionDefinition => {
                 if let Some(decl) = node.child_by_field_id(f.declarator) {
                     let body = node.child_by_field_id(f.body);
-                    if let Some(name) = self.function_name(decl) {
-                        self.function(w, node, name, body);
+                    if let Some(real) = self.swept_constructor(node) {
+                        // `INLINE pool::pool(int a) : q_(a) {}`: the name is
+                        // the swept declarator's, not the initializer's.
+                        if let Some(name) = self.function_name(real) {
+                            self.function(w, node, name, body);
+                        }
+                    } else if let Some((name, at)) = self.conversion_name(w, decl) {
+                        self.function_named(w, node, &name, at, body);
+                    } else if let Some(name) = self.function_name(decl) {
+                        // `CONSTEXPR20 ~Buf()`: the macro left the `~` an error.
+                        let tilde = decl
+                            .prev_sibling()
+                            .is_some_and(|p| p.is_error() && w.text(p).trim() == "~");
+                        if tilde && !w.text(name).contains('~') {
+                            let text = format!("~{}", w.text(name));
+                            self.function_named(w, node, &text, name, body);
+                        } else {
+                            self.function(w, node, name, body);
+                        }
                     } else if let Some(name) = self.macro_head_name(node, decl) {
                         self.function(w, node, name, body);
                     }
@@ -190,6 +222,14 @@ impl<'t> Rules<'t> for CFamily {
                 true
             }
             K::CompoundStatement => {
+                // `INLINE pool::pool(int a) : pool(a, 1) {}`: a declaration
+                // missing its `;` (the delegation read as an initializer),
+                // then a block.
+                if let Some((head, name)) = self.swept_delegating_constructor(node) {
+                    let i = self.function(w, node, name, Some(node));
+                    w.widen_start(i, head);
+                    return true;
+                }
                 // `TEST(group, name) { .. }` at the top level: the grammar
                 // reads a statement missing its `;`, then a block.
                 if let Some(head) = self.macro_call_head(node) {
@@ -324,15 +364,39 @@ impl CFamily {
                 if let Some(name) = self.declarator_name(decl) {
                     let doc = w.doc_comment(node, DocStyle::AnyComment);
                     let name = w.text(name);
+                    // `CONSTEXPR explicit Buf(int a) : a_(a) {}` reads as a
+                    // field `explicit` missing its `;`: a keyword is no name.
+                    if SPECIFIER_WORDS.iter().any(|k| *k == &*name) {
+                        continue;
+                    }
                     w.symbol(&name, SymbolKind::Field, node, None, doc, None, single);
                 }
             }
         }
     }
 
-    fn function(&self, w: &mut Walk<'_>, node: Node<'_>, name: Node<'_>, body: Option<Node<'_>>) {
-        let name_node = name;
-        let (qualifier, name) = split_qualified(&w.text(name));
+    fn function(
+        &self,
+        w: &mut Walk<'_>,
+        node: Node<'_>,
+        name: Node<'_>,
+        body: Option<Node<'_>>,
+    ) -> usize {
+        let text = w.text(name);
+        self.function_named(w, node, &text, name, body)
+    }
+
+    /// [`Self::function`] with its name spelled out (`operator bool`,
+    /// `~Buf`), `name_node` where the name is written.
+    fn function_named(
+        &self,
+        w: &mut Walk<'_>,
+        node: Node<'_>,
+        name: &str,
+        name_node: Node<'_>,
+        body: Option<Node<'_>>,
+    ) -> usize {
+        let (qualifier, name) = split_qualified(name);
         let container = w.container().map(|i| &w.symbols()[i]);
         let in_type = container.is_some_and(|c| {
             matches!(
@@ -358,6 +422,76 @@ impl CFamily {
         if body.is_none() {
             w.mark_declaration(i);
         }
+        i
+    }
+
+    /// A conversion operator's name (`operator bool`, `Foo::operator T*`)
+    /// and where it is written: the grammar gives it no name node.
+    fn conversion_name<'t>(&self, w: &Walk<'_>, decl: Node<'t>) -> Option<(String, Node<'t>)> {
+        let (scope, cast) = match self.g.kind(decl) {
+            K::OperatorCast => (None, decl),
+            K::QualifiedIdentifier => {
+                let name = decl.child_by_field_id(self.g.f.name)?;
+                if self.g.kind(name) != K::OperatorCast {
+                    return None;
+                }
+                (decl.child_by_field_id(self.g.f.scope), name)
+            }
+            _ => return None,
+        };
+        let ty = w.text(cast.child_by_field_id(self.g.f.type_)?);
+        let suffix = match cast
+            .child_by_field_id(self.g.f.declarator)
+            .map(|d| d.kind())
+        {
+            Some("abstract_pointer_declarator") => "*",
+            Some("abstract_reference_declarator") => "&",
+            _ => "",
+        };
+        let name = format!("operator {ty}{suffix}");
+        let name = match scope {
+            Some(scope) => format!("{}::{name}", w.text(scope)),
+            None => name,
+        };
+        Some((name, cast))
+    }
+
+    /// The declarator of a constructor whose head a macro made the grammar
+    /// misread: `INLINE pool::pool(int a, int b) : q_(a) {}` is a definition
+    /// of `q_(a)` behind an error holding `pool::pool(..) :`.
+    fn swept_constructor<'t>(&self, def: Node<'t>) -> Option<Node<'t>> {
+        let mut cursor = def.walk();
+        let error = def.children(&mut cursor).find(|c| c.is_error())?;
+        self.declarator_before_colon(error)
+    }
+
+    /// The function declarator an error ends with, before a `:` (a
+    /// constructor's initializer list begins there).
+    fn declarator_before_colon<'t>(&self, error: Node<'t>) -> Option<Node<'t>> {
+        let n = error.child_count();
+        let colon = error.child(n.checked_sub(1)?)?;
+        let decl = error.child(n.checked_sub(2)?)?;
+        (colon.kind() == ":" && self.g.kind(decl) == K::FunctionDeclarator).then_some(decl)
+    }
+
+    /// A delegating constructor a macro made the grammar misread:
+    /// `INLINE pool::pool(int a) : pool(a, 1) {}` is a declaration of
+    /// `pool(a, 1)` missing its `;`, behind an error holding `pool::pool(..)
+    /// :`, and then a block. The declaration and the declarator's name.
+    fn swept_delegating_constructor<'t>(&self, block: Node<'t>) -> Option<(Node<'t>, Node<'t>)> {
+        if !self.at_top(block) {
+            return None;
+        }
+        let head = block.prev_named_sibling()?;
+        if self.g.kind(head) != K::Declaration
+            || !head.child(head.child_count().checked_sub(1)?)?.is_missing()
+        {
+            return None;
+        }
+        let mut cursor = head.walk();
+        let error = head.children(&mut cursor).find(|c| c.is_error())?;
+        let decl = self.declarator_before_colon(error)?;
+        Some((head, self.function_name(decl)?))
     }
 
     /// The name node of a function declarator chain (`*f(..)`, `A::f(..)`),
@@ -533,7 +667,22 @@ fn split_qualified(text: &str) -> (String, String) {
         }
     }
     if let Some(op) = operator {
-        let op: String = op.chars().filter(|c| !c.is_whitespace()).collect();
+        // Spaces go, but one between two words stays: `operator ==` is
+        // `operator==`, `operator unsigned int` keeps its words apart.
+        let mut spelled = String::with_capacity(op.len());
+        let mut gap = false;
+        for c in op.chars() {
+            if c.is_whitespace() {
+                gap = true;
+                continue;
+            }
+            if gap && word(c) && spelled.ends_with(word) {
+                spelled.push(' ');
+            }
+            gap = false;
+            spelled.push(c);
+        }
+        let op = spelled;
         let qualifier = plain.trim_end_matches("::").trim_start_matches("::");
         return (qualifier.replace("::", "."), op);
     }
@@ -939,5 +1088,44 @@ FMT_CONSTEXPR20 FMT_INLINE void write2digits(Char* out, size_t value) {\n  *out 
             sym(&f, "twice").signature,
             "[[nodiscard]] inline auto twice(T x) -> T"
         );
+    }
+
+    #[test]
+    fn conversion_operators_macro_destructors_and_constructors_are_named() {
+        // Each from fmt and spdlog, as an outline comparison with ctags
+        // found them: conversion operators were never extracted, a macro
+        // before `~Buf()` made a constructor `Buf`, one before an
+        // out-of-class constructor named it after its first initializer or
+        // lost it, and one before `explicit` made a field `explicit`.
+        let src = "namespace ns {\nclass Buf {\n public:\n  explicit operator bool() const { return true; }\n  operator int() const { return 1; }\n  template <typename T> operator T*() const { return nullptr; }\n  CONSTEXPR20 ~Buf() { clear(); }\n  CONSTEXPR explicit Buf(int a) : a_(a) {}\n  int a_;\n};\n}\nFoo::operator bool() const { return ok_; }\nINLINE pool::pool(int a, int b) : q_(a) {}\nINLINE pool::pool(int a) : pool(a, 1) {}\n";
+        let f = crate::extract(Language::Cpp, src.as_bytes());
+        let got: Vec<(String, S)> = outline(&f);
+        for (name, kind) in [
+            ("ns.Buf.operator bool", S::Method),
+            ("ns.Buf.operator int", S::Method),
+            ("ns.Buf.operator T*", S::Method),
+            ("ns.Buf.~Buf", S::Method),
+            ("ns.Buf.Buf", S::Constructor),
+            ("ns.Buf.a_", S::Field),
+            ("Foo.operator bool", S::Method),
+            ("pool.pool", S::Constructor),
+        ] {
+            assert!(got.contains(&(name.to_string(), kind)), "{name}: {got:?}");
+        }
+        let ctors: Vec<_> = f
+            .symbols
+            .iter()
+            .filter(|s| s.qualified_name == "pool.pool")
+            .collect();
+        assert_eq!(ctors.len(), 2, "{got:?}");
+        assert_eq!((ctors[1].span.start_line, ctors[1].span.end_line), (14, 14));
+        for wrong in ["q_", "explicit", "ns.Buf.explicit"] {
+            assert!(
+                !got.iter()
+                    .any(|(n, _)| n == wrong || n.ends_with(&format!(".{wrong}"))),
+                "{wrong}: {got:?}"
+            );
+        }
+        assert_eq!(lines(&f, "ns.Buf.~Buf"), (7, 7));
     }
 }

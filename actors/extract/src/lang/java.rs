@@ -20,6 +20,7 @@ use crate::walker::{self, node_kinds, DocStyle, Grammar, Rules, Walk};
 node_kinds! {
     enum K {
         AnnotationTypeDeclaration = "annotation_type_declaration",
+        AnnotationTypeElementDeclaration = "annotation_type_element_declaration",
         Asterisk = "asterisk",
         BlockComment = "block_comment",
         ClassDeclaration = "class_declaration",
@@ -115,7 +116,9 @@ impl<'t> Rules<'t> for Java {
                 }
                 true
             }
-            K::MethodDeclaration => {
+            // An annotation's elements (`String value();` in `@interface
+            // SerializedName`) are its methods.
+            K::MethodDeclaration | K::AnnotationTypeElementDeclaration => {
                 self.named(w, node, SymbolKind::Method);
                 true
             }
@@ -370,5 +373,20 @@ public class ConfigLoader extends BaseLoader<Config> implements Loader, AutoClos
                 "ConfigLoader.Listener : EventListener @43",
             ]
         );
+    }
+
+    #[test]
+    fn an_annotations_elements_are_its_methods() {
+        let src = "/** Since when. */\npublic @interface Since {\n  /** The version. */\n  double value();\n  String[] alternate() default {};\n}\n";
+        let f = crate::extract(Language::Java, src.as_bytes());
+        assert_eq!(
+            outline(&f),
+            [
+                ("Since".to_string(), S::Interface),
+                ("Since.value".to_string(), S::Method),
+                ("Since.alternate".to_string(), S::Method),
+            ]
+        );
+        assert_eq!(sym(&f, "Since.value").doc, "The version.");
     }
 }
