@@ -2145,3 +2145,122 @@ fn a_files_answer_is_scoped_to_files_of_no_symbol() {
         "SNO-UNKNOWN-FILE",
     );
 }
+
+/// A question of how to work on the project ("how do I run the tests") is
+/// answered by the docs or configuration that say so, even where hundreds
+/// of test functions share its words and would fill the lexical pool;
+/// one that asks for the tests of something gets them first, and a
+/// question about what code does gets the code.
+#[test]
+fn how_to_run_the_tests_finds_the_makefile_and_tests_for_x_finds_the_tests() {
+    let repo = Repo::new();
+    repo.write(
+        "Makefile",
+        ".PHONY: test lint\n\nlint:\n\tgolangci-lint run\n\ntest:\n\t$(info running tests)\n\tgo test -race ./...\n",
+    );
+    repo.write(
+        "router.go",
+        "package chi\n\n// Route dispatches a request to the handler registered for its path.\nfunc (r *Router) Route(path string) Handler {\n\treturn r.tree.find(path)\n}\n\nfunc (r *Router) Insert(path string, h Handler) {\n\tr.tree.insert(path, h)\n}\n",
+    );
+    let mut tests = String::from("package chi\n\nimport \"testing\"\n\n");
+    for i in 0..300 {
+        tests.push_str(&format!(
+            "func TestRunCommand{i}(t *testing.T) {{\n\trunTest(t, \"run test {i}\")\n}}\n\n"
+        ));
+    }
+    repo.write("command_test.go", tests);
+    repo.write(
+        "router_test.go",
+        "package chi\n\nimport \"testing\"\n\nfunc TestRouterInsertAndRoute(t *testing.T) {\n\tr := &Router{}\n\tr.Insert(\"/a\", nil)\n\tr.Route(\"/a\")\n}\n",
+    );
+    repo.commit("a router, its tests and a Makefile");
+    repo.sno_json(&["init", "--json"]);
+
+    let v = repo.sno_json(&[
+        "search",
+        "how do I run the tests",
+        "--json",
+        "--lexical-only",
+    ]);
+    let first = &v["items"][0];
+    assert_eq!(first["path"], "Makefile", "{v}");
+    assert_eq!(first["qualified_name"], "test", "{v}");
+
+    let v = repo.sno_json(&[
+        "search",
+        "where are the tests for the router insert",
+        "--json",
+        "--lexical-only",
+    ]);
+    assert_eq!(v["items"][0]["path"], "router_test.go", "{v}");
+    let v = repo.sno_json(&[
+        "search",
+        "how does the router insert a path",
+        "--json",
+        "--lexical-only",
+    ]);
+    assert_eq!(v["items"][0]["path"], "router.go", "{v}");
+}
+
+/// A type's impl blocks each repeat its name; after the best of them the
+/// others weigh less, so a question about the type gets the type and its
+/// methods rather than five `impl HeaderMap` blocks.
+#[test]
+fn a_types_many_impl_blocks_do_not_fill_the_answer() {
+    let repo = Repo::new();
+    repo.write(
+        "src/lib.rs",
+        "/// A map of header names to values.\npub struct HeaderMap { entries: Vec<(String, String)> }\n\nimpl HeaderMap {\n    /// Inserts a header value, replacing the old one.\n    pub fn insert(&mut self, k: String, v: String) { self.entries.push((k, v)); }\n}\nimpl Default for HeaderMap { fn default() -> Self { HeaderMap { entries: Vec::new() } } }\nimpl Clone for HeaderMap { fn clone(&self) -> Self { HeaderMap { entries: self.entries.clone() } } }\nimpl std::fmt::Debug for HeaderMap { fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result { Ok(()) } }\nimpl PartialEq for HeaderMap { fn eq(&self, o: &Self) -> bool { self.entries == o.entries } }\n",
+    );
+    repo.commit("a map");
+    repo.sno_json(&["init", "--json"]);
+    let v = repo.sno_json(&[
+        "search",
+        "how does HeaderMap insert a header",
+        "--json",
+        "--lexical-only",
+    ]);
+    let top: Vec<(String, String)> = v["items"].as_array().unwrap()[..5]
+        .iter()
+        .map(|i| {
+            (
+                i["qualified_name"].as_str().unwrap().to_string(),
+                i["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(top[0].0, "HeaderMap.insert", "{top:?}");
+    assert!(
+        top.contains(&("HeaderMap".into(), "struct".into())),
+        "{top:?}"
+    );
+    let impls = top.iter().filter(|(_, k)| k == "impl").count();
+    assert_eq!(impls, 1, "one impl block among the first five: {top:?}");
+}
+
+/// A short form weighs what its word does, never more: "value" also asks
+/// for "val", which is rarer, and one small function repeating `val`
+/// answered every question with the word "value" (serde_json's
+/// `decode_hex_val_slow` for "convert a struct into a Value").
+#[test]
+fn a_rare_short_form_does_not_outweigh_the_word_asked() {
+    let repo = Repo::new();
+    let mut src = String::from("/// Turns any serializable struct into a JSON value tree.\npub fn to_value<T: Serialize>(value: T) -> Result<Value, Error> {\n    value.serialize(Serializer)\n}\n\n");
+    for i in 0..30 {
+        src.push_str(&format!(
+            "pub fn value_helper_{i}(value: &Value) -> bool {{\n    value.is_null()\n}}\n\n"
+        ));
+    }
+    src.push_str("fn decode_hex_val_slow(val: u8) -> Option<u8> {\n    let val = val;\n    if val < 10 { Some(val) } else if val < 16 { Some(val - 6) } else { None }\n}\n");
+    repo.write("src/lib.rs", src);
+    repo.commit("values");
+    repo.sno_json(&["init", "--json"]);
+    let v = repo.sno_json(&[
+        "search",
+        "how to convert a struct into a value",
+        "--json",
+        "--lexical-only",
+    ]);
+    let names = ranked_names(&v);
+    assert_eq!(names[0], "to_value", "{names:?}");
+}

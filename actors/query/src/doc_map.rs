@@ -245,6 +245,11 @@ impl DocMap {
         }
     }
 
+    /// A symbol document's [`name_hash`] (`None` for a section).
+    pub fn name_hash_of(&self, doc: usize) -> Option<u32> {
+        self.names.get(doc).copied()
+    }
+
     /// A symbol document's kind (`None` for a section).
     pub fn kind(&self, doc: usize) -> Option<SymbolKind> {
         self.kinds.get(doc).copied()

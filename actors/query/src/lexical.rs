@@ -1075,6 +1075,50 @@ impl LexicalIndex {
             .collect()
     }
 
+    /// The terms of the short forms of `text`'s words ([`short_forms`]),
+    /// none of `have`, each weighed as its word but never above it: a
+    /// short form rarer than its word ("val" for "value") would otherwise
+    /// count more than the word the question says, and one seven-line
+    /// function that repeats it would answer every question with the word.
+    /// The weight is the word's inverse document frequency over the short
+    /// form's (at most 1).
+    fn short_form_terms(&self, text: &str, have: &[(String, f32)]) -> Vec<(String, f32)> {
+        let searcher = self.reader.searcher();
+        let n = searcher.num_docs() as f32;
+        let idf = |terms: &[String]| {
+            terms
+                .iter()
+                .map(|t| {
+                    let df: u64 = self
+                        .worded
+                        .iter()
+                        .map(|&f| searcher.doc_freq(&Term::from_field_text(f, t)).unwrap_or(0))
+                        .sum();
+                    let df = (df as f32).min(n);
+                    ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+                })
+                .fold(0.0f32, f32::max)
+        };
+        let mut seen: std::collections::HashSet<String> =
+            have.iter().map(|(t, _)| t.clone()).collect();
+        let mut out = Vec::new();
+        for (word, alt) in short_forms(text) {
+            let alt_terms = self.terms(alt);
+            let (word_idf, alt_idf) = (idf(&self.terms(word)), idf(&alt_terms));
+            let weight = if alt_idf > word_idf && alt_idf > 0.0 {
+                word_idf / alt_idf
+            } else {
+                1.0
+            };
+            for t in alt_terms {
+                if seen.insert(t.clone()) {
+                    out.push((t, weight));
+                }
+            }
+        }
+        out
+    }
+
     /// `text`'s words as the index's terms (analysed: lowercased, stop
     /// words out, stemmed). Two words of one stem are two terms, as a
     /// query parser makes them.
@@ -1097,15 +1141,15 @@ impl LexicalIndex {
         locate: &dyn Fn(&str, Place) -> Option<usize>,
     ) -> Result<Vec<(usize, f32)>, LexicalError> {
         let named = crate::search::name_shaped(query);
-        let mut text = query_terms(query);
+        let text = query_terms(query);
         if text.is_empty() {
             return Ok(Vec::new());
         }
-        if !named {
-            text.push_str(&short_forms(&text));
-        }
         let mut terms: Vec<(String, f32)> =
             self.terms(&text).into_iter().map(|t| (t, 1.0)).collect();
+        if !named {
+            terms.extend(self.short_form_terms(&text, &terms));
+        }
         if !named {
             // A question in words also asks for the names its words make
             // up (`sdsdup` for "duplicate an sds string").
@@ -1310,20 +1354,20 @@ pub(crate) fn query_terms(query: &str) -> String {
         .join(" ")
 }
 
-/// The other spellings of a question's terms ([`crate::abbreviations`]) as
-/// more query terms, each once and never one the query has. A short form
-/// is the same word to the reader, so it weighs what the word does
-/// (weighed at 0.25, 0.5, 1.0 and 1.5 on the quality eval; 1.0 was best,
-/// see `ops/bench/quality/fit.py`).
-fn short_forms(terms: &str) -> String {
+/// The other spellings of a question's words ([`crate::abbreviations`]),
+/// each with its word, each once and never one the query has. A short
+/// form is the same word to the reader, so it weighs what the word does
+/// (a uniform weight of 0.25, 0.5, 1.0 and 1.5 was tried on the quality
+/// eval; 1.0 was best, see `ops/bench/quality/fit.py`), never more
+/// ([`LexicalIndex::short_form_terms`]).
+fn short_forms(terms: &str) -> Vec<(&str, &'static str)> {
     let have: std::collections::HashSet<&str> = terms.split(' ').collect();
     let mut seen = std::collections::HashSet::new();
-    let mut out = String::new();
+    let mut out = Vec::new();
     for t in terms.split(' ') {
         for alt in crate::abbreviations::alternatives(t) {
             if !have.contains(alt) && seen.insert(alt) {
-                out.push(' ');
-                out.push_str(alt);
+                out.push((t, alt));
             }
         }
     }

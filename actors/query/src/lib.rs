@@ -23,6 +23,7 @@ pub mod map;
 pub mod mapped;
 pub mod outline;
 pub mod pack;
+pub mod question_intent;
 pub mod references;
 pub mod search;
 pub mod semantic;

@@ -10,6 +10,7 @@ use crate::chunks::Chunk;
 use crate::doc_map::DocMap;
 use crate::lexical::LexicalIndex;
 use crate::lookup::Located;
+use crate::question_intent::Asks;
 use crate::semantic::{Embedder, SemanticIndex, Vectors};
 use crate::served::Served;
 use crate::words::words;
@@ -77,6 +78,22 @@ const DECLARATION_PRIOR: f32 = 0.8;
 /// What an item of a test file counts in the answer to a question in words
 /// that does not ask for tests ([`crate::test_files`]).
 const TEST_PRIOR: f32 = 0.75;
+
+/// What a doc or config section counts in the answer to a question that
+/// asks how to work on the project ([`crate::question_intent`]): "how do
+/// I run the tests" is answered by CONTRIBUTING or the CI file, which
+/// otherwise lose to the many test functions named like its words.
+const PROCEDURE_SECTION_PRIOR: f32 = 1.5;
+
+/// What a type's impl block counts after the best-ranked impl of the same
+/// type's name: each repeats the type's name, and a question about the
+/// type wants the type and its methods more than its fifth impl.
+const IMPL_REPEAT_PRIOR: f32 = 0.5;
+
+/// How many times [`POOL`] a question of how to work on the project draws
+/// from the lexical index, and how many sections past the pool it keeps.
+const PROCEDURE_DEPTH: usize = 10;
+const PROCEDURE_SECTIONS: usize = 20;
 
 /// What a file's proneness to change ([`HistoryFacts::proneness`]) adds
 /// to its score in a file ranking of a question in words, against 1 for
@@ -1030,13 +1047,36 @@ impl<'a> Retriever<'a> {
         // The two pools are independent: each on its own core (on a
         // large repository each is a few milliseconds, the semantic one a
         // scan of every vector).
+        // A question of how to work on the project is answered by docs
+        // and configuration, which the many names sharing its words ("run",
+        // "test") push out of the pool: it draws deeper, and its sections
+        // are normalised among themselves, so the best one competes with
+        // the best code.
+        let procedure = !named && crate::question_intent::asks(query) == Asks::Procedure;
         let lexical = || {
-            self.lexical
-                .search(query, POOL, &|path, place| match place {
+            let depth = if procedure {
+                POOL * PROCEDURE_DEPTH
+            } else {
+                POOL
+            };
+            let mut hits = self
+                .lexical
+                .search(query, depth, &|path, place| match place {
                     crate::lexical::Place::Symbol(k) => map.symbol_doc(path, k as usize),
                     crate::lexical::Place::Section(k) => map.section_doc(path, k as usize),
                 })
-                .unwrap_or_default()
+                .unwrap_or_default();
+            if procedure {
+                let mut kept = 0;
+                let mut sections = 0;
+                hits.retain(|(doc, _)| {
+                    kept += 1;
+                    let section = map.kind(*doc).is_none();
+                    sections += usize::from(section && kept > POOL);
+                    kept <= POOL || (section && sections <= PROCEDURE_SECTIONS)
+                });
+            }
+            hits
         };
         let semantic = || {
             let (embedder, index) = self.semantic.as_ref().filter(|_| !lexical_only)?;
@@ -1045,8 +1085,17 @@ impl<'a> Retriever<'a> {
         };
         let (lex, sem) = rayon::join(lexical, semantic);
         let top_lex = lex.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
+        let top_section = lex
+            .iter()
+            .find(|(doc, _)| procedure && map.kind(*doc).is_none())
+            .map_or(top_lex, |x| x.1.max(1e-6));
         for (doc, score) in lex {
-            signals.entry(doc).or_default().lexical = w.lexical * score / top_lex;
+            let top = if map.kind(doc).is_none() {
+                top_section
+            } else {
+                top_lex
+            };
+            signals.entry(doc).or_default().lexical = w.lexical * score / top;
         }
         if named {
             // A name is a question with one right answer: its definitions
@@ -1154,18 +1203,27 @@ impl<'a> Retriever<'a> {
                 }
             }
             // It is answered by the code that does it, not by the tests
-            // that repeat its words, unless it asks for tests.
-            if !crate::test_files::asks_for_tests(query) {
-                // Candidates share files: each path is judged once.
-                let mut judged: rustc_hash::FxHashMap<&str, bool> = Default::default();
-                for (doc, s) in signals.iter_mut() {
-                    let path = map.path(*doc);
-                    if *judged
-                        .entry(path)
-                        .or_insert_with(|| crate::test_files::is_test_file(path))
-                    {
-                        s.scale(TEST_PRIOR);
-                    }
+            // that repeat its words; a question for tests is answered by
+            // them first; one that asks how to run, build or install the
+            // project by the docs and configuration that say so.
+            let asks = crate::question_intent::asks(query);
+            let test_prior = match asks {
+                Asks::Tests => 1.0 / TEST_PRIOR,
+                Asks::AboutTests => 1.0,
+                Asks::Code | Asks::Procedure => TEST_PRIOR,
+            };
+            // Candidates share files: each path is judged once.
+            let mut judged: rustc_hash::FxHashMap<&str, bool> = Default::default();
+            for (doc, s) in signals.iter_mut() {
+                let path = map.path(*doc);
+                if *judged
+                    .entry(path)
+                    .or_insert_with(|| crate::test_files::is_test_file(path))
+                {
+                    s.scale(test_prior);
+                }
+                if asks == Asks::Procedure && map.kind(*doc).is_none() {
+                    s.scale(PROCEDURE_SECTION_PRIOR);
                 }
             }
         }
@@ -1175,12 +1233,33 @@ impl<'a> Retriever<'a> {
             .filter(|(_, s)| s.lexical + s.semantic + s.structural > 0.0)
             .map(|(doc, signals)| Hit { doc, signals })
             .collect();
-        hits.sort_by(|a, b| {
-            b.signals
-                .total()
-                .total_cmp(&a.signals.total())
-                .then(a.doc.cmp(&b.doc))
-        });
+        let order = |hits: &mut Vec<Hit>| {
+            hits.sort_by(|a, b| {
+                b.signals
+                    .total()
+                    .total_cmp(&a.signals.total())
+                    .then(a.doc.cmp(&b.doc))
+            })
+        };
+        order(&mut hits);
+        // A type's impl blocks each match its name: after the best of
+        // them, the others weigh less, so six `impl HeaderMap` blocks do
+        // not fill an answer's top ten.
+        let mut seen_impls: HashSet<u32> = HashSet::new();
+        let mut repeated = false;
+        for h in hits.iter_mut() {
+            if map.kind(h.doc) == Some(sno_journal::model::SymbolKind::Impl) {
+                if let Some(name) = map.name_hash_of(h.doc) {
+                    if !seen_impls.insert(name) {
+                        h.signals.scale(IMPL_REPEAT_PRIOR);
+                        repeated = true;
+                    }
+                }
+            }
+        }
+        if repeated {
+            order(&mut hits);
+        }
         hits.truncate(limit);
         hits
     }
@@ -1240,7 +1319,11 @@ impl<'a> Retriever<'a> {
         // that change went, as one in words does.
         let words = history.without_named_hashes(req.query);
         let prose = !name_shaped(req.query) || words != req.query;
-        let tests_weigh_less = prose && !crate::test_files::asks_for_tests(&words);
+        let tests_weigh_less = prose
+            && !matches!(
+                crate::question_intent::asks(&words),
+                Asks::Tests | Asks::AboutTests
+            );
         if let Some(index) = files {
             let hits = index.search(&words, POOL).unwrap_or_default();
             let top = hits.first().map(|h| h.1).unwrap_or(1.0).max(1e-6);

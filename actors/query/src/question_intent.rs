@@ -1,0 +1,162 @@
+//! What a question in words asks for besides its words: the code that does
+//! something (most questions), the tests of something ("where are the tests
+//! for the router"), or how to work on the project ("how do I run the
+//! tests", "how to build the docs", "installing from source"), which the
+//! README, CONTRIBUTING or a CI file answers, not code whose names share
+//! its words (`TestRun`, `runParser`).
+
+use crate::test_files;
+
+/// What a question asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Asks {
+    /// The code that does what it says.
+    Code,
+    /// Tests of something: "where are the tests for the router", "tests
+    /// of flag groups".
+    Tests,
+    /// Code around tests ("how does CliRunner invoke a command in
+    /// tests"): tests weigh as any code.
+    AboutTests,
+    /// How to build, run, test, install or release the project.
+    Procedure,
+}
+
+/// Words that ask how to work on the project wherever they stand: the
+/// headings of the docs that answer.
+const PROCEDURE_WORDS: &[&str] = &["installation", "contributing"];
+
+/// Words that ask how to work on the project in a question ("how do I
+/// install it"); in a doc comment they say what code does ("the prototype
+/// to install on").
+const PROCEDURE_QUESTION_WORDS: &[&str] = &["install", "installing", "contribute"];
+
+/// Verbs of working on a project, which ask how to do it when one of
+/// [`PROCEDURE_OBJECTS`] is what they act on ("run the tests"; "run the
+/// middleware" asks about code).
+const PROCEDURE_VERBS: &[&str] = &[
+    "run",
+    "running",
+    "runs",
+    "build",
+    "building",
+    "builds",
+    "compile",
+    "compiling",
+    "release",
+    "releasing",
+    "publish",
+    "publishing",
+    "deploy",
+    "deploying",
+    "lint",
+    "linting",
+];
+
+/// What such a verb acts on when it asks how to work on the project.
+const PROCEDURE_OBJECTS: &[&str] = &[
+    "test",
+    "tests",
+    "testsuite",
+    "suite",
+    "benchmark",
+    "benchmarks",
+    "bench",
+    "benches",
+    "docs",
+    "documentation",
+    "example",
+    "examples",
+    "linter",
+    "linters",
+    "locally",
+    "ci",
+    "project",
+    "package",
+    "crate",
+    "library",
+    "wheel",
+];
+
+/// Words that make a sentence a question or a request for a place or a
+/// way: a doc comment that says "Run the given suite" or "this is a test
+/// for a parent command" describes code, and asks for nothing.
+const QUESTION_WORDS: &[&str] = &["how", "where", "which", "what", "locate"];
+
+/// What `query` asks for.
+pub fn asks(query: &str) -> Asks {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    let asking = has(QUESTION_WORDS) || query.trim_end().ends_with('?');
+    if has(PROCEDURE_WORDS)
+        || (asking && has(PROCEDURE_QUESTION_WORDS))
+        || (asking && has(PROCEDURE_VERBS) && has(PROCEDURE_OBJECTS))
+    {
+        Asks::Procedure
+    } else if test_files::asks_for_tests(query) {
+        // The tests themselves when a test word heads what is asked for:
+        // followed by `for`, `of`, `that`, `covering`, `which`.
+        let heads = words.windows(2).any(|w| {
+            test_files::asks_for_tests(&w[0])
+                && matches!(w[1].as_str(), "for" | "of" | "that" | "covering" | "which")
+        });
+        if heads && asking {
+            Asks::Tests
+        } else {
+            Asks::AboutTests
+        }
+    } else {
+        Asks::Code
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn questions_ask_for_code_tests_or_how_to_work_on_the_project() {
+        for q in [
+            "how do I run the tests",
+            "How to build the docs?",
+            "installation from source",
+            "how do I install it from source",
+            "how do I contribute",
+            "which command runs the benchmarks locally",
+            "what runs the tests on CI?",
+        ] {
+            assert_eq!(asks(q), Asks::Procedure, "{q}");
+        }
+        for q in [
+            "where are the tests for HeaderMap",
+            "tests of flag groups?",
+            "where is the spec for the parser",
+        ] {
+            assert_eq!(asks(q), Asks::Tests, "{q}");
+        }
+        // Doc comments say such things of code; they ask for nothing.
+        for q in [
+            "how does CliRunner invoke a command in tests",
+            "redirect tests",
+            "Basically this is a test for a parent command",
+            "Test to see if we have a reason to print See Also information in docs Basically this is a test for a parent command",
+            "Collect files and run tests",
+        ] {
+            assert_eq!(asks(q), Asks::AboutTests, "{q}");
+        }
+        for q in [
+            "Returns the prototype to install on, or undefined if installed",
+            "Run the given suite and invoke the callback when complete",
+            "how does the router run middleware",
+            "where is the build of the request done",
+            "how are redirects followed",
+            "attest the latest contest",
+        ] {
+            assert_eq!(asks(q), Asks::Code, "{q}");
+        }
+    }
+}
