@@ -78,7 +78,7 @@ const PROCEDURE_OBJECTS: &[&str] = &[
     "wheel",
 ];
 
-/// Words that make a sentence a question or a request for a place or a
+/// Words that, heading a sentence, make it a question for a place or a
 /// way: a doc comment that says "Run the given suite" or "this is a test
 /// for a parent command" describes code, and asks for nothing.
 const QUESTION_WORDS: &[&str] = &["how", "where", "which", "what", "locate"];
@@ -91,7 +91,12 @@ pub fn asks(query: &str) -> Asks {
         .map(str::to_ascii_lowercase)
         .collect();
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
-    let asking = has(QUESTION_WORDS) || query.trim_end().ends_with('?');
+    // At its head: a doc comment says "a subcommand which is both ..."
+    // and "where the value is ..." too.
+    let asking = words
+        .first()
+        .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
+        || query.trim_end().ends_with('?');
     if has(PROCEDURE_WORDS)
         || (asking && has(PROCEDURE_QUESTION_WORDS))
         || (asking && has(PROCEDURE_VERBS) && has(PROCEDURE_OBJECTS))
@@ -143,7 +148,7 @@ mod tests {
             "how does CliRunner invoke a command in tests",
             "redirect tests",
             "Basically this is a test for a parent command",
-            "Test to see if we have a reason to print See Also information in docs Basically this is a test for a parent command",
+            "Test to see if we have a reason to print See Also information in docs Basically this is a test for a parent command or a subcommand which is both not deprecated",
             "Collect files and run tests",
         ] {
             assert_eq!(asks(q), Asks::AboutTests, "{q}");

@@ -225,11 +225,10 @@ impl<'t> Rules<'t> for Script {
                 // A named function expression no variable, member or key
                 // names (`return function generateETag() {}`, a named
                 // callback): a Function by its own name.
-                let named_by_parent = w.parent().is_some_and(|p| {
-                    matches!(
-                        self.g.kind(p),
-                        K::VariableDeclarator | K::AssignmentExpression | K::Pair
-                    )
+                let named_by_parent = w.parent().is_some_and(|p| match self.g.kind(p) {
+                    K::VariableDeclarator | K::Pair => true,
+                    K::AssignmentExpression => self.assignment_target(w, p).is_some(),
+                    _ => false,
                 });
                 if !named_by_parent {
                     self.named_symbol(w, node, SymbolKind::Function);
@@ -374,23 +373,48 @@ impl Script {
     /// not definitions of a name.
     fn assigned_function(&self, w: &mut Walk<'_>, node: Node<'_>) {
         let f = &self.g.f;
-        let (Some(left), Some(right)) = (
-            node.child_by_field_id(f.left),
-            node.child_by_field_id(f.right),
-        ) else {
+        let Some(right) = node.child_by_field_id(f.right) else {
             return;
         };
+        let Some((kind, qualifier, prop)) = self.assignment_target(w, node) else {
+            return;
+        };
+        // The statement is what a JSDoc comment sits above.
+        let stmt = node
+            .parent()
+            .filter(|p| p.kind() == "expression_statement")
+            .unwrap_or(node);
+        let doc = w.doc_comment(stmt, DocStyle::JsDoc);
+        let body = right.child_by_field_id(f.body);
+        let name = w.text(prop);
+        w.symbol(&name, kind, stmt, body, doc, qualifier.as_deref(), true);
+    }
+
+    /// What an assignment of a function defines, if it names one: a
+    /// member of `exports`, of a prototype or of a plain object path
+    /// (`Router.prototype.use = function ..`). A member of `this` or of an
+    /// expression (`this.skip = function asyncSkip ..`) names nothing the
+    /// code can be found by; a named function expression there is found by
+    /// its own name.
+    fn assignment_target<'t>(
+        &self,
+        w: &Walk<'_>,
+        node: Node<'t>,
+    ) -> Option<(SymbolKind, Option<String>, Node<'t>)> {
+        let f = &self.g.f;
+        let (left, right) = (
+            node.child_by_field_id(f.left)?,
+            node.child_by_field_id(f.right)?,
+        );
         if !self.is_function(right) || self.g.kind(left) != K::MemberExpression {
-            return;
+            return None;
         }
-        let (Some(prop), Some(object)) = (
-            left.child_by_field_id(f.property),
-            left.child_by_field_id(f.object),
-        ) else {
-            return;
-        };
+        let (prop, object) = (
+            left.child_by_field_id(f.property)?,
+            left.child_by_field_id(f.object)?,
+        );
         if self.g.kind(prop) != K::PropertyIdentifier {
-            return;
+            return None;
         }
         let object = w.text(object);
         let plain = |o: &str| {
@@ -406,21 +430,13 @@ impl Script {
         };
         let (kind, qualifier) = match &*object {
             "exports" | "module.exports" => (SymbolKind::Function, None),
-            o if o.starts_with("this") || !plain(o) => return,
+            o if o.starts_with("this") || !plain(o) => return None,
             o => match o.strip_suffix(".prototype") {
                 Some(class) => (SymbolKind::Method, Some(class.to_string())),
                 None => (SymbolKind::Function, Some(o.to_string())),
             },
         };
-        // The statement is what a JSDoc comment sits above.
-        let stmt = node
-            .parent()
-            .filter(|p| p.kind() == "expression_statement")
-            .unwrap_or(node);
-        let doc = w.doc_comment(stmt, DocStyle::JsDoc);
-        let body = right.child_by_field_id(f.body);
-        let name = w.text(prop);
-        w.symbol(&name, kind, stmt, body, doc, qualifier.as_deref(), true);
+        Some((kind, qualifier, prop))
     }
 
     fn heritage(&self, w: &mut Walk<'_>, sym: usize, heritage: Node<'_>) {
@@ -1083,5 +1099,19 @@ items[0].run = function () {};
         assert_eq!(inherits(&f), ["SettingsPage : Component @8",]);
 
         assert!(f.imports.iter().all(|i| i.line <= 3));
+    }
+
+    #[test]
+    fn a_named_function_assigned_to_a_member_of_this_is_found_by_its_name() {
+        // mocha's `this.skip = function asyncSkip() {..}`; a plain member
+        // path names what it assigns (`inst._zod.run`), as a prototype's
+        // member does.
+        let src = "function Runnable() {\n  this.skip = function asyncSkip() {\n    throw new Pending();\n  };\n}\ninst._zod.run = function countingShim(payload) {\n  return payload;\n};\nRunnable.prototype.run = function (fn) {\n  return fn();\n};\nthis.anon = function () {};\n";
+        let f = crate::extract(Language::JavaScript, src.as_bytes());
+        let got = outline(&f);
+        for want in ["Runnable.asyncSkip", "inst._zod.run", "Runnable.run"] {
+            assert!(got.iter().any(|(n, _)| n == want), "{want}: {got:?}");
+        }
+        assert_eq!(got.len(), 4, "an anonymous function names nothing: {got:?}");
     }
 }
