@@ -1085,32 +1085,47 @@ impl LexicalIndex {
     fn short_form_terms(&self, text: &str, have: &[(String, f32)]) -> Vec<(String, f32)> {
         let searcher = self.reader.searcher();
         let n = searcher.num_docs() as f32;
-        let idf = |terms: &[String]| {
-            terms
+        // Documents holding a term in any field a question searches.
+        let df = |t: &str| -> u64 {
+            self.prose
                 .iter()
-                .map(|t| {
-                    let df: u64 = self
-                        .worded
-                        .iter()
-                        .map(|&f| searcher.doc_freq(&Term::from_field_text(f, t)).unwrap_or(0))
-                        .sum();
-                    let df = (df as f32).min(n);
-                    ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
-                })
-                .fold(0.0f32, f32::max)
+                .map(|&(f, _)| searcher.doc_freq(&Term::from_field_text(f, t)).unwrap_or(0))
+                .sum()
+        };
+        let idf = |df: u64| {
+            let df = (df as f32).min(n);
+            ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
         };
         let mut seen: std::collections::HashSet<String> =
             have.iter().map(|(t, _)| t.clone()).collect();
         let mut out = Vec::new();
         for (word, alt) in short_forms(text) {
-            let alt_terms = self.terms(alt);
-            let (word_idf, alt_idf) = (idf(&self.terms(word)), idf(&alt_terms));
+            // A short form no document holds adds nothing but clauses: a
+            // long question has dozens.
+            let alt_terms: Vec<(String, u64)> = self
+                .terms(alt)
+                .into_iter()
+                .filter(|t| !seen.contains(t))
+                .map(|t| {
+                    let d = df(&t);
+                    (t, d)
+                })
+                .filter(|(_, d)| *d > 0)
+                .collect();
+            let Some(alt_idf) = alt_terms.iter().map(|(_, d)| idf(*d)).reduce(f32::max) else {
+                continue;
+            };
+            let word_idf = self
+                .terms(word)
+                .iter()
+                .map(|t| idf(df(t)))
+                .fold(0.0f32, f32::max);
             let weight = if alt_idf > word_idf && alt_idf > 0.0 {
                 word_idf / alt_idf
             } else {
                 1.0
             };
-            for t in alt_terms {
+            for (t, _) in alt_terms {
                 if seen.insert(t.clone()) {
                     out.push((t, weight));
                 }
