@@ -749,6 +749,11 @@ fn lexical_markdown(repo: &Repo, query: &str, max_tokens: usize) -> String {
     ]))
 }
 
+/// A lexical-only search's JSON answer.
+fn lexical_json(repo: &Repo, query: &str) -> serde_json::Value {
+    repo.sno_json(&["search", query, "--json", "--lexical-only"])
+}
+
 /// The names of a JSON answer's items, best first.
 fn ranked_names(v: &serde_json::Value) -> Vec<String> {
     v["items"]
@@ -2176,29 +2181,14 @@ fn how_to_run_the_tests_finds_the_makefile_and_tests_for_x_finds_the_tests() {
     repo.commit("a router, its tests and a Makefile");
     repo.sno_json(&["init", "--json"]);
 
-    let v = repo.sno_json(&[
-        "search",
-        "how do I run the tests",
-        "--json",
-        "--lexical-only",
-    ]);
+    let v = lexical_json(&repo, "how do I run the tests");
     let first = &v["items"][0];
     assert_eq!(first["path"], "Makefile", "{v}");
     assert_eq!(first["qualified_name"], "test", "{v}");
 
-    let v = repo.sno_json(&[
-        "search",
-        "where are the tests for the router insert",
-        "--json",
-        "--lexical-only",
-    ]);
+    let v = lexical_json(&repo, "where are the tests for the router insert");
     assert_eq!(v["items"][0]["path"], "router_test.go", "{v}");
-    let v = repo.sno_json(&[
-        "search",
-        "how does the router insert a path",
-        "--json",
-        "--lexical-only",
-    ]);
+    let v = lexical_json(&repo, "how does the router insert a path");
     assert_eq!(v["items"][0]["path"], "router.go", "{v}");
 }
 
@@ -2214,12 +2204,7 @@ fn a_types_many_impl_blocks_do_not_fill_the_answer() {
     );
     repo.commit("a map");
     repo.sno_json(&["init", "--json"]);
-    let v = repo.sno_json(&[
-        "search",
-        "how does HeaderMap insert a header",
-        "--json",
-        "--lexical-only",
-    ]);
+    let v = lexical_json(&repo, "how does HeaderMap insert a header");
     let top: Vec<(String, String)> = v["items"].as_array().unwrap()[..5]
         .iter()
         .map(|i| {
@@ -2255,12 +2240,7 @@ fn a_rare_short_form_does_not_outweigh_the_word_asked() {
     repo.write("src/lib.rs", src);
     repo.commit("values");
     repo.sno_json(&["init", "--json"]);
-    let v = repo.sno_json(&[
-        "search",
-        "how to convert a struct into a value",
-        "--json",
-        "--lexical-only",
-    ]);
+    let v = lexical_json(&repo, "how to convert a struct into a value");
     let names = ranked_names(&v);
     assert_eq!(names[0], "to_value", "{names:?}");
 }
