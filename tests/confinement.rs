@@ -284,3 +284,38 @@ fn a_state_directory_the_repository_ships_or_links_out_is_refused() {
         .mode();
     assert_eq!(mode & 0o777, 0o700, "{mode:o}");
 }
+
+/// What git ignores is never read, not even by `validate_syntax`: a
+/// `local_settings.py` or a file `info/exclude` names holds what the user
+/// keeps out of the repository. A new file git would track is read.
+#[test]
+fn validate_syntax_never_reads_what_git_ignores() {
+    let repo = Repo::new();
+    repo.write(".gitignore", "local_settings.py\nbuild/\n");
+    repo.write("app.py", "def f():\n    return 1\n");
+    repo.commit("app");
+    repo.sno(&["init", "--history", "0"]);
+    let marker = "Zq9LOCALONLYmarker";
+    repo.write("local_settings.py", format!("PASSWORD = '{marker}' +\n"));
+    repo.write("build/gen.py", format!("x = '{marker}' +\n"));
+    repo.write("new_module.py", "def g(:\n    pass\n");
+    let exclude = repo.path().join(".git/info/exclude");
+    let mut text = std::fs::read_to_string(&exclude).unwrap();
+    text.push_str("private.py\n");
+    std::fs::write(&exclude, text).unwrap();
+    repo.write("private.py", format!("y = '{marker}' +\n"));
+
+    let mut s = Server::init(&repo, "2025-06-18").0;
+    for file in ["local_settings.py", "build/gen.py", "private.py"] {
+        let r = s.call("validate_syntax", json!({"file": file}));
+        assert_eq!(error_code(&r), "SNO-PATH-REFUSED", "{file}: {r}");
+        assert!(!r.to_string().contains(marker), "{file}: {r}");
+    }
+    let r = s.call("validate_syntax", json!({"file": "new_module.py"}));
+    assert_eq!(
+        body(&r)["ok"],
+        false,
+        "a new file is read and its error found: {r}"
+    );
+    s.finish();
+}

@@ -92,7 +92,7 @@ codes! {
     UnsafeState = "SNO-UNSAFE-STATE", Easy,
         "sno keeps its own state in .sno/ and never uses one the repository ships or one that links elsewhere: remove it from the repository (`git rm -r --cached .sno`, commit), delete the directory or the links, and run `sno init` again. Nothing was read or written.";
     PathRefused = "SNO-PATH-REFUSED", Trivial,
-        "sno never reads git's own directory, its own .sno/ or secret files (.env, keys, credentials), not even through a link; pass a source file of the repository.";
+        "sno never reads git's own directory, its own .sno/, files git ignores or secret files (.env, keys, credentials), not even through a link; pass a source file of the repository.";
     NoPath = "SNO-NO-PATH", Trivial,
         "Pass an existing directory.";
     UnknownFile = "SNO-UNKNOWN-FILE", Trivial,

@@ -24,6 +24,27 @@ pub enum SyntaxInput<'a> {
 const NEW_FILES_SEEN: usize = 20_000;
 
 impl Engine {
+    /// Whether git ignores the work-tree file `rel` (its `.gitignore`
+    /// files, `info/exclude`, the user's global excludes, an ignored
+    /// directory above it): whether a walk from the root that honours
+    /// them, going down only toward it, leaves it out.
+    fn ignored_by_git(&self, rel: &str) -> bool {
+        let root = self.work_tree.root().to_path_buf();
+        let path = root.join(rel);
+        if !path.exists() {
+            return false;
+        }
+        let toward = path.clone();
+        let listed = ignore::WalkBuilder::new(&root)
+            .hidden(false)
+            .require_git(false)
+            .filter_entry(move |e| toward.starts_with(e.path()))
+            .build()
+            .filter_map(|e| e.ok())
+            .any(|e| e.path() == path);
+        !listed
+    }
+
     /// The work tree's files (not ignored, outside `.git` and `.sno`) that
     /// `state` does not hold, repository-relative.
     fn files_not_in(&self, state: &sno_journal::delta::State) -> Vec<String> {
@@ -90,6 +111,14 @@ impl Engine {
         let (lang, source, file) = match input {
             SyntaxInput::File { path, language: l } => {
                 let rel = self.confine(path)?;
+                // What git ignores is the user's own (`local_settings.py`
+                // holds what a repository must not): never read, as the
+                // index never reads it.
+                if self.ignored_by_git(&rel) {
+                    return Err(ErrorCode::PathRefused
+                        .with(format!("{rel} is ignored by git; sno never reads it"))
+                        .into());
+                }
                 // Links are followed only within the work tree; .git and
                 // secret files are never read.
                 let source = self.work_tree.read(&rel)?;
