@@ -2244,3 +2244,35 @@ fn a_rare_short_form_does_not_outweigh_the_word_asked() {
     let names = ranked_names(&v);
     assert_eq!(names[0], "to_value", "{names:?}");
 }
+
+/// A type named as its file is said once, by its path: the title of
+/// `Parser` in `src/Parser.java` is the path and line, and the tokens go
+/// to code. A member keeps its name.
+#[test]
+fn a_type_named_as_its_file_is_titled_by_its_path() {
+    let repo = Repo::new();
+    repo.write(
+        "src/Parser.java",
+        "package p;\n\n/** Parses expressions. */\npublic class Parser {\n    /** Parses one expression. */\n    public Expr parse(String text) {\n        return new Expr(text);\n    }\n}\n",
+    );
+    repo.write(
+        "src/Lexer.java",
+        "package p;\n\npublic class Tokens {\n    public int count() { return 0; }\n}\n",
+    );
+    repo.commit("a parser");
+    repo.sno_json(&["init", "--json"]);
+    let md = lexical_markdown(&repo, "Parser parses expressions", 2000);
+    assert!(
+        md.lines().any(|l| l.starts_with("src/Parser.java:")),
+        "{md}"
+    );
+    assert!(!md.contains("`Parser` src/Parser.java"), "{md}");
+    // A type in a file of another name, and a member, keep their names.
+    let md = lexical_markdown(&repo, "Tokens count", 2000);
+    assert!(
+        md.contains("`Tokens.count` (+1 more) src/Lexer.java:"),
+        "{md}"
+    );
+    let md = lexical_markdown(&repo, "parse one expression text", 2000);
+    assert!(md.contains("`Parser.parse`"), "{md}");
+}

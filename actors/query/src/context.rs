@@ -302,6 +302,13 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                     0 | 1 => names.concat(),
                     n => format!("{} (+{} more)", names[0], n - 1),
                 };
+                // A type named as its file (`Parser` in `Parser.java`)
+                // is said by the path: the name would be said twice.
+                let title = if names.len() == 1 && names_its_file(&title, e.path) {
+                    String::new()
+                } else {
+                    title + " "
+                };
                 let fence = &fences[e.path];
                 // The kind is the JSON form's: the code's first line
                 // says it, and the fence's language says doc from code.
@@ -309,7 +316,7 @@ pub fn build_package(input: &PackageInput) -> ContextPackage {
                 // and where it starts) and ends with a blank line:
                 // blocks meet at clean seams, so their counts add up.
                 format!(
-                    "{title} {}:{}{}\n{fence}{}\n{}\n{fence}\n\n",
+                    "{title}{}:{}{}\n{fence}{}\n{}\n{fence}\n\n",
                     e.path,
                     e.line,
                     broken(e.path),
@@ -822,6 +829,15 @@ fn code_span(text: &str) -> String {
     }
     let ticks = "`".repeat(longest + 1);
     format!("{ticks} {text} {ticks}")
+}
+
+/// Whether a title's one name (a code span) is the name of the file it
+/// is in, without the extension: `` `Parser` `` in `src/Parser.java`.
+fn names_its_file(title: &str, path: &str) -> bool {
+    let name = title.trim_matches('`');
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    !name.is_empty() && !name.contains(['`', ' ']) && name == stem
 }
 
 /// What ends the title of a quoted file with syntax errors.
