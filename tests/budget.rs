@@ -62,7 +62,13 @@ fn code_tokens(answer: &str) -> usize {
 #[test]
 fn every_answer_fits_its_budget_and_uses_it() {
     let repo = corpus();
-    let mut server = Server::init(&repo, "2025-06-18").0;
+    // A model of its own, so the header is the same on every machine (with
+    // no model it says why the semantic signal is off, which takes the
+    // room of a line of code at 300 tokens).
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let model_dir = model.path().to_str().unwrap();
+    let mut server = Server::init_with(&repo, "2025-06-18", &[("SNO_MODEL", model_dir)]).0;
     // A pasted commit message can be longer than the budget itself.
     let long = "Settle the order against its invoice and load the config first. ".repeat(300);
     let queries = [

@@ -49,7 +49,12 @@ impl Server {
     /// Starts and initializes with `version`; returns the server and the
     /// negotiated version.
     pub fn init(repo: &Repo, version: &str) -> (Server, String) {
-        let mut s = Server::start(repo);
+        Server::init_with(repo, version, &[])
+    }
+
+    /// [`Server::init`] with extra environment.
+    pub fn init_with(repo: &Repo, version: &str, env: &[(&str, &str)]) -> (Server, String) {
+        let mut s = Server::start_with(repo, env);
         let r = s.request(
             "initialize",
             json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
