@@ -24,16 +24,16 @@ pub fn write(stream: Stream, args: std::fmt::Arguments) {
             std::io::stderr().is_terminal(),
         ]
     });
-    let text = match tty[stream as usize] {
-        true => sno_protocol::terminal::terminal_safe(&args.to_string()),
-        false => args.to_string(),
+    let safe =
+        tty[stream as usize].then(|| sno_protocol::terminal::terminal_safe(&args.to_string()));
+    let put = |w: &mut dyn Write| match &safe {
+        Some(text) => w.write_all(text.as_bytes()),
+        None => w.write_fmt(args),
     };
     match stream {
-        Stream::Out if std::io::stdout().lock().write_all(text.as_bytes()).is_err() => {
-            std::process::exit(0)
-        }
+        Stream::Out if put(&mut std::io::stdout().lock()).is_err() => std::process::exit(0),
         Stream::Out => {}
-        Stream::Err => drop(std::io::stderr().lock().write_all(text.as_bytes())),
+        Stream::Err => drop(put(&mut std::io::stderr().lock())),
     }
 }
 

@@ -469,7 +469,11 @@ fn audit(records: &[sno_protocol::audit::AuditRecord]) {
                 c.error.as_deref().unwrap_or("ok")
             ),
         };
-        outln!("{}  {}", utc(r.time_ms), printable(&line));
+        outln!(
+            "{}  {}",
+            utc(r.time_ms),
+            sno_protocol::terminal::printable(&line)
+        );
     }
     if records.is_empty() {
         outln!("sno: the audit trail is empty");
@@ -482,8 +486,6 @@ pub fn utc(ms: u64) -> String {
         .map(|t| t.round(jiff::Unit::Millisecond).unwrap_or(t).to_string())
         .unwrap_or_else(|_| format!("{ms} ms"))
 }
-
-pub use sno_protocol::terminal::printable;
 
 /// Set when a panic came from inside redb (see `main`): an internal error
 /// after it is the database's damage, and is reported as such.

@@ -33,7 +33,7 @@ pub struct WriterLock {
 impl WriterLock {
     /// Takes the lock in `dir` (created if missing), or says who holds it.
     pub fn acquire(dir: &Path) -> Result<WriterLock, JournalError> {
-        crate::lock::create_private_dir(dir)?;
+        create_private_dir(dir)?;
         let path = dir.join("lock");
         let mut file = OpenOptions::new()
             .read(true)

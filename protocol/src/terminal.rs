@@ -5,15 +5,7 @@
 /// Every control character escaped (`\n` too): for one-line fields such as
 /// an audit trail's tool names and queries.
 pub fn printable(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    escaped(text, false)
 }
 
 /// Control characters escaped but line breaks and tabs kept, and `\r`
@@ -21,16 +13,17 @@ pub fn printable(text: &str) -> String {
 /// terminal. An escape sequence (`ESC [ 2 J`), a lone `\r` that would
 /// overwrite the line, a backspace and the C1 controls come out as text.
 pub fn terminal_safe(text: &str) -> String {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len() + 16);
+    escaped(text, true)
+}
+
+/// `text` with its control characters escaped, line breaks and tabs kept
+/// when `lines`.
+fn escaped(text: &str, lines: bool) -> String {
+    let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        let kept = matches!(c, '\n' | '\t') || (c == '\r' && chars.peek() == Some(&'\n'));
+        let kept =
+            lines && (matches!(c, '\n' | '\t') || (c == '\r' && chars.peek() == Some(&'\n')));
         if c.is_control() && !kept {
             out.extend(c.escape_default());
         } else {

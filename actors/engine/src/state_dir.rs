@@ -55,7 +55,12 @@ fn first_link(dir: &Path) -> Option<std::path::PathBuf> {
     let mut stack = vec![dir.to_path_buf()];
     let mut seen = 0;
     while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).ok()?.flatten() {
+        // A directory that cannot be read is looked past, not taken for
+        // the end of the search.
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
             seen += 1;
             if seen > MAX_ENTRIES {
                 return None;

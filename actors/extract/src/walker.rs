@@ -500,14 +500,11 @@ impl<'t> Walk<'t> {
         let Some(s) = self.facts.symbols.get_mut(index) else {
             return;
         };
-        let (old_start, end) = (s.span.start_byte as usize, s.span.end_byte as usize);
+        let old_start = s.span.start_byte as usize;
         let start = head.start_byte().min(old_start);
         let p = head.start_position();
-        s.span.start_line = to_u32(p.row + 1);
-        s.span.start_col = to_u32(p.column + 1);
-        s.span.start_byte = to_u32(start);
+        move_start(s, self.src, start, p.row, p.column);
         s.signature = source_text::signature(self.src.get(start..old_start).unwrap_or_default());
-        s.content_hash = xxhash_rust::xxh3::xxh3_64(self.src.get(start..end).unwrap_or_default());
     }
 
     /// Moves the start of a symbol's span back to `head`'s and keeps its
@@ -518,44 +515,39 @@ impl<'t> Walk<'t> {
         let Some(s) = self.facts.symbols.get_mut(index) else {
             return;
         };
-        let (old_start, end) = (s.span.start_byte as usize, s.span.end_byte as usize);
-        if head.start_byte() >= old_start {
+        if head.start_byte() >= s.span.start_byte as usize {
             return;
         }
         let p = head.start_position();
-        s.span.start_line = to_u32(p.row + 1);
-        s.span.start_col = to_u32(p.column + 1);
-        s.span.start_byte = to_u32(head.start_byte());
-        s.content_hash =
-            xxhash_rust::xxh3::xxh3_64(self.src.get(head.start_byte()..end).unwrap_or_default());
+        move_start(s, self.src, head.start_byte(), p.row, p.column);
     }
 
     /// Moves the start of a C or C++ definition's span forward past the
     /// statements error recovery swept into its head (see
     /// [`source_text::start_after_stray_head`]), when a child of `node`
     /// before `name` is an error: its signature, hash and doc comment are
-    /// taken from the real start. Returns whether it moved.
+    /// taken from the real start.
     pub(crate) fn drop_stray_head(
         &mut self,
         index: usize,
         node: Node<'_>,
         name: Node<'_>,
         body: Option<Node<'_>>,
-    ) -> bool {
+    ) {
         let mut cursor = node.walk();
         let swept = node
             .children(&mut cursor)
             .take_while(|c| c.start_byte() < name.start_byte())
             .any(|c| c.is_error());
         if !swept {
-            return false;
+            return;
         }
         let head_start = node.start_byte();
         let Some(head) = self.src.get(head_start..name.start_byte()) else {
-            return false;
+            return;
         };
         let Some((offset, doc)) = source_text::start_after_stray_head(head) else {
-            return false;
+            return;
         };
         let start = head_start + offset;
         let doc = source_text::clean_comments(doc.iter().map(|&(s, e)| &head[s..e]));
@@ -572,17 +564,13 @@ impl<'t> Walk<'t> {
             col
         };
         let Some(s) = self.facts.symbols.get_mut(index) else {
-            return false;
+            return;
         };
+        move_start(s, self.src, start, node.start_position().row + rows, col);
         let end = s.span.end_byte as usize;
         let sig_end = body.map_or(end, |b| b.start_byte().clamp(start, end));
-        s.span.start_line = to_u32(node.start_position().row + rows + 1);
-        s.span.start_col = to_u32(col + 1);
-        s.span.start_byte = to_u32(start);
         s.signature = source_text::signature(self.src.get(start..sig_end).unwrap_or_default());
-        s.content_hash = xxhash_rust::xxh3::xxh3_64(self.src.get(start..end).unwrap_or_default());
         s.doc = doc;
-        true
     }
 
     /// Moves the end of a symbol's span back over trailing whitespace, for
@@ -839,6 +827,16 @@ impl Walk<'_> {
 /// stored in the tree.
 fn has_grandchildren(node: Node<'_>) -> bool {
     node.descendant_count() > node.child_count() as usize + 1
+}
+
+/// Starts a symbol's span at byte `start`, on 0-based `row` and `column`,
+/// and hashes its content from there.
+fn move_start(s: &mut ExtractedSymbol, src: &[u8], start: usize, row: usize, column: usize) {
+    s.span.start_line = to_u32(row + 1);
+    s.span.start_col = to_u32(column + 1);
+    s.span.start_byte = to_u32(start);
+    let end = s.span.end_byte as usize;
+    s.content_hash = xxhash_rust::xxh3::xxh3_64(src.get(start..end).unwrap_or_default());
 }
 
 /// The last row a node covers, not counting a trailing line break (line

@@ -102,11 +102,11 @@ pub fn asks(query: &str) -> Asks {
         || (asking && has(PROCEDURE_VERBS) && has(PROCEDURE_OBJECTS))
     {
         Asks::Procedure
-    } else if test_files::asks_for_tests(query) {
+    } else if words.iter().any(|w| test_files::is_test_word(w)) {
         // The tests themselves when a test word heads what is asked for:
         // followed by `for`, `of`, `that`, `covering`, `which`.
         let heads = words.windows(2).any(|w| {
-            test_files::asks_for_tests(&w[0])
+            test_files::is_test_word(&w[0])
                 && matches!(w[1].as_str(), "for" | "of" | "that" | "covering" | "which")
         });
         if heads && asking {

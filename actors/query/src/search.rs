@@ -1052,7 +1052,11 @@ impl<'a> Retriever<'a> {
         // "test") push out of the pool: it draws deeper, and its sections
         // are normalised among themselves, so the best one competes with
         // the best code.
-        let procedure = !named && crate::question_intent::asks(query) == Asks::Procedure;
+        let asks = match named {
+            true => Asks::Code,
+            false => crate::question_intent::asks(query),
+        };
+        let procedure = asks == Asks::Procedure;
         let lexical = || {
             let depth = if procedure {
                 POOL * PROCEDURE_DEPTH
@@ -1206,7 +1210,6 @@ impl<'a> Retriever<'a> {
             // that repeat its words; a question for tests is answered by
             // them first; one that asks how to run, build or install the
             // project by the docs and configuration that say so.
-            let asks = crate::question_intent::asks(query);
             let test_prior = match asks {
                 Asks::Tests => 1.0 / TEST_PRIOR,
                 Asks::AboutTests => 1.0,

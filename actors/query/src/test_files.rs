@@ -63,7 +63,12 @@ pub fn is_test_file(path: &str) -> bool {
 pub fn asks_for_tests(query: &str) -> bool {
     query
         .split(|c: char| !c.is_alphanumeric())
-        .any(|w| TEST_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+        .any(is_test_word)
+}
+
+/// Whether a word (in any case) is one of those that ask for tests.
+pub fn is_test_word(word: &str) -> bool {
+    TEST_WORDS.iter().any(|t| t.eq_ignore_ascii_case(word))
 }
 
 #[cfg(test)]

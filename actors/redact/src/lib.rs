@@ -69,6 +69,15 @@ const SECRET_NAMES: &[&str] = &[
     "credential",
 ];
 
+/// A name that calls its value a password: `password`, `DB_PASSWD`,
+/// `passphrase`, `pwd`; `pass` and `pw` only as a whole segment of the name
+/// (`DB_PASS`, `smtp.pw`; `bypass` is none).
+macro_rules! password_name {
+    () => {
+        r"(?:[A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwort|passphrase|pwd)[A-Za-z0-9_.\-]*|(?:[A-Za-z0-9]+[_.\-])*(?:pass|pw)(?:[_.\-][A-Za-z0-9]+)*)"
+    };
+}
+
 const RULES: &[Rule] = &[
     Rule {
         id: "private-key",
@@ -209,10 +218,12 @@ const RULES: &[Rule] = &[
         anchors: &["pass", "pwd", "pw"],
         // A value a name calls a password is one even when it is short of
         // randomness (`password = "Summer2024"`, `DB_PASS: ...`): two
-        // character classes and no placeholder look suffice. `pass` and
-        // `pw` count as a whole segment of the name only (`bypass` is
-        // none).
-        pattern: r#"(?i)\b(?:[A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwort|passphrase|pwd)[A-Za-z0-9_.\-]*|(?:[A-Za-z0-9]+[_.\-])*(?:pass|pw)(?:[_.\-][A-Za-z0-9]+)*)["']?[ \t]*(?::=|=>|[:=])[ \t]*[bru]?["'`]([^"'`\s]{8,256})["'`]"#,
+        // character classes and no placeholder look suffice.
+        pattern: concat!(
+            r"(?i)\b",
+            password_name!(),
+            r#"["']?[ \t]*(?::=|=>|[:=])[ \t]*[bru]?["'`]([^"'`\s]{8,256})["'`]"#
+        ),
         group: 1,
         check: password_value,
     },
@@ -220,7 +231,11 @@ const RULES: &[Rule] = &[
         id: "password",
         anchors: &["pass", "pwd", "pw"],
         // The same, unquoted and last on its line (YAML, INI, env files).
-        pattern: r#"(?im)^[ \t]*(?:[A-Za-z0-9_.\-]*(?:passw(?:or)?d|passwort|passphrase|pwd)[A-Za-z0-9_.\-]*|(?:[A-Za-z0-9]+[_.\-])*(?:pass|pw)(?:[_.\-][A-Za-z0-9]+)*)[ \t]*[:=][ \t]*([^\s"'`#;][^\s"'`]{7,255})(?:[ \t]+[#;].*)?[ \t]*$"#,
+        pattern: concat!(
+            r"(?im)^[ \t]*",
+            password_name!(),
+            r#"[ \t]*[:=][ \t]*([^\s"'`#;][^\s"'`]{7,255})(?:[ \t]+[#;].*)?[ \t]*$"#
+        ),
         group: 1,
         check: unquoted_password,
     },
@@ -301,7 +316,7 @@ fn is_placeholder(v: &str) -> bool {
     ];
     // By the words of the value (`your_token_here`, `testPassword1`,
     // `changeme123`), not any letters inside it: `Latest#9xQ2` is no test.
-    if segments(v).any(|seg| {
+    if segments(v).iter().any(|seg| {
         let seg = seg.to_ascii_lowercase();
         WORDS.iter().any(|w| seg.starts_with(w))
     }) {
@@ -314,25 +329,24 @@ fn is_placeholder(v: &str) -> bool {
 /// The words of a value: split at every character that is not a letter or
 /// a digit, between a lowercase letter and an uppercase one, and between
 /// letters and digits.
-fn segments(v: &str) -> impl Iterator<Item = &str> {
-    let mut cuts = vec![0];
-    let chars: Vec<(usize, char)> = v.char_indices().collect();
-    for w in chars.windows(2) {
-        let ((_, a), (i, b)) = (w[0], w[1]);
-        let boundary = !a.is_alphanumeric()
-            || !b.is_alphanumeric()
-            || (a.is_lowercase() && b.is_uppercase())
-            || (a.is_alphabetic() != b.is_alphabetic());
-        if boundary {
-            cuts.push(i);
+fn segments(v: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut prev = ' ';
+    for (i, c) in v.char_indices() {
+        if !c.is_alphanumeric() {
+            out.extend(start.take().map(|s| &v[s..i]));
+        } else if start.is_none() {
+            start = Some(i);
+        } else if (prev.is_lowercase() && c.is_uppercase())
+            || prev.is_alphabetic() != c.is_alphabetic()
+        {
+            out.extend(start.replace(i).map(|s| &v[s..i]));
         }
+        prev = c;
     }
-    cuts.push(v.len());
-    let spans: Vec<(usize, usize)> = cuts.windows(2).map(|c| (c[0], c[1])).collect();
-    spans
-        .into_iter()
-        .map(move |(a, b)| v[a..b].trim_matches(|c: char| !c.is_alphanumeric()))
-        .filter(|s| !s.is_empty())
+    out.extend(start.map(|s| &v[s..]));
+    out
 }
 
 fn not_placeholder(v: &str) -> bool {
@@ -375,13 +389,7 @@ fn entropy(v: &str) -> f64 {
 }
 
 fn high_entropy(v: &str) -> bool {
-    v.len() >= 8
-        && classes(v) >= 2
-        && entropy(v) >= 3.0
-        && !is_placeholder(v)
-        // A path or an address, not a credential.
-        && !v.contains("://")
-        && !(v.contains('/') && v.contains('.'))
+    password_value(v) && entropy(v) >= 3.0
 }
 
 /// Whether an unquoted value is an expression of code rather than a
@@ -406,7 +414,8 @@ fn looks_like_code(v: &str) -> bool {
 }
 
 /// A value assigned to a password's name: a real one may be short of
-/// randomness, but has two character classes and no placeholder look.
+/// randomness, but has 8 characters or more, two character classes and no
+/// placeholder look, and is no path or address.
 fn password_value(v: &str) -> bool {
     v.len() >= 8
         && classes(v) >= 2

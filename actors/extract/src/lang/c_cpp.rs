@@ -1058,8 +1058,8 @@ mod friend_tests {
     fn a_definition_starts_past_the_statements_error_recovery_swept_into_it() {
         // fmt's format.h: an export macro with no `;` makes the grammar read
         // the `extern template` lines and the function after them as one
-        // definition's head, so `write2digits` started 11 lines early, with
-        // the first `extern template` line as its signature.
+        // definition's head, so `write2digits` started at the second
+        // `extern template` line, with it as its signature.
         let src = "#ifndef FMT_HEADER_ONLY\nFMT_BEGIN_EXPORT\n\
 extern template FMT_API auto thousands_sep_impl<char>(locale_ref)\n    -> thousands_sep_result<char>;\n\
 extern template FMT_API auto decimal_point_impl(locale_ref) -> char;\nFMT_END_EXPORT\n#endif  // FMT_HEADER_ONLY\n\n\
