@@ -2276,3 +2276,69 @@ fn a_type_named_as_its_file_is_titled_by_its_path() {
     let md = lexical_markdown(&repo, "parse one expression text", 2000);
     assert!(md.contains("`Parser.parse`"), "{md}");
 }
+
+#[test]
+fn a_pasted_error_message_finds_the_code_that_raises_it() {
+    let repo = Repo::new();
+    // Short declarations whose names and docs hold the message's words,
+    // and a long method that holds the message itself among much else.
+    repo.write(
+        "src/Connection.java",
+        "public interface Connection {\n    /** Follow redirects. */\n    Connection followRedirects(boolean followRedirects);\n    /** Whether to follow redirects. */\n    boolean followRedirects();\n    /** The URL to load. */\n    Connection url(String url);\n    /** Many redirects at most. */\n    int maxRedirects();\n    /** Try to load. */\n    void tryLoad();\n}\n",
+    );
+    let mut body = String::from(
+        "import java.io.IOException;\n\nclass Response {\n    int numRedirects;\n    Response previous;\n\n    void prepare(Response previousResponse) throws IOException {\n",
+    );
+    for i in 0..40 {
+        body.push_str(&format!(
+            "        int header{i} = previousResponse.numRedirects + {i}; // copy header {i} of the cookies\n"
+        ));
+    }
+    body.push_str("        numRedirects = previousResponse.numRedirects + 1;\n        if (numRedirects >= 20)\n            throw new IOException(String.format(\"Too many redirects occurred trying to load URL %s\", previousResponse));\n    }\n}\n");
+    repo.write("src/Response.java", &body);
+    // The docs and the tests quote the message too; the code says it.
+    repo.write(
+        "README.md",
+        "# Client\n\n## Troubleshooting\n\nToo many redirects occurred trying to load URL: the server redirects in a loop.\n",
+    );
+    repo.write(
+        "src/test/ResponseTest.java",
+        "class ResponseTest {\n    void loops() {\n        assertThrows(\"Too many redirects occurred trying to load URL https://example.com/a\");\n    }\n}\n",
+    );
+    repo.commit("connection");
+    repo.sno_json(&["init", "--json"]);
+    // As an agent pastes it: the value the program filled in included.
+    let pasted = "Too many redirects occurred trying to load URL https://example.com/a?b=1";
+    let names = ranked_names(&lexical_json(&repo, pasted));
+    assert_eq!(
+        names.first().map(String::as_str),
+        Some("Response.prepare"),
+        "{names:?}"
+    );
+    // A question that quotes the message looks for the quoted words.
+    let names = ranked_names(&lexical_json(
+        &repo,
+        "where is \"too many redirects occurred\" thrown",
+    ));
+    assert_eq!(
+        names.first().map(String::as_str),
+        Some("Response.prepare"),
+        "{names:?}"
+    );
+    // The run adds to the lexical signal, whose best is 1 otherwise; a
+    // question in words is not a message and gets nothing added.
+    let lexical = |v: &serde_json::Value| -> Vec<f64> {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["signals"]["lexical"].as_f64().unwrap())
+            .collect()
+    };
+    assert!(lexical(&lexical_json(&repo, pasted))[0] > 1.0);
+    let asked = lexical(&lexical_json(
+        &repo,
+        "how many redirects occurred trying to load a URL",
+    ));
+    assert!(asked.iter().all(|l| *l <= 1.0 + 1e-6), "{asked:?}");
+}

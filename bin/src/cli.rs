@@ -95,7 +95,7 @@ pub enum Command {
     /// structural and history signals) with their source, in a token budget,
     /// under a header that says how far to trust it.
     Search {
-        /// A question or identifiers: "where do we parse the config file".
+        /// A question, identifiers, or text the program printed (an error message as pasted): "where do we parse the config file".
         query: String,
         /// Token budget of the whole package (cl100k_base), header included; at least 150.
         #[arg(long, default_value_t = defaults::SEARCH_MAX_TOKENS)]

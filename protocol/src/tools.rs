@@ -9,7 +9,7 @@ use serde::Deserialize;
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// A question in natural language or identifiers, e.g. "where is the config file parsed".
+    /// A question in natural language, identifiers, or text the program printed (an error message, pasted as is), e.g. "where is the config file parsed".
     pub query: String,
     /// Token budget of the whole answer (cl100k_base). Default 2000, at least 150.
     pub max_tokens: Option<usize>,

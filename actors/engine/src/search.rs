@@ -84,12 +84,14 @@ impl Engine {
     ) -> Result<Option<(ContextPackage, SearchStats)>> {
         let searcher = self.read.searcher_for(a.at.as_deref(), whole)?;
         let (owner, retriever) = (searcher.borrow_owner(), searcher.borrow_dependent());
+        let read = |rec: &sno_journal::model::FileRecord| self.read.blob(rec.blob);
         let request = SearchRequest {
             query: &a.query,
             limit: a.limit.min(200),
             scope: a.scope.as_deref(),
             lexical_only: a.lexical_only,
             weights: Default::default(),
+            text: Some(sno_query::search::TextSource(&read)),
         };
         let lessons = self.read.lesson_paths();
         let file_index = match a.group {

@@ -388,12 +388,15 @@ fn c_statement_macros(source: &[u8]) -> Cow<'_, [u8]> {
             })
             .collect()
     };
+    // Comments say nothing of where the line stands (`}  // namespace
+    // detail` ends a block), nor does a macro line above, which stands
+    // where this one does (`FMT_BEGIN_NAMESPACE` over `FMT_BEGIN_EXPORT`).
     let nonblank_before = |i: usize| {
         lines[..i]
             .iter()
             .rev()
-            .map(|l| l.1.trim_ascii())
-            .find(|t| !t.is_empty())
+            .map(|l| without_line_comment(l.1).trim_ascii())
+            .find(|t| !t.is_empty() && !is_comment_line(t) && !is_macro_name(t))
     };
     let nonblank_after = |i: usize| {
         lines[i + 1..]
@@ -403,18 +406,26 @@ fn c_statement_macros(source: &[u8]) -> Cow<'_, [u8]> {
     };
     for (i, &(start, line)) in lines.iter().enumerate() {
         let t = line.trim_ascii();
-        if !is_macro_name(t) || !line.first().is_some_and(|b| matches!(b, b' ' | b'\t')) {
+        if !is_macro_name(t) {
             continue;
         }
-        // After a statement or a block's opening (not an enum's or an
-        // initialiser's, whose last item may stand alone), and not part of
-        // an expression going on to the next line.
-        let Some(prev) = nonblank_before(i) else {
-            continue;
-        };
-        let opens_list = prev.ends_with(b"{")
-            && (memchr::memmem::find(prev, b"enum").is_some() || prev.contains(&b'='));
-        let after_statement = matches!(prev.last(), Some(b';' | b'{' | b'}' | b')'));
+        // After a statement, a block's opening or closing or a directive
+        // (not an enum's or an initialiser's opening, whose last item may
+        // stand alone), and not part of an expression going on to the
+        // next line. At a file's top level too: fmt's `FMT_BEGIN_EXPORT`
+        // before `template <typename Char> class basic_string_view {`
+        // made tree-sitter-c++ read the class as a function named after
+        // the macro, and its members as functions of their own.
+        let prev = nonblank_before(i);
+        let opens_list = prev.is_some_and(|prev| {
+            prev.ends_with(b"{")
+                && (memchr::memmem::find(prev, b"enum").is_some() || prev.contains(&b'='))
+        });
+        let after_statement = prev.is_none_or(|prev| {
+            matches!(prev.last(), Some(b';' | b'{' | b'}' | b')'))
+                || (prev.starts_with(b"#") && !prev.ends_with(b"\\"))
+        });
+        let prev = prev.unwrap_or_default();
         let continues = nonblank_after(i).is_some_and(|n| {
             matches!(
                 n[0],
@@ -429,6 +440,20 @@ fn c_statement_macros(source: &[u8]) -> Cow<'_, [u8]> {
         v[from..from + t.len()].fill(b' ');
     }
     view.map_or(Cow::Borrowed(source), Cow::Owned)
+}
+
+/// `line` before a `//` comment that follows code on it.
+fn without_line_comment(line: &[u8]) -> &[u8] {
+    match memchr::memmem::find(line, b"//") {
+        Some(at) if at > 0 && line[..at].iter().any(|b| !b.is_ascii_whitespace()) => &line[..at],
+        _ => line,
+    }
+}
+
+/// Whether a trimmed line is a comment's, whole or in part (`//`, a
+/// block's first, inner or last line).
+fn is_comment_line(t: &[u8]) -> bool {
+    t.starts_with(b"//") || t.starts_with(b"/*") || t.starts_with(b"*") || t.ends_with(b"*/")
 }
 
 /// Statements tree-sitter-sequel 0.3 has no rule for, which it reads as a
@@ -559,19 +584,51 @@ mod tests {
             v,
             "void t(void)\n{\n                      \n    check(1);\n                    \n}\n"
         );
-        // Enumerators, initialisers, expressions going on and macros at the
-        // file level are left as they are.
+        // Enumerators, initialisers, expressions going on and a macro's
+        // body are left as they are.
         for src in [
             "enum e {\n    ONLY\n};\n",
             "int a[] = {\n    VALUE\n};\n",
             "int f(void)\n{\n    return x;\n    LEFT\n        + 1;\n}\n",
-            "FMT_BEGIN_NAMESPACE\nint x;\n",
+            "int f(void)\n{\n    return x;  // the sum\n    LEFT\n        + 1;\n}\n",
             "#define M \\\n    BODY\n",
         ] {
             assert!(
                 matches!(parser_view(Language::C, src.as_bytes()), Cow::Borrowed(_)),
                 "{src}"
             );
+        }
+    }
+
+    #[test]
+    fn file_level_macros_are_blank_to_the_cpp_parser_and_the_class_after_them_is_read() {
+        // fmt's headers: namespace and export macros on lines of their
+        // own, after a directive, a block's end with a comment, a comment,
+        // or one another.
+        let src = "#include \"format.h\"\nFMT_BEGIN_NAMESPACE\nnamespace detail {\nint helper();\n}  // namespace detail\n\n// Public API.\nFMT_BEGIN_EXPORT\n\n/**\n * A view.\n */\ntemplate <typename Char> class basic_string_view {\n public:\n  constexpr basic_string_view() noexcept : data_(nullptr) {}\n  constexpr auto size() const noexcept -> size_t { return size_; }\n private:\n  const Char* data_;\n};\nFMT_END_EXPORT\nFMT_END_NAMESPACE\n";
+        let v = String::from_utf8(parser_view(Language::Cpp, src.as_bytes()).into_owned()).unwrap();
+        assert_eq!(v.len(), src.len());
+        for m in [
+            "FMT_BEGIN_NAMESPACE",
+            "FMT_BEGIN_EXPORT",
+            "FMT_END_EXPORT",
+            "FMT_END_NAMESPACE",
+        ] {
+            assert!(!v.contains(m), "{m} in {v}");
+        }
+        let f = crate::extract(Language::Cpp, src.as_bytes());
+        let q: Vec<&str> = f
+            .symbols
+            .iter()
+            .map(|s| s.qualified_name.as_str())
+            .collect();
+        for want in [
+            "basic_string_view",
+            "basic_string_view.basic_string_view",
+            "basic_string_view.size",
+            "basic_string_view.data_",
+        ] {
+            assert!(q.contains(&want), "{want}: {q:?}");
         }
     }
 

@@ -23,7 +23,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::compounds::Compounds;
 use sno_journal::delta::State;
-use sno_journal::model::{FileRecord, SymbolId};
+use sno_journal::model::{FileRecord, Symbol, SymbolId};
 use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
@@ -176,6 +176,12 @@ const STOP_WORDS: [&str; 33] = [
     "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
     "they", "this", "to", "was", "will", "with",
 ];
+
+/// Whether `word` (lowercase) is one of the stop words queries and
+/// documents drop.
+pub(crate) fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(&word)
+}
 
 /// Identifiers [`Terms`] remembers before it forgets them all and starts
 /// again: about 10 MB, and the common ones come back first.
@@ -500,30 +506,50 @@ pub(crate) fn own_bodies(rec: &FileRecord, text: &Served) -> FxHashMap<SymbolId,
                 .push((s.span.start_byte as usize, s.span.end_byte as usize));
         }
     }
-    let mut out = FxHashMap::default();
-    for s in &rec.symbols {
-        let (start, end) = (s.span.start_byte as usize, s.span.end_byte as usize);
-        let mut own = String::new();
-        let mut at = start;
-        let mut holes = children.remove(&s.id).unwrap_or_default();
-        holes.sort_unstable();
-        for (a, b) in holes.into_iter().chain([(end, end)]) {
-            if a > at && own.len() < BODY_BYTES {
-                own.push_str(&text.slice(at..a.min(end)));
-                own.push('\n');
-            }
-            at = at.max(b);
+    rec.symbols
+        .iter()
+        .map(|s| {
+            let holes = children.remove(&s.id).unwrap_or_default();
+            (s.id, own_text(s, holes, text))
+        })
+        .collect()
+}
+
+/// [`own_bodies`] of one symbol of `rec`.
+pub(crate) fn own_body(rec: &FileRecord, symbol: &Symbol, text: &Served) -> String {
+    let holes = rec
+        .symbols
+        .iter()
+        .filter(|s| s.parent == Some(symbol.id))
+        .map(|s| (s.span.start_byte as usize, s.span.end_byte as usize))
+        .collect();
+    own_text(symbol, holes, text)
+}
+
+/// `symbol`'s span of `text` without `holes`, at most [`BODY_BYTES`].
+fn own_text(symbol: &Symbol, mut holes: Vec<(usize, usize)>, text: &Served) -> String {
+    let (start, end) = (
+        symbol.span.start_byte as usize,
+        symbol.span.end_byte as usize,
+    );
+    let mut own = String::new();
+    let mut at = start;
+    holes.sort_unstable();
+    for (a, b) in holes.into_iter().chain([(end, end)]) {
+        if a > at && own.len() < BODY_BYTES {
+            own.push_str(&text.slice(at..a.min(end)));
+            own.push('\n');
         }
-        if own.len() > BODY_BYTES {
-            let mut cut = BODY_BYTES;
-            while !own.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            own.truncate(cut);
-        }
-        out.insert(s.id, own);
+        at = at.max(b);
     }
-    out
+    if own.len() > BODY_BYTES {
+        let mut cut = BODY_BYTES;
+        while !own.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        own.truncate(cut);
+    }
+    own
 }
 
 impl LexicalIndex {

@@ -33,6 +33,7 @@ pub mod stemming;
 pub mod synonyms;
 pub mod test_files;
 pub mod text;
+pub mod verbatim;
 pub mod words;
 
 pub use lookup::{find_symbols, resolve_one, LookupError};

@@ -83,6 +83,21 @@ const PROCEDURE_OBJECTS: &[&str] = &[
 /// for a parent command" describes code, and asks for nothing.
 const QUESTION_WORDS: &[&str] = &["how", "where", "which", "what", "locate"];
 
+/// Whether `query` is a question: a question word at its head (a doc
+/// comment says "a subcommand which is both ..." and "where the value is
+/// ..." too), or a question mark at its end.
+pub fn is_question(query: &str) -> bool {
+    opens_with_question_word(query) || query.trim_end().ends_with('?')
+}
+
+/// Whether `query`'s first word is a question word.
+pub fn opens_with_question_word(query: &str) -> bool {
+    query
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .is_some_and(|w| QUESTION_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+}
+
 /// What `query` asks for.
 pub fn asks(query: &str) -> Asks {
     let words: Vec<String> = query
@@ -91,12 +106,7 @@ pub fn asks(query: &str) -> Asks {
         .map(str::to_ascii_lowercase)
         .collect();
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
-    // At its head: a doc comment says "a subcommand which is both ..."
-    // and "where the value is ..." too.
-    let asking = words
-        .first()
-        .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
-        || query.trim_end().ends_with('?');
+    let asking = is_question(query);
     if has(PROCEDURE_WORDS)
         || (asking && has(PROCEDURE_QUESTION_WORDS))
         || (asking && has(PROCEDURE_VERBS) && has(PROCEDURE_OBJECTS))

@@ -102,7 +102,7 @@ impl SnoServer {
     // ---- retrieval ------------------------------------------------------
 
     #[tool(
-        description = "Search the repository and get a context package: the most relevant symbols' source in a token budget, under a header saying which commit it reflects, how each item matched and whether anything was left out. Use for questions about where or how something is done."
+        description = "Search the repository and get a context package: the most relevant symbols' source in a token budget, under a header saying which commit it reflects, how each item matched and whether anything was left out. Use for questions about where or how something is done, and to find the code behind an error message or log line."
     )]
     async fn search(&self, Parameters(a): Parameters<SearchArgs>) -> Answer {
         let args = Search {

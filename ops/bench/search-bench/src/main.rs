@@ -70,6 +70,7 @@ fn main() {
                 scope: None,
                 lexical_only: false,
                 weights: Weights::default(),
+                text: None,
             };
             let hits = retriever.search(&req, &history, &HashSet::new());
             let ranked = t.elapsed().as_secs_f64() * 1000.0;
