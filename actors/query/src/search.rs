@@ -75,10 +75,11 @@ pub const SEMANTIC_WORDS: usize = 12;
 /// constant.
 const DECLARATION_PRIOR: f32 = 0.8;
 
-/// Candidates read again for the query's words in a row
-/// ([`crate::verbatim`]): the pasted line's function is among the best
-/// BM25 ranks, if not first.
-const VERBATIM_CANDIDATES: usize = 100;
+/// Candidates read again for a pasted text ([`crate::verbatim`]): the
+/// function that prints it is among the best BM25 ranks, if not first
+/// (jsoup's two messages: 16th and 27th without it). Each is a record
+/// and a file to read, which a question of eight words or more pays.
+const VERBATIM_CANDIDATES: usize = 50;
 
 /// What a whole message held adds to a candidate's lexical signal: the
 /// line that prints it comes first.

@@ -257,6 +257,19 @@ mod tests {
     }
 
     #[test]
+    fn any_text_is_scanned_without_a_panic() {
+        // Escapes before multi-byte characters, quotes and comments left
+        // open at the end, every prefix of them.
+        let text = "f(\"\\é\", '\\ü', `\\ß`) /* é \"x\" \\\"'''é";
+        for end in (0..=text.len()).filter(|e| text.is_char_boundary(*e)) {
+            for literal in string_literals(&text[..end]) {
+                assert!(text.contains(literal));
+            }
+        }
+        assert_eq!(string_literals("\"é\" '\\ü'"), ["é", "\\ü"]);
+    }
+
+    #[test]
     fn literals_are_read_in_each_quote_and_across_lines_in_backticks() {
         assert_eq!(
             string_literals("f(\"a \\\" b\", 'c d', `e\nf`) // \"no\""),
