@@ -2309,22 +2309,10 @@ fn a_pasted_error_message_finds_the_code_that_raises_it() {
     repo.sno_json(&["init", "--json"]);
     // As an agent pastes it: the value the program filled in included.
     let pasted = "Too many redirects occurred trying to load URL https://example.com/a?b=1";
-    let names = ranked_names(&lexical_json(&repo, pasted));
-    assert_eq!(
-        names.first().map(String::as_str),
-        Some("Response.prepare"),
-        "{names:?}"
-    );
+    assert_ranked_first(&repo, pasted, "Response.prepare");
     // A question that quotes the message looks for the quoted words.
-    let names = ranked_names(&lexical_json(
-        &repo,
-        "where is \"too many redirects occurred\" thrown",
-    ));
-    assert_eq!(
-        names.first().map(String::as_str),
-        Some("Response.prepare"),
-        "{names:?}"
-    );
+    let quoting = "where is \"too many redirects occurred\" thrown";
+    assert_ranked_first(&repo, quoting, "Response.prepare");
     // The run adds to the lexical signal, whose best is 1 otherwise; a
     // question in words is not a message and gets nothing added.
     let lexical = |v: &serde_json::Value| -> Vec<f64> {
@@ -2341,4 +2329,28 @@ fn a_pasted_error_message_finds_the_code_that_raises_it() {
         "how many redirects occurred trying to load a URL",
     ));
     assert!(asked.iter().all(|l| *l <= 1.0 + 1e-6), "{asked:?}");
+}
+
+#[test]
+fn a_pasted_traceback_finds_the_code_that_raised_it() {
+    let repo = Repo::new();
+    repo.write(
+        "app/settings.py",
+        "def config_file(path):\n    \"\"\"The config file at path.\"\"\"\n    return open(path)\n\n\ndef has_section(config, section):\n    \"\"\"Whether the config has the section.\"\"\"\n    return section in config\n\n\ndef server_section(config):\n    \"\"\"The server section of a config file.\"\"\"\n    return config['server']\n\n\ndef read(path):\n    text = open(path).read()\n    sections = [l for l in text.splitlines() if l.startswith('[')]\n    if '[server]' not in sections:\n        raise ValueError(f\"config file {path} has no [server] section\")\n    return sections\n",
+    );
+    repo.write(
+        "app/main.py",
+        "from app.settings import read\n\n\ndef main():\n    read('/etc/app.toml')\n",
+    );
+    repo.commit("app");
+    repo.sno_json(&["init", "--json"]);
+    // As Python prints it: the message is the last line.
+    let trace = "Traceback (most recent call last):\n  File \"app/main.py\", line 5, in main\n    read('/etc/app.toml')\n  File \"app/settings.py\", line 20, in read\n    raise ValueError(...)\nValueError: config file /etc/app.toml has no [server] section\n";
+    assert_ranked_first(&repo, trace, "read");
+}
+
+/// That a lexical-only search for `query` ranks `name` first.
+fn assert_ranked_first(repo: &Repo, query: &str, name: &str) {
+    let names = ranked_names(&lexical_json(repo, query));
+    assert_eq!(names.first().map(String::as_str), Some(name), "{names:?}");
 }

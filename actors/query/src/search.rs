@@ -1304,11 +1304,12 @@ impl<'a> Retriever<'a> {
         if repeated {
             order(&mut hits);
         }
-        let phrase = (!named)
-            .then(|| crate::verbatim::phrase_of(query))
-            .flatten();
-        if let (Some(phrase), Some(text)) = (phrase, req.text) {
-            if self.weigh_verbatim(&mut hits, &phrase, text) {
+        let phrases = match named {
+            true => Vec::new(),
+            false => crate::verbatim::phrases_of(query),
+        };
+        if let (false, Some(text)) = (phrases.is_empty(), req.text) {
+            if self.weigh_verbatim(&mut hits, &phrases, text) {
                 order(&mut hits);
             }
         }
@@ -1322,7 +1323,7 @@ impl<'a> Retriever<'a> {
     fn weigh_verbatim(
         &self,
         hits: &mut [Hit],
-        phrase: &crate::verbatim::Phrase,
+        phrases: &[crate::verbatim::Phrase],
         text: TextSource,
     ) -> bool {
         let k = hits.len().min(VERBATIM_CANDIDATES);
@@ -1346,7 +1347,10 @@ impl<'a> Retriever<'a> {
                 continue;
             };
             let own = crate::lexical::own_body(rec, symbol, served);
-            let share = crate::verbatim::share_in_literals(phrase, &own);
+            let share = phrases
+                .iter()
+                .map(|p| crate::verbatim::share_in_literals(p, &own))
+                .fold(0.0f32, f32::max);
             if share > 0.0 {
                 let prior = if crate::test_files::is_test_file(e.path) {
                     TEST_PRIOR

@@ -28,8 +28,11 @@ pub struct Phrase {
 /// What to look for: the quoted part of a question, else the whole query
 /// when it is not a question (a question's words are not the code's). A
 /// sentence that is no question quotes what it is about (`True for URLs
-/// such as "http://a.b/path"`): all of it is looked for.
-pub fn phrase_of(query: &str) -> Option<Phrase> {
+/// such as "http://a.b/path"`): all of it is looked for. Text of several
+/// lines (a traceback, a log) is looked for a line at a time, its first
+/// and last ([`EDGE_LINES`]): the message is the first line of a Java or
+/// Go trace and the last of a Python one.
+pub fn phrases_of(query: &str) -> Vec<Phrase> {
     // A message may end in a question mark ("Did you mean --color?"):
     // only a question word at its head makes it a question.
     if crate::question_intent::opens_with_question_word(query) {
@@ -54,15 +57,38 @@ pub fn phrase_of(query: &str) -> Option<Phrase> {
             .map(|words| Phrase {
                 words,
                 quoted: true,
-            });
+            })
+            .into_iter()
+            .collect();
     }
-    let mut words = words(query);
-    words.truncate(MOST_WORDS);
-    (words.len() >= LEAST_WORDS).then_some(Phrase {
-        words,
-        quoted: false,
-    })
+    let lines: Vec<&str> = query.lines().filter(|l| !l.trim().is_empty()).collect();
+    let edges: Vec<&str> = if lines.len() <= 2 * EDGE_LINES {
+        lines
+    } else {
+        lines[..EDGE_LINES]
+            .iter()
+            .chain(&lines[lines.len() - EDGE_LINES..])
+            .copied()
+            .collect()
+    };
+    let texts = if edges.len() > 1 { edges } else { vec![query] };
+    texts
+        .into_iter()
+        .filter_map(|text| {
+            let mut words = words(text);
+            words.truncate(MOST_WORDS);
+            (words.len() >= LEAST_WORDS).then_some(Phrase {
+                words,
+                quoted: false,
+            })
+        })
+        .collect()
 }
+
+/// Lines of each end of a text of many looked for: the lines between are
+/// a trace's frames, which quote the code that called on the way (a
+/// caller's `read('/etc/app.toml')` holds all of its literal).
+const EDGE_LINES: usize = 1;
 
 /// Words of a pasted text looked for: a message is a sentence or two, and
 /// matching a pasted page word by word against every literal would cost
@@ -199,18 +225,50 @@ pub fn share_in_literals(phrase: &Phrase, text: &str) -> f32 {
 mod tests {
     use super::*;
 
+    /// The one phrase of `query`.
+    fn one(query: &str) -> Phrase {
+        let mut phrases = phrases_of(query);
+        assert_eq!(phrases.len(), 1, "{query}");
+        phrases.pop().unwrap()
+    }
+
+    #[test]
+    fn a_trace_is_looked_for_at_its_first_and_last_lines() {
+        let trace = "Traceback (most recent call last):\n  File \"app.py\", line 9, in <module>\n    main()\n  File \"app.py\", line 5, in load_config\n    raise ValueError(f\"config file {path} has no [server] section\")\nValueError: config file /etc/app.toml has no [server] section\n";
+        let phrases = phrases_of(trace);
+        let code = r#"raise ValueError(f"config file {path} has no [server] section")"#;
+        let best = phrases
+            .iter()
+            .map(|p| share_in_literals(p, code))
+            .fold(0.0f32, f32::max);
+        // Its last line, the message, holds all of the literal but the
+        // value; its first says nothing.
+        assert_eq!(best, 6.0 / 7.0);
+        assert_eq!(phrases.len(), 2);
+        // The whole trace as one phrase holds the message in under half
+        // its words.
+        let whole = Phrase {
+            words: words(trace),
+            quoted: false,
+        };
+        assert_eq!(share_in_literals(&whole, code), 0.0);
+        // Only the ends of a long log.
+        let log: String = (0..20).map(|i| format!("line {i} of the log\n")).collect();
+        let phrases = phrases_of(&log);
+        assert_eq!(phrases.len(), 2);
+        assert_eq!(phrases[1].words, ["line", "19", "of", "the", "log"]);
+    }
+
     #[test]
     fn a_pasted_message_is_found_with_the_values_filled_in() {
-        let phrase =
-            phrase_of("Too many redirects occurred trying to load URL https://example.com/a")
-                .unwrap();
+        let phrase = one("Too many redirects occurred trying to load URL https://example.com/a");
         let code = r#"// enforce too many redirects:
         if (numRedirects >= MAX_REDIRECTS)
             throw new IOException(String.format("Too many redirects occurred trying to load URL %s", url));"#;
         // Every word of the message but the value's placeholder.
         assert_eq!(share_in_literals(&phrase, code), 8.0 / 9.0);
         // A value in the middle of the message.
-        let phrase = phrase_of("No such option: --colour. Did you mean --color?").unwrap();
+        let phrase = one("No such option: --colour. Did you mean --color?");
         let code = r#"raise NoSuchOption(f"No such option: {name}. Did you mean {best}?")"#;
         assert_eq!(share_in_literals(&phrase, code), 6.0 / 8.0);
     }
@@ -279,28 +337,27 @@ mod tests {
 
     #[test]
     fn a_question_looks_for_its_quoted_part_only() {
-        let quoted = phrase_of(r#"where is "No such option" raised"#).unwrap();
+        let quoted = one(r#"where is "No such option" raised"#);
         assert_eq!(quoted.words, ["no", "such", "option"]);
         assert!(quoted.quoted);
         // Found whole in a longer literal, and not in part.
         let code = r#"raise NoSuchOption(f"No such option: {name}")"#;
         assert_eq!(share_in_literals(&quoted, code), 1.0);
         assert_eq!(share_in_literals(&quoted, r#"f("No option")"#), 0.0);
-        assert_eq!(phrase_of("where is the config loaded"), None);
-        assert_eq!(phrase_of("how are redirects followed?"), None);
-        assert_eq!(phrase_of("parse config"), None);
+        assert_eq!(phrases_of("where is the config loaded"), []);
+        assert_eq!(phrases_of("how are redirects followed?"), []);
+        assert_eq!(phrases_of("parse config"), []);
         // A lone quoted word is a name, not a message; a single quote
         // is an apostrophe as often as a quote.
-        assert_eq!(phrase_of("where is `parse` called"), None);
+        assert_eq!(phrases_of("where is `parse` called"), []);
         assert_eq!(
-            phrase_of("where is the user's config and the app's name"),
-            None
+            phrases_of("where is the user's config and the app's name"),
+            []
         );
         // A sentence that is no question is looked for whole, its
         // quoted example among its words.
         assert_eq!(
-            phrase_of("Return True for URLs such as 'http://a.b/path'")
-                .unwrap()
+            one("Return True for URLs such as 'http://a.b/path'")
                 .words
                 .len(),
             10
