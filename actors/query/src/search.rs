@@ -616,8 +616,9 @@ pub struct SearchRequest<'q> {
     /// Turn the semantic signal off (for comparison).
     pub lexical_only: bool,
     pub weights: Weights,
-    /// The files' text, for the query's words in a row
-    /// ([`crate::verbatim`]); without it, the index's words alone rank.
+    /// The files' text, for pasted text in the candidates' string
+    /// literals ([`crate::verbatim`]); without it, the index's words alone
+    /// rank.
     pub text: Option<TextSource<'q>>,
 }
 
@@ -1317,9 +1318,9 @@ impl<'a> Retriever<'a> {
         hits
     }
 
-    /// Adds to the best `hits`' lexical signal the share of `phrase` each
-    /// one's own text holds in a row ([`crate::verbatim`]); whether any
-    /// did.
+    /// Adds to the best `hits`' lexical signal the share of a string
+    /// literal of their own text that one of `phrases` holds
+    /// ([`crate::verbatim`]); whether any did.
     fn weigh_verbatim(
         &self,
         hits: &mut [Hit],
