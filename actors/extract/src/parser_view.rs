@@ -453,7 +453,13 @@ fn without_line_comment(line: &[u8]) -> &[u8] {
 /// Whether a trimmed line is a comment's, whole or in part (`//`, a
 /// block's first, inner or last line).
 fn is_comment_line(t: &[u8]) -> bool {
-    t.starts_with(b"//") || t.starts_with(b"/*") || t.starts_with(b"*") || t.ends_with(b"*/")
+    // A block's inner line is `*` and a space or nothing (`*p = 0;` is
+    // code).
+    t.starts_with(b"//")
+        || t.starts_with(b"/*")
+        || t == b"*"
+        || t.starts_with(b"* ")
+        || t.ends_with(b"*/")
 }
 
 /// Statements tree-sitter-sequel 0.3 has no rule for, which it reads as a
@@ -616,6 +622,18 @@ mod tests {
         ] {
             assert!(!v.contains(m), "{m} in {v}");
         }
+        // A comment's lines are looked past, a dereference is not one.
+        for comment in [
+            &b"// x"[..],
+            b"/**",
+            b"* A view.",
+            b"*",
+            b"*/",
+            b"x; /* y */",
+        ] {
+            assert!(is_comment_line(comment));
+        }
+        assert!(!is_comment_line(b"*p = 0;"));
         let f = crate::extract(Language::Cpp, src.as_bytes());
         let q: Vec<&str> = f
             .symbols
