@@ -917,6 +917,25 @@ fn a_question_in_words_puts_behaviour_above_a_declaration_of_the_same_words() {
 }
 
 #[test]
+fn a_text_that_describes_an_action_finds_the_code_before_a_type_of_its_words() {
+    let repo = Repo::new();
+    // A type and a function of the same words; the type's text is shorter,
+    // so BM25 puts it first on the words alone.
+    repo.write("steps.py", "class LoadConfig:\n    pass\n");
+    repo.write("setup.py", "def load_config(path):\n    return path\n");
+    repo.commit("config");
+    repo.sno_json(&["init", "--json"]);
+    // A doc comment's sentence, as an agent writes or pastes it: what is
+    // done is asked for.
+    assert_ranked_first(&repo, "Loads the config", "load_config");
+    assert_ranked_first(&repo, "load config", "load_config");
+    // Words that do not say what is done, and the type's name, leave the
+    // type first.
+    assert_ranked_first(&repo, "config loading", "LoadConfig");
+    assert_ranked_first(&repo, "LoadConfig", "LoadConfig");
+}
+
+#[test]
 fn declarations_are_found_by_their_words_and_not_embedded() {
     let repo = Repo::new();
     repo.write(

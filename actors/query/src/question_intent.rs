@@ -129,6 +129,134 @@ pub fn asks(query: &str) -> Asks {
     }
 }
 
+/// Verbs of what code does (their plain form): a text that opens with one
+/// ("Returns the ...", "Parse a config file", "looks up the value of a
+/// flag", as doc comments and agents put it) describes something done, so
+/// a callable answers it before a type whose name it mentions. Verbs that
+/// describe what a thing is or has ("represents", "holds", "wraps",
+/// "provides") are not here: they open types' docs as often.
+const ACTION_VERBS: &[&str] = &[
+    "add",
+    "allocate",
+    "append",
+    "apply",
+    "assign",
+    "attach",
+    "build",
+    "calculate",
+    "call",
+    "cancel",
+    "check",
+    "clear",
+    "close",
+    "collect",
+    "compare",
+    "compute",
+    "connect",
+    "consume",
+    "convert",
+    "copy",
+    "count",
+    "create",
+    "decode",
+    "delete",
+    "deserialize",
+    "detach",
+    "determine",
+    "disable",
+    "dispatch",
+    "dump",
+    "emit",
+    "enable",
+    "encode",
+    "ensure",
+    "escape",
+    "execute",
+    "extract",
+    "fetch",
+    "fill",
+    "filter",
+    "find",
+    "finish",
+    "flush",
+    "format",
+    "free",
+    "generate",
+    "get",
+    "handle",
+    "hash",
+    "initialize",
+    "insert",
+    "invoke",
+    "load",
+    "lock",
+    "log",
+    "look",
+    "lookup",
+    "make",
+    "merge",
+    "move",
+    "normalize",
+    "open",
+    "parse",
+    "pop",
+    "print",
+    "process",
+    "produce",
+    "push",
+    "read",
+    "register",
+    "release",
+    "remove",
+    "render",
+    "replace",
+    "reset",
+    "resolve",
+    "retrieve",
+    "return",
+    "run",
+    "save",
+    "scan",
+    "schedule",
+    "send",
+    "serialize",
+    "set",
+    "skip",
+    "sort",
+    "split",
+    "start",
+    "stop",
+    "strip",
+    "transform",
+    "trim",
+    "truncate",
+    "try",
+    "unlock",
+    "update",
+    "validate",
+    "verify",
+    "wait",
+    "write",
+];
+
+/// Whether `query` opens with one of [`ACTION_VERBS`], plain ("Parse"),
+/// or in the third person ("parses", "returns", "applies", "pushes").
+pub fn describes_an_action(query: &str) -> bool {
+    let Some(first) = query
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+    else {
+        return false;
+    };
+    let w = first.to_ascii_lowercase();
+    let is_verb = |v: &str| ACTION_VERBS.contains(&v);
+    is_verb(&w)
+        || w.strip_suffix('s').is_some_and(is_verb)
+        || w.strip_suffix("es").is_some_and(is_verb)
+        || w.strip_suffix("ies")
+            .is_some_and(|stem| is_verb(&format!("{stem}y")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +300,29 @@ mod tests {
             "attest the latest contest",
         ] {
             assert_eq!(asks(q), Asks::Code, "{q}");
+        }
+    }
+
+    #[test]
+    fn a_text_opening_with_a_verb_of_doing_describes_an_action() {
+        for q in [
+            "Returns the command at the root of the graph",
+            "looks up the value of a local Float64Flag",
+            "Parse a config file",
+            "applies a supplemental hash function",
+            "pushes an item",
+        ] {
+            assert!(describes_an_action(q), "{q}");
+        }
+        for q in [
+            "Represents a parsed request",
+            "is the default implementation of HelpPrinter",
+            "the value of a flag",
+            "how does the app parse its config",
+            "parser of config files",
+            "",
+        ] {
+            assert!(!describes_an_action(q), "{q}");
         }
     }
 }
