@@ -2211,6 +2211,34 @@ fn how_to_run_the_tests_finds_the_makefile_and_tests_for_x_finds_the_tests() {
     assert_eq!(v["items"][0]["path"], "router.go", "{v}");
 }
 
+/// "Where are the tests for HeaderMap": the type's name is in every name of
+/// its code and in none of its tests' (`smoke`, `get_missing`), which only
+/// their file's path and bodies tie to it; the tests come first all the
+/// same, and a question of what the code does still gets the code.
+#[test]
+fn tests_for_a_type_come_before_the_type_they_test() {
+    let repo = Repo::new();
+    repo.write(
+        "src/header/map.rs",
+        "/// A set of HTTP headers.\npub struct HeaderMap {\n    entries: Vec<(String, String)>,\n}\n\nimpl HeaderMap {\n    /// An empty map.\n    pub fn new() -> HeaderMap {\n        HeaderMap { entries: Vec::new() }\n    }\n\n    /// Inserts a value.\n    pub fn insert(&mut self, k: &str, v: &str) {\n        self.entries.push((k.to_string(), v.to_string()));\n    }\n\n    /// The value of `k`.\n    pub fn get(&self, k: &str) -> Option<&str> {\n        self.entries.iter().find(|e| e.0 == k).map(|e| e.1.as_str())\n    }\n}\n",
+    );
+    repo.write(
+        "tests/header_map.rs",
+        "use http::HeaderMap;\n\n#[test]\nfn smoke() {\n    let mut headers = HeaderMap::new();\n    headers.insert(\"hello\", \"world\");\n    assert_eq!(headers.get(\"hello\"), Some(\"world\"));\n}\n\n#[test]\nfn get_missing() {\n    let headers = HeaderMap::new();\n    assert!(headers.get(\"nope\").is_none());\n}\n",
+    );
+    repo.commit("a map and its tests");
+    repo.sno_json(&["init", "--json"]);
+    let v = lexical_json(&repo, "where are the tests for HeaderMap");
+    let paths = item_paths(&v);
+    assert_eq!(
+        paths[..2],
+        ["tests/header_map.rs", "tests/header_map.rs"],
+        "{v}"
+    );
+    let v = lexical_json(&repo, "how does HeaderMap insert a value");
+    assert_eq!(v["items"][0]["path"], "src/header/map.rs", "{v}");
+}
+
 /// A type's impl blocks each repeat its name; after the best of them the
 /// others weigh less, so a question about the type gets the type and its
 /// methods rather than five `impl HeaderMap` blocks.

@@ -1282,23 +1282,24 @@ impl<'a> Retriever<'a> {
             }
             // It is answered by the code that does it, not by the tests
             // that repeat its words; a question for tests is answered by
-            // them first; one that asks how to run, build or install the
+            // them, before the code they test (whose names hold the words
+            // the question names it by: "where are the tests for
+            // HeaderMap" put `impl HeaderMap` and its methods above every
+            // test); one that asks how to run, build or install the
             // project by the docs and configuration that say so.
-            let test_prior = match asks {
-                Asks::Tests => 1.0 / TEST_PRIOR,
-                Asks::AboutTests => 1.0,
-                Asks::Code | Asks::Procedure => TEST_PRIOR,
+            let (test_prior, code_prior) = match asks {
+                Asks::Tests => (1.0 / TEST_PRIOR, TEST_PRIOR),
+                Asks::AboutTests => (1.0, 1.0),
+                Asks::Code | Asks::Procedure => (TEST_PRIOR, 1.0),
             };
             // Candidates share files: each path is judged once.
             let mut judged: rustc_hash::FxHashMap<&str, bool> = Default::default();
             for (doc, s) in signals.iter_mut() {
                 let path = map.path(*doc);
-                if *judged
+                let test = *judged
                     .entry(path)
-                    .or_insert_with(|| crate::test_files::is_test_file(path))
-                {
-                    s.scale(test_prior);
-                }
+                    .or_insert_with(|| crate::test_files::is_test_file(path));
+                s.scale(if test { test_prior } else { code_prior });
                 if action && map.kind(*doc).is_some_and(is_type) {
                     s.scale(TYPE_FOR_ACTION_PRIOR);
                 }
