@@ -2211,6 +2211,44 @@ fn how_to_run_the_tests_finds_the_makefile_and_tests_for_x_finds_the_tests() {
     assert_eq!(v["items"][0]["path"], "router.go", "{v}");
 }
 
+/// "How do I run the tests" is answered by a section that says how to run
+/// *the tests*, not by a user guide's section that says "run" a dozen
+/// times about something else, however common "test" is in the code
+/// (cobra's "PreRun and PostRun Hooks" came before its Makefile).
+#[test]
+fn a_procedure_is_answered_by_a_section_that_names_what_it_runs() {
+    let repo = Repo::new();
+    repo.write(
+        "Makefile",
+        ".PHONY: test\n\ntest: install_deps\n\t$(info running tests)\n\tgo test -v ./...\n\ninstall_deps:\n\tgo mod download\n",
+    );
+    repo.write(
+        "CONTRIBUTING.md",
+        "# Contributing\n\n## Running the tests\n\nRun `make test` before sending a change.\n",
+    );
+    repo.write(
+        "site/user_guide.md",
+        "# User guide\n\n## PreRun and PostRun Hooks\n\nIt is possible to run functions before or after the main `Run` function of your command. The `PersistentPreRun` and `PreRun` functions run before `Run`. `PersistentPostRun` and `PostRun` run after `Run`. These functions are run in order: `PersistentPreRun`, `PreRun`, `Run`, `PostRun`, `PersistentPostRun`.\n\n## Flags\n\nFlags give a command its options.\n",
+    );
+    repo.write(
+        "command.go",
+        "package cobra\n\nfunc (c *Command) Run() error {\n\treturn c.execute()\n}\n",
+    );
+    let mut tests = String::from("package cobra\n\nimport \"testing\"\n\n");
+    for i in 0..300 {
+        tests.push_str(&format!(
+            "func TestCommand{i}(t *testing.T) {{\n\tcheck(t, {i})\n}}\n\n"
+        ));
+    }
+    repo.write("command_test.go", tests);
+    repo.commit("a command, its tests, a Makefile and docs");
+    repo.sno_json(&["init", "--json"]);
+    let v = lexical_json(&repo, "how do I run the tests");
+    assert_eq!(v["items"][0]["path"], "CONTRIBUTING.md", "{v}");
+    let top: Vec<String> = item_paths(&v).into_iter().take(3).collect();
+    assert!(!top.contains(&"site/user_guide.md".to_string()), "{v}");
+}
+
 /// "Where are the tests for HeaderMap": the type's name is in every name of
 /// its code and in none of its tests' (`smoke`, `get_missing`), which only
 /// their file's path and bodies tie to it; the tests come first all the

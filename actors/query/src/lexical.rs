@@ -1175,6 +1175,59 @@ impl LexicalIndex {
     /// The best `limit` documents for `query` with their BM25 scores, best
     /// first, each as `locate` numbers it from its file and place (`None`:
     /// not in the caller's state, left out).
+    /// The documents of `paths`' files whose text holds a term of
+    /// `words` (as the index analyses them), located by `locate`: which
+    /// of a few files' sections say a word, whatever their rank.
+    pub fn naming(
+        &self,
+        words: &str,
+        paths: &[&str],
+        locate: &dyn Fn(&str, Place) -> Option<usize>,
+    ) -> Result<Vec<usize>, LexicalError> {
+        let terms: Vec<(String, f32)> = self
+            .terms(&query_terms(words))
+            .into_iter()
+            .map(|t| (t, 1.0))
+            .collect();
+        if terms.is_empty() || paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let files: Vec<(Occur, Box<dyn Query>)> = paths
+            .iter()
+            .map(|p| {
+                let q: Box<dyn Query> = Box::new(TermQuery::new(
+                    Term::from_field_text(self.file, p),
+                    IndexRecordOption::Basic,
+                ));
+                (Occur::Should, q)
+            })
+            .collect();
+        let q = BooleanQuery::new(vec![
+            (Occur::Must, Box::new(self.query(&terms, &self.prose))),
+            (Occur::Must, Box::new(BooleanQuery::new(files))),
+        ]);
+        let searcher = self.reader.searcher();
+        let found = searcher
+            .search(&q, &tantivy::collector::DocSetCollector)
+            .map_err(err)?;
+        let mut out = Vec::new();
+        for addr in found {
+            let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
+            let path = d.get_first(self.file).and_then(|v| v.as_str());
+            let local = d.get_first(self.local).and_then(|v| v.as_u64());
+            let (Some(path), Some(local)) = (path, local) else {
+                continue;
+            };
+            let place = if local >= SECTION {
+                Place::Section((local - SECTION) as u32)
+            } else {
+                Place::Symbol(local as u32)
+            };
+            out.extend(locate(path, place));
+        }
+        Ok(out)
+    }
+
     pub fn search(
         &self,
         query: &str,

@@ -129,6 +129,38 @@ pub fn asks(query: &str) -> Asks {
     }
 }
 
+/// Words of [`PROCEDURE_OBJECTS`] that a doc says for one another ("run
+/// the docs" is answered by "building the documentation").
+const SAME_OBJECTS: &[&[&str]] = &[
+    &["test", "tests", "testsuite", "suite", "testing"],
+    &["benchmark", "benchmarks", "bench", "benches"],
+    &["docs", "documentation", "doc"],
+    &["linter", "linters", "lint"],
+];
+
+/// The words of a question of how to work on the project that name what
+/// is to be run, built or released ("tests" in "how do I run the tests"),
+/// with the words a doc says for them: a doc section that answers it
+/// names one of them.
+pub fn procedure_objects(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in query
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_ascii_lowercase)
+        .filter(|w| PROCEDURE_OBJECTS.contains(&w.as_str()))
+    {
+        let same = SAME_OBJECTS.iter().find(|g| g.contains(&w.as_str()));
+        for v in same.map_or(vec![w.clone()], |g| {
+            g.iter().map(|v| v.to_string()).collect()
+        }) {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
 /// Verbs of what code does (their plain form): a text that opens with one
 /// ("Returns the ...", "Parse a config file", "looks up the value of a
 /// flag", as doc comments and agents put it) describes something done, so
@@ -324,5 +356,18 @@ mod tests {
         ] {
             assert!(!describes_an_action(q), "{q}");
         }
+    }
+
+    #[test]
+    fn a_procedure_names_what_it_runs() {
+        assert_eq!(
+            procedure_objects("how do I run the tests?"),
+            ["test", "tests", "testsuite", "suite", "testing"]
+        );
+        assert_eq!(
+            procedure_objects("How to build the docs and the examples"),
+            ["docs", "documentation", "doc", "examples"]
+        );
+        assert!(procedure_objects("how do I install it").is_empty());
     }
 }

@@ -136,6 +136,16 @@ const TYPE_FOR_ACTION_PRIOR: f32 = 0.8;
 const PROCEDURE_DEPTH: usize = 10;
 const PROCEDURE_SECTIONS: usize = 20;
 
+/// What a doc or config section's words count in the answer to a question
+/// of how to work on the project when it does not name what the question
+/// names ([`crate::question_intent::procedure_objects`]): a user guide's
+/// "PreRun and PostRun Hooks" says "run" a dozen times, and the examples'
+/// "Usage" says `go run`, but neither says how to run the tests, which the
+/// Makefile's `test` target and CONTRIBUTING do. Such a section is hardly
+/// an answer: at 0.5 cobra's guide, three times the Makefile's BM25 where
+/// hundreds of test functions make "test" a common word, still came first.
+const UNNAMED_OBJECT_PRIOR: f32 = 0.25;
+
 /// What a file's proneness to change ([`HistoryFacts::proneness`]) adds
 /// to its score in a file ranking of a question in words, against 1 for
 /// the best file by its symbols and [`FILE_TEXT_WEIGHT`] for the best by
@@ -1161,11 +1171,45 @@ impl<'a> Retriever<'a> {
             Some(index.search(&q, POOL))
         };
         let (lex, sem) = rayon::join(lexical, semantic);
+        // A question of how to work on the project names what it acts on
+        // ("the tests"): the sections that do not say it weigh less.
+        let objects = crate::question_intent::procedure_objects(query);
+        let naming: Option<HashSet<usize>> = (procedure && !objects.is_empty()).then(|| {
+            let mut paths: Vec<&str> = lex
+                .iter()
+                .filter(|(doc, _)| map.kind(*doc).is_none())
+                .map(|(doc, _)| map.path(*doc))
+                .collect();
+            paths.sort_unstable();
+            paths.dedup();
+            self.lexical
+                .naming(&objects.join(" "), &paths, &|path, place| match place {
+                    crate::lexical::Place::Section(k) => map.section_doc(path, k as usize),
+                    crate::lexical::Place::Symbol(_) => None,
+                })
+                .unwrap_or_default()
+                .into_iter()
+                .collect()
+        });
+        let unnamed = |doc: usize| {
+            naming
+                .as_ref()
+                .is_some_and(|n| map.kind(doc).is_none() && !n.contains(&doc))
+        };
+        let lex: Vec<(usize, f32)> = lex
+            .into_iter()
+            .map(|(doc, score)| match unnamed(doc) {
+                true => (doc, score * UNNAMED_OBJECT_PRIOR),
+                false => (doc, score),
+            })
+            .collect();
         let top_lex = lex.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
         let top_section = lex
             .iter()
-            .find(|(doc, _)| procedure && map.kind(*doc).is_none())
-            .map_or(top_lex, |x| x.1.max(1e-6));
+            .filter(|(doc, _)| procedure && map.kind(*doc).is_none())
+            .map(|x| x.1)
+            .reduce(f32::max)
+            .map_or(top_lex, |x| x.max(1e-6));
         for (doc, score) in lex {
             let top = if map.kind(doc).is_none() {
                 top_section
