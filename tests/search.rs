@@ -2211,6 +2211,37 @@ fn how_to_run_the_tests_finds_the_makefile_and_tests_for_x_finds_the_tests() {
     assert_eq!(v["items"][0]["path"], "router.go", "{v}");
 }
 
+/// "Where is the Value enum defined": the question names a definition by
+/// its name and kind, whose words alone are everywhere ("value" in every
+/// other name, "enum" in `deserialize_enum`).
+#[test]
+fn a_question_that_names_a_definition_and_its_kind_finds_it_first() {
+    let repo = Repo::new();
+    repo.write(
+        "src/value/mod.rs",
+        "pub enum Value {\n    Null,\n    Bool(bool),\n    Number(f64),\n}\n",
+    );
+    let mut de = String::new();
+    for name in ["value", "value_ref", "value_mut", "to_value", "from_value"] {
+        de.push_str(&format!(
+            "pub fn {name}(value: &Value) -> Value {{\n    value.clone()\n}}\n\n"
+        ));
+    }
+    de.push_str(
+        "pub fn deserialize_enum(value: Value, variants: &[&str]) -> Value {\n    value\n}\n",
+    );
+    repo.write("src/de.rs", de);
+    repo.commit("values");
+    repo.sno_json(&["init", "--json"]);
+    let v = lexical_json(&repo, "where is the Value enum defined");
+    assert_eq!(v["items"][0]["qualified_name"], "Value", "{v}");
+    assert_eq!(v["items"][0]["kind"], "enum", "{v}");
+    // The kind decides between definitions of the name.
+    let v = lexical_json(&repo, "where is the Value function defined");
+    assert_eq!(v["items"][0]["qualified_name"], "value", "{v}");
+    assert_eq!(v["items"][0]["kind"], "function", "{v}");
+}
+
 /// "How do I run the tests" is answered by a section that says how to run
 /// *the tests*, not by a user guide's section that says "run" a dozen
 /// times about something else, however common "test" is in the code

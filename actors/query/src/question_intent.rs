@@ -5,6 +5,8 @@
 //! README, CONTRIBUTING or a CI file answers, not code whose names share
 //! its words (`TestRun`, `runParser`).
 
+use sno_journal::model::SymbolKind;
+
 use crate::test_files;
 
 /// What a question asks for.
@@ -159,6 +161,76 @@ pub fn procedure_objects(query: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Words that name a kind of definition, and the kinds each may mean (a
+/// "class" may be a C++ struct, a "function" a method).
+const KIND_WORDS: &[(&str, &[SymbolKind])] = {
+    use SymbolKind as K;
+    &[
+        ("class", &[K::Class, K::Struct]),
+        ("struct", &[K::Struct, K::Class]),
+        ("enum", &[K::Enum]),
+        ("trait", &[K::Trait, K::Interface]),
+        ("interface", &[K::Interface, K::Trait]),
+        ("protocol", &[K::Interface, K::Trait]),
+        ("function", &[K::Function, K::Method]),
+        ("func", &[K::Function, K::Method]),
+        ("method", &[K::Method, K::Function]),
+        ("constructor", &[K::Constructor]),
+        ("macro", &[K::Macro]),
+        ("constant", &[K::Constant]),
+        ("module", &[K::Module, K::Namespace]),
+        ("namespace", &[K::Namespace, K::Module]),
+    ]
+};
+
+/// A definition a question names with its kind: "where is the `Value`
+/// enum defined", "how does the Router struct match a path".
+#[derive(Debug, PartialEq, Eq)]
+pub struct KindNamed {
+    /// The name, as the question spells it.
+    pub name: String,
+    /// The kinds the kind word may mean.
+    pub kinds: &'static [SymbolKind],
+}
+
+/// The definition `query` names with a kind word beside a name spelled as
+/// code (a capital past its first letter or at its head, `_`, a digit, or
+/// backticks), before or after it; only a question counts, since a doc
+/// comment that mentions "the Config struct" says what its code returns.
+pub fn kind_named(query: &str) -> Option<KindNamed> {
+    if !is_question(query) {
+        return None;
+    }
+    let tokens: Vec<&str> = query
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '?' | '(' | ')' | ';'))
+        .filter(|t| !t.is_empty())
+        .collect();
+    let name_of = |t: &str| -> Option<String> {
+        let quoted = t.starts_with('`') && t.ends_with('`') && t.len() > 2;
+        let bare = t.trim_matches(|c: char| c == '`' || c == '\'' || c == '"' || c == '.');
+        let codelike = bare
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && bare
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | ':'))
+            && (quoted
+                || bare.chars().any(char::is_uppercase)
+                || bare.contains('_')
+                || bare.chars().any(|c| c.is_ascii_digit()));
+        let question_word = QUESTION_WORDS.contains(&bare.to_ascii_lowercase().as_str());
+        (codelike && !question_word).then(|| bare.to_string())
+    };
+    tokens.iter().enumerate().find_map(|(i, t)| {
+        let word = t.to_ascii_lowercase();
+        let (_, kinds) = KIND_WORDS.iter().find(|(k, _)| *k == word)?;
+        let before = i.checked_sub(1).and_then(|j| name_of(tokens[j]));
+        let after = tokens.get(i + 1).and_then(|t| name_of(t));
+        before.or(after).map(|name| KindNamed { name, kinds })
+    })
 }
 
 /// Verbs of what code does (their plain form): a text that opens with one
@@ -369,5 +441,28 @@ mod tests {
             ["docs", "documentation", "doc", "examples"]
         );
         assert!(procedure_objects("how do I install it").is_empty());
+    }
+
+    #[test]
+    fn a_question_names_a_definition_with_its_kind() {
+        use SymbolKind as K;
+        let named = |q: &str| kind_named(q).map(|k| (k.name, k.kinds.to_vec()));
+        assert_eq!(
+            named("where is the Value enum defined"),
+            Some(("Value".to_string(), vec![K::Enum]))
+        );
+        assert_eq!(
+            named("how does the struct `Router` match a path?"),
+            Some(("Router".to_string(), vec![K::Struct, K::Class]))
+        );
+        assert_eq!(
+            named("where is the parse_config function"),
+            Some(("parse_config".to_string(), vec![K::Function, K::Method]))
+        );
+        // A word, not a name; a doc comment, not a question; no kind word.
+        assert_eq!(named("where is the main function"), None);
+        assert_eq!(named("Returns the Config struct with defaults"), None);
+        assert_eq!(named("where is the Config loaded"), None);
+        assert_eq!(named("Which struct holds the routes?"), None);
     }
 }

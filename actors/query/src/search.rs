@@ -1224,6 +1224,15 @@ impl<'a> Retriever<'a> {
             for (doc, m) in self.name_matches(query) {
                 signals.entry(doc).or_default().lexical += w.name / f32::from(1 + m);
             }
+        } else if let Some(asked) = crate::question_intent::kind_named(query) {
+            // So is a question that names a definition with its kind ("where
+            // is the Value enum defined"): its words are common ("value" is
+            // in hundreds of names), its name and kind are not.
+            for (doc, m) in self.name_matches(&asked.name) {
+                if map.kind(doc).is_some_and(|k| asked.kinds.contains(&k)) {
+                    signals.entry(doc).or_default().lexical += w.name / f32::from(1 + m);
+                }
+            }
         }
         if let Some(ranked) = sem {
             // Names are matched by their letters; meaning adds less there.
