@@ -378,6 +378,57 @@ fn a_file_of_more_symbols_than_one_embedding_takes_has_them_all_embedded() {
     assert_eq!(v["items"][0]["qualified_name"], "settle_invoice", "{v}");
 }
 
+/// A large head's first embedding is made by its search parts, which read
+/// every file's text anyway, instead of by a pass of its own over them; it
+/// is stored as the embedder stores one, so the next commit embeds only
+/// its new text.
+#[test]
+fn a_large_heads_first_embedding_is_made_with_its_search_parts() {
+    let repo = Repo::new();
+    for i in 0..2000 {
+        repo.write(
+            &format!("pkg/m{i:04}.py"),
+            format!("def handler_{i}(x):\n    return x + {i}\n"),
+        );
+    }
+    repo.write("docs/guide.md", "# Guide\n\nHow to settle a bill.\n");
+    repo.commit("many");
+    let model = tempfile::tempdir().unwrap();
+    tiny_model(model.path());
+    let m = model.path().to_str().unwrap();
+    let o = sno_in(
+        repo.path(),
+        &["init", "--json", "--model", m],
+        &[("SNO_LOG", "sno_engine=debug")],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let log = plain_log(&o);
+    assert!(
+        log.contains("the head's first embedding made with its parts"),
+        "{log}"
+    );
+    let init: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Symbols only, as the embedder counts them (the section is embedded
+    // and stored, not counted).
+    assert_eq!(init["semantic"]["enabled"], true, "{init}");
+    assert_eq!(init["semantic"]["symbols"], 2000, "{init}");
+    assert_eq!(init["semantic"]["embedded"], 2000, "{init}");
+    assert_eq!(init["semantic"]["reused"], 0, "{init}");
+    // The next commit embeds its own new text only: the vectors and the
+    // files' counts were stored.
+    repo.write(
+        "pkg/money.py",
+        "def settle_invoice(bill):\n    return bill\n",
+    );
+    repo.commit("money");
+    let next = repo.sno_json(&["init", "--json", "--model", m]);
+    assert_eq!(next["semantic"]["embedded"], 1, "{next}");
+    assert_eq!(next["semantic"]["symbols"], 2001, "{next}");
+    assert_eq!(next["semantic"]["reused"], 2000, "{next}");
+    let v = repo.sno_json(&["search", "payment", "--json", "--model", m]);
+    assert_eq!(v["items"][0]["qualified_name"], "settle_invoice", "{v}");
+}
+
 #[test]
 fn init_stores_vectors_once_and_embeds_only_new_text() {
     let repo = Repo::new();

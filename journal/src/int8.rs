@@ -45,7 +45,16 @@ const PART_BYTES: usize = 4 << 20;
 impl VectorRows {
     /// Adds the vector of the text whose hash is `hash`.
     pub fn push(&mut self, hash: u64, v: &[f32]) {
-        let stored = to_bytes(v);
+        self.push_stored(hash, to_bytes(v));
+    }
+
+    /// [`VectorRows::push`] of a vector already quantized ([`quantize`]'s
+    /// scale and codes; a zero scale and codes for a zero vector).
+    pub fn push_codes(&mut self, hash: u64, scale: f32, codes: &[i8]) {
+        self.push_stored(hash, coded_bytes(scale, codes));
+    }
+
+    fn push_stored(&mut self, hash: u64, stored: Vec<u8>) {
         let part = match self.parts.last_mut() {
             Some(part) if part.bytes.len() + stored.len() <= PART_BYTES => part,
             _ => {
@@ -90,20 +99,20 @@ impl VectorRows {
 /// plain f32 (databases written before) always is one, so the two never
 /// meet.
 pub(crate) fn to_bytes(v: &[f32]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEAD + v.len() + 1);
-    out.push(TAG);
-    out.extend_from_slice(&(v.len() as u16).to_le_bytes());
     match quantize(v) {
-        Some((scale, codes)) => {
-            out.extend_from_slice(&scale.to_le_bytes());
-            out.extend(codes.iter().map(|c| *c as u8));
-        }
+        Some((scale, codes)) => coded_bytes(scale, &codes),
         // A zero vector stays zero: a zero scale and zero codes.
-        None => {
-            out.extend_from_slice(&0f32.to_le_bytes());
-            out.resize(HEAD + v.len(), 0);
-        }
+        None => coded_bytes(0.0, &vec![0; v.len()]),
     }
+}
+
+/// [`to_bytes`] of a vector already quantized.
+fn coded_bytes(scale: f32, codes: &[i8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEAD + codes.len() + 1);
+    out.push(TAG);
+    out.extend_from_slice(&(codes.len() as u16).to_le_bytes());
+    out.extend_from_slice(&scale.to_le_bytes());
+    out.extend(codes.iter().map(|c| *c as u8));
     if out.len().is_multiple_of(4) {
         out.push(0);
     }
@@ -210,5 +219,20 @@ mod tests {
         let back: Vec<(u64, Vec<u8>)> = rows.rows().map(|(h, b)| (h, b.to_vec())).collect();
         let want: Vec<(u64, Vec<u8>)> = many.iter().map(|(h, v)| (*h, to_bytes(v))).collect();
         assert_eq!(back, want);
+    }
+    #[test]
+    fn a_vector_pushed_as_codes_is_stored_as_when_pushed_whole() {
+        for v in [vec![0.5f32, -1.25, 3.0, 0.0], vec![0.0; 4], vec![1.0; 7]] {
+            let mut whole = VectorRows::default();
+            whole.push(7, &v);
+            let mut coded = VectorRows::default();
+            match quantize(&v) {
+                Some((scale, codes)) => coded.push_codes(7, scale, &codes),
+                None => coded.push_codes(7, 0.0, &vec![0; v.len()]),
+            }
+            let a: Vec<(u64, Vec<u8>)> = whole.rows().map(|(h, b)| (h, b.to_vec())).collect();
+            let b: Vec<(u64, Vec<u8>)> = coded.rows().map(|(h, b)| (h, b.to_vec())).collect();
+            assert_eq!(a, b, "{v:?}");
+        }
     }
 }

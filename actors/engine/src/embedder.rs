@@ -109,7 +109,7 @@ impl Actor for Embedder {
 }
 
 /// A file's symbols whose meaning is embedded.
-fn embedded_in(rec: &sno_journal::model::FileRecord) -> usize {
+pub(crate) fn embedded_in(rec: &sno_journal::model::FileRecord) -> usize {
     rec.symbols
         .iter()
         .filter(|s| sno_query::search::is_embedded(s.kind))
@@ -177,7 +177,9 @@ fn kept_counts(journal: &Journal) -> Option<Counts> {
 /// The counts as the journal keeps them beside the vectors: on 8.4M
 /// lines, counting from the views took 1.5-2 s of every CLI run that
 /// indexed a commit, and of a daemon's first.
-fn counts_to_keep(per_file: &rustc_hash::FxHashMap<String, usize>) -> Vec<(&str, usize)> {
+pub(crate) fn counts_to_keep(
+    per_file: &rustc_hash::FxHashMap<String, usize>,
+) -> Vec<(&str, usize)> {
     per_file.iter().map(|(p, n)| (p.as_str(), *n)).collect()
 }
 

@@ -252,6 +252,63 @@ pub struct ReadModel {
     /// A head with no parts to start from gets them streamed from its
     /// views (`false` only for tests comparing with a loaded state's).
     stream_first_parts: bool,
+    /// A first embedding asked of the head's streamed parts, and what it
+    /// did ([`ReadModel::prepare_head_embedding`]).
+    first_embedding: Mutex<FirstEmbedding>,
+}
+
+/// The vectors a head's streamed parts made rather than found stored: the
+/// document and text hash of each, in document order. Their codes are
+/// the parts' own, read back when they are stored: holding them twice
+/// while tantivy indexed took 200 MB more on 8.3M lines.
+#[derive(Default)]
+struct NewVectors {
+    docs: Vec<(u32, u64)>,
+}
+
+impl NewVectors {
+    /// Notes the vectors `fresh` made for `run`'s texts.
+    fn note(&mut self, run: &sno_query::head_build::TextRun, fresh: &[StoredVectorOf]) {
+        let made: rustc_hash::FxHashSet<u64> = fresh.iter().map(|(h, _)| *h).collect();
+        for (k, text) in run.texts.iter().enumerate() {
+            if text.is_empty() {
+                continue;
+            }
+            let h = sno_query::search::text_hash(text);
+            if made.contains(&h) {
+                self.docs.push(((run.first + k) as u32, h));
+            }
+        }
+    }
+
+    /// Their stored form, from `vectors`' codes (a zero vector, which
+    /// `vectors` leaves out, as zero codes).
+    fn rows(&self, vectors: &sno_query::semantic::Vectors) -> sno_journal::int8::VectorRows {
+        let mut rows = sno_journal::int8::VectorRows::default();
+        let zero = vec![0i8; vectors.dim()];
+        let mut have = vectors.iter().peekable();
+        for &(doc, h) in &self.docs {
+            while have.next_if(|(d, _, _)| *d < doc as usize).is_some() {}
+            match have.peek() {
+                Some((d, codes, scale)) if *d == doc as usize => rows.push_codes(h, *scale, codes),
+                _ => rows.push_codes(h, 0.0, &zero),
+            }
+        }
+        rows
+    }
+}
+
+type StoredVectorOf = sno_query::search::StoredVector;
+
+/// The head's first embedding, made while its parts are streamed from its
+/// views: they read every file's text anyway.
+#[derive(Default)]
+struct FirstEmbedding {
+    asked: bool,
+    /// Where the files embedded are reported, as the embedder reports
+    /// them.
+    progress: Option<tokio::sync::mpsc::UnboundedSender<crate::indexer::Progress>>,
+    done: Option<crate::embedder::EmbedSummary>,
 }
 
 fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -283,6 +340,7 @@ impl ReadModel {
             advancing: Mutex::new(()),
             name_keys: Mutex::new(None),
             stream_first_parts: true,
+            first_embedding: Mutex::new(FirstEmbedding::default()),
         }
     }
 
@@ -794,6 +852,20 @@ impl ReadModel {
         let mut build =
             PartsBuild::new(&cache.lexical_dir(), embedder.is_some()).map_err(Error::internal)?;
         let mut failed = None;
+        // A first embedding asked of these parts: the new vectors are kept
+        // to store, with each file's count of embedded symbols, covering
+        // the journal as it is now.
+        let (first_embedding, progress) = {
+            let asked = locked(&self.first_embedding);
+            (embedder.is_some() && asked.asked, asked.progress.clone())
+        };
+        let covers = Seq(self.journal.len()?);
+        let total = match (&progress, first_embedding) {
+            (Some(_), true) => self.journal.files_len()? as usize,
+            _ => 0,
+        };
+        let mut files_done = 0;
+        let mut per_file: rustc_hash::FxHashMap<String, usize> = Default::default();
         let (read, parts, made, stopped, history) = std::thread::scope(|scope| {
             // The history facts (stored in the cache) are made beside the
             // files: on a first index they decode its whole record.
@@ -803,16 +875,24 @@ impl ReadModel {
             let worker = embedder.as_ref().map(|e| {
                 scope.spawn(move || {
                     let mut made = VectorsBuild::default();
+                    let mut new = NewVectors::default();
                     for run in rx {
-                        let (v, _) = self.gather_vectors(e, &run.texts);
+                        let (v, fresh) = self.gather_vectors(e, &run.texts);
                         made.add(run.first, &v);
+                        if first_embedding && !fresh.is_empty() {
+                            new.note(&run, &fresh);
+                        }
                     }
-                    made
+                    (made, new)
                 })
             });
             let mut stopped = false;
             let read = self.journal.files_in_batches(head.seq, 256, |batch| {
                 for (path, rec) in &batch {
+                    if first_embedding {
+                        per_file.insert(path.clone(), crate::embedder::embedded_in(rec));
+                        files_done += 1;
+                    }
                     match build.add(path, rec, &source) {
                         Ok(Some(run)) if worker.is_some() => {
                             if tx.send(run).is_err() {
@@ -826,6 +906,12 @@ impl ReadModel {
                             return false;
                         }
                     }
+                }
+                if let (Some(p), true) = (&progress, first_embedding) {
+                    let _ = p.send(crate::indexer::Progress::FilesEmbedded {
+                        done: files_done,
+                        total,
+                    });
                 }
                 true
             });
@@ -869,24 +955,58 @@ impl ReadModel {
             // The head moved while its files were read.
             return Ok(None);
         };
+        let (made, new) = match made {
+            Some(Some((made, new))) => (Some(Some(made)), Some(new)),
+            Some(None) => (Some(None), None),
+            None => (None, None),
+        };
         let vectors = made.map(|m| {
             m.and_then(|made| made.finish(documents))
                 .ok_or_else(|| Error::internal("the vectors could not be made"))
         });
         let parts = parts.map_err(Error::internal)?;
         let t_parts = t.elapsed();
+        let mut first_rows = None;
         if let (Some(e), Some(vectors)) = (&embedder, vectors) {
             let vectors = vectors?;
             if let Err(err) = cache.write_vectors(&e.source, &vectors, &parts.layout) {
                 tracing::warn!(error = %err, "could not store the vectors cache");
                 return Ok(None);
             }
+            if let (true, Some(new)) = (first_embedding, new) {
+                // The sections' vectors are stored too (by their text, as
+                // any), but the summary counts symbols, as the embedder's.
+                let sections_from = parts.section_texts.first as u32;
+                let embedded = new.docs.iter().filter(|(d, _)| *d < sections_from).count();
+                first_rows = Some((e.source.clone(), new.rows(&vectors), embedded));
+            }
         }
         if let Err(err) = cache.write_doc_map(&parts.map) {
             tracing::warn!(error = %err, "could not store the document map");
             return Ok(None);
         }
+        // The parts and their vectors are stored: they go before the new
+        // vectors are written, which holds them again in redb's
+        // transaction (the three at once peaked at 1.63 GB on 8.3M lines).
         drop(parts);
+        if let Some((source, rows, embedded)) = first_rows {
+            let counts = crate::embedder::counts_to_keep(&per_file);
+            self.journal
+                .put_vector_rows(&source, &rows, Some(covers), Some(&counts))?;
+            let symbols = per_file.values().sum::<usize>();
+            tracing::debug!(
+                symbols,
+                embedded,
+                stored = rows.len(),
+                "the head's first embedding made with its parts"
+            );
+            locked(&self.first_embedding).done = Some(crate::embedder::EmbedSummary {
+                off_reason: None,
+                symbols,
+                embedded,
+                reused: symbols.saturating_sub(embedded),
+            });
+        }
         tracing::debug!(
             ms = t.elapsed().as_millis() as u64,
             parts_ms = t_parts.as_millis() as u64,
@@ -968,6 +1088,24 @@ impl ReadModel {
         cache.retain(|s| !s.borrow_owner().is_head);
         cache.insert(0, searcher.clone());
         Ok(Some(searcher))
+    }
+
+    /// [`ReadModel::prepare_head`], with the head's first embedding made
+    /// by its parts and stored in the journal, as the embedder would: what
+    /// it did, or `None` when the parts were not streamed from the views
+    /// (the embedder then has to make it).
+    pub fn prepare_head_embedding(
+        &self,
+        progress: Option<tokio::sync::mpsc::UnboundedSender<crate::indexer::Progress>>,
+    ) -> Result<Option<crate::embedder::EmbedSummary>> {
+        *locked(&self.first_embedding) = FirstEmbedding {
+            asked: true,
+            progress,
+            done: None,
+        };
+        let made = self.prepare_head();
+        let done = std::mem::take(&mut *locked(&self.first_embedding)).done;
+        made.map(|_| done)
     }
 
     /// Loads the head state and builds its search indexes, reading what a

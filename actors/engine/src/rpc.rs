@@ -10,11 +10,7 @@ use crate::error::Result;
 use crate::search::SearchArgs;
 use crate::writes::IndexOptions;
 
-/// Files from which `sno init` makes the head's search parts itself: on
-/// the ~600k-line corpus (2,154 files) the first search made them in 4 s
-/// (init 6.5-7.1 -> 8.3-10.5 s, the first search 3.9-4.2 -> 0.3-0.4 s),
-/// on 8.4M lines (16.5k) in a minute.
-const PARTS_AT_INIT_FROM_FILES: u64 = 2_000;
+use crate::writes::PARTS_AT_INIT_FROM_FILES;
 
 impl Engine {
     /// Runs a CLI command against this engine. `env` carries the caller's
@@ -46,7 +42,7 @@ impl Engine {
                 // Drafting lessons after a run is the long-lived processes'
                 // job (the daemon, `sno watch`): a CLI's run would stop the
                 // agent mid-draft.
-                let summary = self.index(&opts, progress.clone()).await?;
+                let mut summary = self.index_with(&opts, progress.clone(), true).await?;
                 // A large head's search parts, made now: when init says it
                 // is done, the first search answers at once instead of
                 // making them (a minute on 8.4M lines). A small head's are
@@ -65,13 +61,31 @@ impl Engine {
                     // minute it takes on 8.4M lines would hold the other
                     // sessions' answers queued behind it.
                     let read = self.read();
-                    match crate::background::background(move || read.prepare_head()) {
-                        Ok(_) => tracing::debug!(
-                            ms = t.elapsed().as_millis() as u64,
-                            "the head's search index is made"
-                        ),
+                    let reports = progress.clone();
+                    // A first embedding left to the parts writes to the
+                    // journal: no other run of this engine meanwhile.
+                    let _ours = match summary.semantic {
+                        None => Some(self.writes.lock().await),
+                        Some(_) => None,
+                    };
+                    match crate::background::background(move || {
+                        read.prepare_head_embedding(reports)
+                    }) {
+                        Ok(embedded) => {
+                            tracing::debug!(
+                                ms = t.elapsed().as_millis() as u64,
+                                "the head's search index is made"
+                            );
+                            if summary.semantic.is_none() {
+                                summary.semantic = embedded.map(crate::writes::semantic_summary);
+                            }
+                        }
                         Err(e) => tracing::warn!(error = %e, "could not make the search index"),
                     }
+                }
+                // Left to the parts, which did not make it: made now.
+                if summary.semantic.is_none() {
+                    summary.semantic = Some(self.refresh_embeddings(progress).await?);
                 }
                 Answer::Index(Box::new(summary))
             }
