@@ -1213,19 +1213,23 @@ impl LexicalIndex {
         let mut out = Vec::new();
         for addr in found {
             let d: TantivyDocument = searcher.doc(addr).map_err(err)?;
-            let path = d.get_first(self.file).and_then(|v| v.as_str());
-            let local = d.get_first(self.local).and_then(|v| v.as_u64());
-            let (Some(path), Some(local)) = (path, local) else {
-                continue;
-            };
-            let place = if local >= SECTION {
-                Place::Section((local - SECTION) as u32)
-            } else {
-                Place::Symbol(local as u32)
-            };
-            out.extend(locate(path, place));
+            if let Some((path, place)) = self.place_of(&d) {
+                out.extend(locate(path, place));
+            }
         }
         Ok(out)
+    }
+
+    /// The file and place a stored document is of.
+    fn place_of<'d>(&self, d: &'d TantivyDocument) -> Option<(&'d str, Place)> {
+        let path = d.get_first(self.file).and_then(|v| v.as_str())?;
+        let local = d.get_first(self.local).and_then(|v| v.as_u64())?;
+        let place = if local >= SECTION {
+            Place::Section((local - SECTION) as u32)
+        } else {
+            Place::Symbol(local as u32)
+        };
+        Some((path, place))
     }
 
     pub fn search(
@@ -1277,15 +1281,8 @@ impl LexicalIndex {
         let hits = top_docs(&self.reader, &q, limit)?;
         let mut out = Vec::with_capacity(hits.len());
         for (score, d) in hits {
-            let path = d.get_first(self.file).and_then(|v| v.as_str());
-            let local = d.get_first(self.local).and_then(|v| v.as_u64());
-            let (Some(path), Some(local)) = (path, local) else {
+            let Some((path, place)) = self.place_of(&d) else {
                 continue;
-            };
-            let place = if local >= SECTION {
-                Place::Section((local - SECTION) as u32)
-            } else {
-                Place::Symbol(local as u32)
             };
             if let Some(doc) = locate(path, place) {
                 out.push((doc, score));
