@@ -955,11 +955,8 @@ impl ReadModel {
             // The head moved while its files were read.
             return Ok(None);
         };
-        let (made, new) = match made {
-            Some(Some((made, new))) => (Some(Some(made)), Some(new)),
-            Some(None) => (Some(None), None),
-            None => (None, None),
-        };
+        let (made, new) = made.map(Option::unzip).unzip();
+        let new = new.flatten();
         let vectors = made.map(|m| {
             m.and_then(|made| made.finish(documents))
                 .ok_or_else(|| Error::internal("the vectors could not be made"))

@@ -1172,9 +1172,6 @@ impl LexicalIndex {
         out
     }
 
-    /// The best `limit` documents for `query` with their BM25 scores, best
-    /// first, each as `locate` numbers it from its file and place (`None`:
-    /// not in the caller's state, left out).
     /// The documents of `paths`' files whose text holds a term of
     /// `words` (as the index analyses them), located by `locate`: which
     /// of a few files' sections say a word, whatever their rank.
@@ -1232,6 +1229,9 @@ impl LexicalIndex {
         Some((path, place))
     }
 
+    /// The best `limit` documents for `query` with their BM25 scores, best
+    /// first, each as `locate` numbers it from its file and place (`None`:
+    /// not in the caller's state, left out).
     pub fn search(
         &self,
         query: &str,

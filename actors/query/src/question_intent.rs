@@ -92,21 +92,24 @@ pub fn is_question(query: &str) -> bool {
     opens_with_question_word(query) || query.trim_end().ends_with('?')
 }
 
-/// Whether `query`'s first word is a question word.
-pub fn opens_with_question_word(query: &str) -> bool {
+/// `query`'s words, lowercase: runs of letters and digits.
+fn lower_words(query: &str) -> impl Iterator<Item = String> + '_ {
     query
         .split(|c: char| !c.is_alphanumeric())
-        .find(|w| !w.is_empty())
-        .is_some_and(|w| QUESTION_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+}
+
+/// Whether `query`'s first word is a question word.
+pub fn opens_with_question_word(query: &str) -> bool {
+    lower_words(query)
+        .next()
+        .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
 }
 
 /// What `query` asks for.
 pub fn asks(query: &str) -> Asks {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect();
+    let words: Vec<String> = lower_words(query).collect();
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     let asking = is_question(query);
     if has(PROCEDURE_WORDS)
@@ -146,11 +149,7 @@ const SAME_OBJECTS: &[&[&str]] = &[
 /// names one of them.
 pub fn procedure_objects(query: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for w in query
-        .split(|c: char| !c.is_alphanumeric())
-        .map(str::to_ascii_lowercase)
-        .filter(|w| PROCEDURE_OBJECTS.contains(&w.as_str()))
-    {
+    for w in lower_words(query).filter(|w| PROCEDURE_OBJECTS.contains(&w.as_str())) {
         let same = SAME_OBJECTS.iter().find(|g| g.contains(&w.as_str()));
         for v in same.map_or(vec![w.clone()], |g| {
             g.iter().map(|v| v.to_string()).collect()
@@ -346,13 +345,9 @@ const ACTION_VERBS: &[&str] = &[
 /// Whether `query` opens with one of [`ACTION_VERBS`], plain ("Parse"),
 /// or in the third person ("parses", "returns", "applies", "pushes").
 pub fn describes_an_action(query: &str) -> bool {
-    let Some(first) = query
-        .split(|c: char| !c.is_alphanumeric())
-        .find(|w| !w.is_empty())
-    else {
+    let Some(w) = lower_words(query).next() else {
         return false;
     };
-    let w = first.to_ascii_lowercase();
     let is_verb = |v: &str| ACTION_VERBS.contains(&v);
     is_verb(&w)
         || w.strip_suffix('s').is_some_and(is_verb)

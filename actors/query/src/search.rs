@@ -1170,39 +1170,12 @@ impl<'a> Retriever<'a> {
             let q = embedder.embed(&[words(query)]).pop().unwrap_or_default();
             Some(index.search(&q, POOL))
         };
-        let (lex, sem) = rayon::join(lexical, semantic);
+        let (mut lex, sem) = rayon::join(lexical, semantic);
         // A question of how to work on the project names what it acts on
         // ("the tests"): the sections that do not say it weigh less.
-        let objects = crate::question_intent::procedure_objects(query);
-        let naming: Option<HashSet<usize>> = (procedure && !objects.is_empty()).then(|| {
-            let mut paths: Vec<&str> = lex
-                .iter()
-                .filter(|(doc, _)| map.kind(*doc).is_none())
-                .map(|(doc, _)| map.path(*doc))
-                .collect();
-            paths.sort_unstable();
-            paths.dedup();
-            self.lexical
-                .naming(&objects.join(" "), &paths, &|path, place| match place {
-                    crate::lexical::Place::Section(k) => map.section_doc(path, k as usize),
-                    crate::lexical::Place::Symbol(_) => None,
-                })
-                .unwrap_or_default()
-                .into_iter()
-                .collect()
-        });
-        let unnamed = |doc: usize| {
-            naming
-                .as_ref()
-                .is_some_and(|n| map.kind(doc).is_none() && !n.contains(&doc))
-        };
-        let lex: Vec<(usize, f32)> = lex
-            .into_iter()
-            .map(|(doc, score)| match unnamed(doc) {
-                true => (doc, score * UNNAMED_OBJECT_PRIOR),
-                false => (doc, score),
-            })
-            .collect();
+        if procedure {
+            self.weigh_unnamed_objects(query, &mut lex);
+        }
         let top_lex = lex.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
         let top_section = lex
             .iter()
@@ -1408,6 +1381,39 @@ impl<'a> Retriever<'a> {
         }
         hits.truncate(limit);
         hits
+    }
+
+    /// Weighs down, among a procedure question's lexical hits, the doc and
+    /// config sections that do not name what it acts on ("the tests",
+    /// [`crate::question_intent::procedure_objects`]), before they are
+    /// normalised among themselves.
+    fn weigh_unnamed_objects(&self, query: &str, lex: &mut [(usize, f32)]) {
+        let objects = crate::question_intent::procedure_objects(query);
+        if objects.is_empty() {
+            return;
+        }
+        let map = &self.map;
+        let mut paths: Vec<&str> = lex
+            .iter()
+            .filter(|(doc, _)| map.kind(*doc).is_none())
+            .map(|(doc, _)| map.path(*doc))
+            .collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let naming: HashSet<usize> = self
+            .lexical
+            .naming(&objects.join(" "), &paths, &|path, place| match place {
+                crate::lexical::Place::Section(k) => map.section_doc(path, k as usize),
+                crate::lexical::Place::Symbol(_) => None,
+            })
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        for (doc, score) in lex.iter_mut() {
+            if map.kind(*doc).is_none() && !naming.contains(doc) {
+                *score *= UNNAMED_OBJECT_PRIOR;
+            }
+        }
     }
 
     /// Adds to the best `hits`' lexical signal the share of a string
