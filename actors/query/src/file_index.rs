@@ -283,7 +283,7 @@ fn writer_for(index: &Index) -> Result<(Fields, tantivy::IndexWriter), LexicalEr
         .tokenizers()
         .register(ANALYZER, crate::lexical::analyzer());
     let f = fields(index)?;
-    let writer = index.writer_with_num_threads(1, 50_000_000).map_err(err)?;
+    let writer = crate::lexical::update_writer(index)?;
     Ok((f, writer))
 }
 

@@ -4,6 +4,7 @@
 //! journal for answers "as of" an older commit).
 
 pub mod abbreviations;
+mod best_field;
 pub mod block;
 pub mod changes;
 pub mod chunks;
