@@ -220,6 +220,7 @@ mod tests {
         let want: Vec<(u64, Vec<u8>)> = many.iter().map(|(h, v)| (*h, to_bytes(v))).collect();
         assert_eq!(back, want);
     }
+
     #[test]
     fn a_vector_pushed_as_codes_is_stored_as_when_pushed_whole() {
         for v in [vec![0.5f32, -1.25, 3.0, 0.0], vec![0.0; 4], vec![1.0; 7]] {

@@ -268,7 +268,11 @@ struct NewVectors {
 
 impl NewVectors {
     /// Notes the vectors `fresh` made for `run`'s texts.
-    fn note(&mut self, run: &sno_query::head_build::TextRun, fresh: &[StoredVectorOf]) {
+    fn note(
+        &mut self,
+        run: &sno_query::head_build::TextRun,
+        fresh: &[sno_query::search::StoredVector],
+    ) {
         let made: rustc_hash::FxHashSet<u64> = fresh.iter().map(|(h, _)| *h).collect();
         for (k, text) in run.texts.iter().enumerate() {
             if text.is_empty() {
@@ -297,8 +301,6 @@ impl NewVectors {
         rows
     }
 }
-
-type StoredVectorOf = sno_query::search::StoredVector;
 
 /// The head's first embedding, made while its parts are streamed from its
 /// views: they read every file's text anyway.

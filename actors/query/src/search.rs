@@ -1171,12 +1171,15 @@ impl<'a> Retriever<'a> {
             Some(index.search(&q, POOL))
         };
         let (mut lex, sem) = rayon::join(lexical, semantic);
+        // The best score, taken before sections are weighed below: code is
+        // normalised by it, and a section weighed down that came first
+        // must not raise every definition's signal.
+        let top_lex = lex.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
         // A question of how to work on the project names what it acts on
         // ("the tests"): the sections that do not say it weigh less.
         if procedure {
             self.weigh_unnamed_objects(query, &mut lex);
         }
-        let top_lex = lex.first().map(|x| x.1).unwrap_or(1.0).max(1e-6);
         let top_section = lex
             .iter()
             .filter(|(doc, _)| procedure && map.kind(*doc).is_none())
