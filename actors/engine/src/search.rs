@@ -82,7 +82,9 @@ impl Engine {
         a: &SearchArgs,
         whole: bool,
     ) -> Result<Option<(ContextPackage, SearchStats)>> {
+        let t0 = std::time::Instant::now();
         let searcher = self.read.searcher_for(a.at.as_deref(), whole)?;
+        let t_open = t0.elapsed();
         let (owner, retriever) = (searcher.borrow_owner(), searcher.borrow_dependent());
         let read = |rec: &sno_journal::model::FileRecord| self.read.blob(rec.blob);
         let request = SearchRequest {
@@ -121,9 +123,11 @@ impl Engine {
             Some(f) => f.iter().flat_map(|f| f.docs.iter().copied()).collect(),
             None => hits.iter().map(|h| h.doc).collect(),
         };
+        let t_rank = t0.elapsed();
         let Some(loaded) = retriever.load(docs) else {
             return Ok(None);
         };
+        let t_load = t0.elapsed();
         // Behind HEAD is what an answer about a past commit was asked to
         // be: only the head's answers warn of it.
         let head_differs = owner
@@ -155,6 +159,13 @@ impl Engine {
             read: &|rec| self.read.blob(rec.blob),
             edited: owner.is_head.then_some(&edited),
         });
+        tracing::debug!(
+            open_us = t_open.as_micros() as u64,
+            rank_us = (t_rank - t_open).as_micros() as u64,
+            load_us = (t_load - t_rank).as_micros() as u64,
+            pack_us = (t0.elapsed() - t_load).as_micros() as u64,
+            "search timed"
+        );
         let stats = SearchStats {
             hits: files.as_ref().map(Vec::len).unwrap_or(hits.len()),
             top_score: match &files {

@@ -33,11 +33,19 @@ impl BestFieldQuery {
 
 impl Query for BestFieldQuery {
     fn weight(&self, enable_scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
-        let fields = self
-            .fields
-            .iter()
-            .map(|(q, boost)| Ok((q.weight(enable_scoring)?, *boost)))
-            .collect::<tantivy::Result<_>>()?;
+        let mut fields = Vec::with_capacity(self.fields.len());
+        for (q, boost) in &self.fields {
+            // A field no document holds the term in scores nothing: its
+            // weight (BM25's table of 256 norms) and its scorers (a term
+            // looked up in each segment) are not made. Most of a long
+            // question's words are in one or two of the five fields.
+            if let Some(searcher) = enable_scoring.searcher() {
+                if searcher.doc_freq(q.term())? == 0 {
+                    continue;
+                }
+            }
+            fields.push((q.weight(enable_scoring)?, *boost));
+        }
         Ok(Box::new(BestFieldWeight {
             fields,
             others: self.others,

@@ -260,9 +260,11 @@ impl FileIndex {
             return Ok(Vec::new());
         }
         let (q, _) = self.parser.parse_query_lenient(&text);
-        let hits = crate::lexical::top_docs(&self.reader, &q, limit)?;
+        let searcher = self.reader.searcher();
+        let hits = crate::lexical::top_docs(&searcher, &q, limit)?;
         let mut out = Vec::with_capacity(hits.len());
-        for (score, d) in hits {
+        for (score, addr) in hits {
+            let d: tantivy::TantivyDocument = searcher.doc(addr).map_err(crate::lexical::err)?;
             let key = d.get_first(self.key).and_then(|v| {
                 use tantivy::schema::Value;
                 v.as_str()

@@ -1,6 +1,6 @@
 //! What a server keeps on disk about the indexed head, so the next server
 //! starts fast: the lexical index and the symbol vectors in document order.
-//! Both are derived data in `.sno/cache/<commit>-<seq>-v3/`, named after the
+//! Both are derived data in `.sno/cache/<commit>-<seq>-v4/`, named after the
 //! state they were made from, so a stale one is never read; they may be
 //! deleted at any time and are rebuilt when missing or unreadable. A new
 //! head's lexical index starts from the previous head's, moved over and
@@ -34,7 +34,7 @@ const SIGNS_HEAD: usize = 32;
 
 /// The cache format, in each head's directory name: the lexical index's
 /// documents are keyed by file since v3.
-const VERSION: &str = "-v3";
+const VERSION: &str = "-v4";
 
 /// Where past states' caches live, under `.sno/`.
 const PAST: &str = "past";
@@ -94,7 +94,7 @@ impl HeadCache {
 
     /// The cache of a past state (`--at`, the `at` argument): the state
     /// after `commit` was indexed at journal position `seq`, in
-    /// `.sno/past/<commit>-<seq>-v3/`. A past state never changes (the
+    /// `.sno/past/<commit>-<seq>-v4/`. A past state never changes (the
     /// journal is append-only), so its parts, once made, serve every later
     /// question about it, from any process, until [`HeadCache::evict_past`]
     /// drops them.

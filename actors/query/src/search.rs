@@ -1170,7 +1170,32 @@ impl<'a> Retriever<'a> {
             let q = embedder.embed(&[words(query)]).pop().unwrap_or_default();
             Some(index.search(&q, POOL))
         };
-        let (mut lex, sem) = rayon::join(lexical, semantic);
+        // The lexical pool is made on this thread while a worker of the
+        // pool makes the semantic one: `rayon::join` from outside the pool
+        // hands both to the pool and sleeps until they are done, so a
+        // search waited for two workers rather than one, and for both
+        // when the pool is busy (a commit's index run). On an idle pool
+        // the two take the same time; the debug event below says where
+        // a search's time went.
+        let t0 = std::time::Instant::now();
+        let mut sem = None;
+        let mut t_sem = std::time::Duration::ZERO;
+        let (mut lex, t_lex) = rayon::in_place_scope(|s| {
+            s.spawn(|_| {
+                let t = std::time::Instant::now();
+                sem = semantic();
+                t_sem = t.elapsed();
+            });
+            let t = std::time::Instant::now();
+            let lex = lexical();
+            (lex, t.elapsed())
+        });
+        tracing::debug!(
+            lex_us = t_lex.as_micros() as u64,
+            sem_us = t_sem.as_micros() as u64,
+            both_us = t0.elapsed().as_micros() as u64,
+            "signals timed"
+        );
         // The best score, taken before sections are weighed below: code is
         // normalised by it, and a section weighed down that came first
         // must not raise every definition's signal.

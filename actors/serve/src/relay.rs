@@ -12,6 +12,7 @@
 
 use std::collections::BTreeSet;
 
+use serde::Deserialize as _;
 use serde_json::Value;
 
 /// What the relay knows of its client's session.
@@ -25,6 +26,30 @@ pub struct Session {
     initialized: Option<String>,
     /// Requests sent to the daemon and not answered yet, by id (as JSON).
     pending: BTreeSet<String>,
+}
+
+/// What the relay reads of a daemon's line: its id and whether it
+/// answers. The rest (a search's answer is kilobytes of text) is skipped
+/// over, not built into a tree of values.
+#[derive(serde::Deserialize)]
+struct DaemonMessage {
+    /// Present (`null` included) or not.
+    #[serde(default, deserialize_with = "present_value")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: bool,
+    #[serde(default, deserialize_with = "present")]
+    error: bool,
+}
+
+/// A field that is there, whatever its value (`null` too), skipped over.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(d).map(|_| true)
+}
+
+/// A field's value when it is there, `null` included.
+fn present_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 /// What to do with a line from the client.
@@ -74,9 +99,8 @@ impl Session {
 
     /// Reads a line the daemon sent (an answer settles its request).
     pub fn from_daemon(&mut self, line: &str) {
-        if let Ok(v) = serde_json::from_str::<Value>(line) {
-            let answer = v.get("result").is_some() || v.get("error").is_some();
-            if let (true, Some(id)) = (answer, v.get("id")) {
+        if let Ok(m) = serde_json::from_str::<DaemonMessage>(line) {
+            if let (true, Some(id)) = (m.result || m.error, m.id) {
                 self.pending.remove(&id.to_string());
             }
         }
@@ -144,6 +168,28 @@ mod tests {
         }
         assert_eq!(s.from_client("  "), FromClient::Skip);
         assert!(s.pending.is_empty());
+    }
+
+    #[test]
+    fn an_answer_settles_its_request_whatever_it_holds() {
+        let mut s = Session::default();
+        for id in ["1", "2", "3", "\"x\"", "5"] {
+            s.from_client(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call"}}"#
+            ));
+        }
+        // A result of null, an error, a long result with nested ids, a
+        // string id; a notification and a line that is no JSON settle
+        // nothing.
+        s.from_daemon(r#"{"jsonrpc":"2.0","id":1,"result":null}"#);
+        s.from_daemon(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}"#);
+        s.from_daemon(
+            r#"{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"{\"id\":5}"}],"id":9},"id":3}"#,
+        );
+        s.from_daemon(r#"{"jsonrpc":"2.0","id":"x","result":{}}"#);
+        s.from_daemon(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":5}}"#);
+        s.from_daemon("not json");
+        assert_eq!(s.pending.iter().collect::<Vec<_>>(), ["5"]);
     }
 
     #[test]
