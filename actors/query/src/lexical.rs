@@ -532,7 +532,10 @@ pub(crate) fn own_bodies(rec: &FileRecord, text: &Served) -> FxHashMap<SymbolId,
         .collect()
 }
 
-/// [`own_bodies`] of one symbol of `rec`.
+/// [`own_bodies`] of one symbol of `rec`, its secret values not masked:
+/// for ranking alone (a candidate's string literals weighed against a
+/// pasted message), never quoted. Masking is found per file, and most of
+/// the files a search weighs it for are not quoted.
 pub(crate) fn own_body(rec: &FileRecord, symbol: &Symbol, text: &Served) -> String {
     let holes = rec
         .symbols
@@ -540,11 +543,22 @@ pub(crate) fn own_body(rec: &FileRecord, symbol: &Symbol, text: &Served) -> Stri
         .filter(|s| s.parent == Some(symbol.id))
         .map(|s| (s.span.start_byte as usize, s.span.end_byte as usize))
         .collect();
-    own_text(symbol, holes, text)
+    own_text_by(symbol, holes, |r| text.unmasked_slice(r))
 }
 
-/// `symbol`'s span of `text` without `holes`, at most [`BODY_BYTES`].
-fn own_text(symbol: &Symbol, mut holes: Vec<(usize, usize)>, text: &Served) -> String {
+/// `symbol`'s span of `text` without `holes`, at most [`BODY_BYTES`],
+/// masked.
+fn own_text(symbol: &Symbol, holes: Vec<(usize, usize)>, text: &Served) -> String {
+    own_text_by(symbol, holes, |r| std::borrow::Cow::Owned(text.slice(r)))
+}
+
+/// `symbol`'s span without `holes`, at most [`BODY_BYTES`], each piece
+/// as `slice` reads it.
+fn own_text_by<'t>(
+    symbol: &Symbol,
+    mut holes: Vec<(usize, usize)>,
+    slice: impl Fn(std::ops::Range<usize>) -> std::borrow::Cow<'t, str>,
+) -> String {
     let (start, end) = (
         symbol.span.start_byte as usize,
         symbol.span.end_byte as usize,
@@ -554,7 +568,7 @@ fn own_text(symbol: &Symbol, mut holes: Vec<(usize, usize)>, text: &Served) -> S
     holes.sort_unstable();
     for (a, b) in holes.into_iter().chain([(end, end)]) {
         if a > at && own.len() < BODY_BYTES {
-            own.push_str(&text.slice(at..a.min(end)));
+            own.push_str(&slice(at..a.min(end)));
             own.push('\n');
         }
         at = at.max(b);

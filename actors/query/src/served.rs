@@ -5,7 +5,7 @@
 //! the masked text, so it cannot probe a secret one character at a time.
 
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use sno_redact::{mask_range, Finding, Redactor};
 
@@ -13,29 +13,52 @@ use sno_redact::{mask_range, Finding, Redactor};
 #[derive(Clone, Debug)]
 pub struct Served {
     text: Arc<str>,
-    findings: Arc<[Finding]>,
+    /// Whether its secret values are masked.
+    mask: bool,
+    /// The secret values, found on the first masked read of the text
+    /// (shared by the clones a cache hands out). A search reads the best
+    /// fifty candidates' files to rank them ([`Served::unmasked_slice`])
+    /// and quotes a few: the scan of every file it reads was three
+    /// quarters of reading a file not yet cached.
+    findings: Arc<OnceLock<Arc<[Finding]>>>,
 }
 
 impl Served {
-    /// The text of `bytes`; with `mask`, its secret values are found now
-    /// (once per blob: callers cache a `Served`).
+    /// The text of `bytes`; with `mask`, its secret values are masked in
+    /// everything read of it but [`Served::unmasked_slice`] (found on the
+    /// first such read, once per blob: callers cache a `Served`).
     pub fn new(bytes: &[u8], mask: bool) -> Served {
-        let text: Arc<str> = String::from_utf8_lossy(bytes).into();
-        let findings: Arc<[Finding]> = if mask {
-            Redactor::global().find(&text).into()
-        } else {
-            Arc::new([])
-        };
-        Served { text, findings }
+        Served {
+            text: String::from_utf8_lossy(bytes).into(),
+            mask,
+            findings: Arc::default(),
+        }
+    }
+
+    /// The secret values of the text, found now if not yet.
+    fn findings(&self) -> &[Finding] {
+        if !self.mask {
+            return &[];
+        }
+        self.findings
+            .get_or_init(|| Redactor::global().find(&self.text).into())
+    }
+
+    /// Bytes `range` of the file as stored, secret values included: for
+    /// ranking alone (a search weighing a candidate's string literals),
+    /// never for an answer.
+    pub fn unmasked_slice(&self, range: Range<usize>) -> std::borrow::Cow<'_, str> {
+        let r = range.start.min(self.text.len())..range.end.min(self.text.len());
+        String::from_utf8_lossy(&self.text.as_bytes()[r])
     }
 
     /// Bytes `range` of the file (a symbol's span), masked.
     pub fn slice(&self, range: Range<usize>) -> String {
-        if self.findings.is_empty() {
-            let r = range.start.min(self.text.len())..range.end.min(self.text.len());
-            return String::from_utf8_lossy(&self.text.as_bytes()[r]).into_owned();
+        let findings = self.findings();
+        if findings.is_empty() {
+            return self.unmasked_slice(range).into_owned();
         }
-        mask_range(&self.text, range, &self.findings)
+        mask_range(&self.text, range, findings)
     }
 
     /// Where a quote of a span starting at byte `at` starts: the start of
@@ -81,10 +104,11 @@ impl Served {
 
     /// The whole file, masked. Lines are those of the file.
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
-        if self.findings.is_empty() {
+        let findings = self.findings();
+        if findings.is_empty() {
             std::borrow::Cow::Borrowed(&self.text)
         } else {
-            std::borrow::Cow::Owned(mask_range(&self.text, 0..self.text.len(), &self.findings))
+            std::borrow::Cow::Owned(mask_range(&self.text, 0..self.text.len(), findings))
         }
     }
 
@@ -105,7 +129,7 @@ impl Served {
 
     /// How many secret values are masked.
     pub fn masked(&self) -> usize {
-        self.findings.len()
+        self.findings().len()
     }
 
     /// Size in bytes (for cache budgets).
@@ -122,6 +146,30 @@ impl Served {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_read_but_the_unmasked_slice_masks_the_secret_values() {
+        let text = "db:\n  password: hunter2-XYZ-987\n  host: example.org\n";
+        let at = text.find("hunter2").unwrap();
+        let line = at..text.len();
+        let f = Served::new(text.as_bytes(), true);
+        // Read for ranking first: found nothing yet, masks nothing.
+        assert!(f.unmasked_slice(line.clone()).contains("hunter2-XYZ-987"));
+        let copy = f.clone();
+        assert!(
+            !f.slice(line.clone()).contains("hunter2"),
+            "{}",
+            f.slice(line.clone())
+        );
+        assert!(!f.text().contains("hunter2"));
+        assert_eq!(copy.masked(), 1);
+        assert!(!copy.slice(line.clone()).contains("hunter2"));
+        assert!(copy.unmasked_slice(line.clone()).contains("hunter2"));
+        // Without masking the text is served as stored.
+        let plain = Served::new(text.as_bytes(), false);
+        assert_eq!(plain.masked(), 0);
+        assert!(plain.slice(line).contains("hunter2-XYZ-987"));
+    }
 
     #[test]
     fn a_quote_starts_at_its_line_when_only_indentation_precedes_it() {
