@@ -1454,12 +1454,21 @@ impl<'a> Retriever<'a> {
         text: TextSource,
     ) -> bool {
         let k = hits.len().min(VERBATIM_CANDIDATES);
-        let Some(loaded) = self.load(hits[..k].iter().map(|h| h.doc)) else {
+        // A literal that counts holds two of the text's content words, so
+        // its body matched them: a candidate of no lexical match (the
+        // semantic signal's alone) holds none, and its file is not read.
+        let worded = |h: &&mut Hit| h.signals.lexical > 0.0;
+        let Some(loaded) = self.load(
+            hits[..k]
+                .iter()
+                .filter(|h| h.signals.lexical > 0.0)
+                .map(|h| h.doc),
+        ) else {
             return false;
         };
         let mut texts: HashMap<&str, Option<Served>> = HashMap::new();
         let mut any = false;
-        for h in hits[..k].iter_mut() {
+        for h in hits[..k].iter_mut().filter(worded) {
             let e = loaded.entry(h.doc);
             // Docs quote the code's messages and doc comments too: the
             // code that says it is the answer, and its tests after it.
