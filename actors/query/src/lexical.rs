@@ -1341,8 +1341,8 @@ pub(crate) fn fixed_reader(index: &Index) -> tantivy::Result<IndexReader> {
         .try_into()
 }
 
-/// The best `limit` documents of `reader`'s index for `q`, best first,
-/// with their BM25 scores.
+/// The best `limit` documents of `searcher`'s index for `q`, best first,
+/// with their BM25 scores and addresses (valid in that searcher alone).
 pub(crate) fn top_docs(
     searcher: &Searcher,
     q: &dyn Query,
