@@ -2497,6 +2497,51 @@ fn a_pasted_error_message_finds_the_code_that_raises_it() {
 }
 
 #[test]
+fn a_pasted_message_weighs_the_literals_of_code_but_not_of_generated_files() {
+    let repo = Repo::new();
+    // Generated bindings: thousands of definitions in one file, one of
+    // them holding the message. Reading such a file (its record and text
+    // are megabytes in a real registry) for every pasted text made warm
+    // searches twice as slow.
+    let mut generated = String::new();
+    for i in 0..2_100 {
+        generated.push_str(&format!(
+            "def binding_{i}(handle):\n    return handle + {i}\n\n"
+        ));
+    }
+    generated.push_str(
+        "def check_mapping(handle):\n    raise ValueError(\"mapping of the shared segment failed for handle\")\n",
+    );
+    repo.write("gen/bindings.py", &generated);
+    repo.write(
+        "app/segments.py",
+        "def attach(handle):\n    if handle is None:\n        raise ValueError(\"mapping of the shared segment failed for handle\")\n    return handle\n",
+    );
+    repo.commit("bindings");
+    repo.sno_json(&["init", "--json"]);
+    let v = lexical_json(
+        &repo,
+        "mapping of the shared segment failed for handle 0x7f",
+    );
+    let lexical_of = |name: &str| -> f64 {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["qualified_name"] == name)
+            .map(|i| i["signals"]["lexical"].as_f64().unwrap())
+            .unwrap_or_else(|| panic!("{name} not in {v}"))
+    };
+    assert!(lexical_of("attach") > 1.0, "{v}");
+    assert!(lexical_of("check_mapping") <= 1.0 + 1e-6, "{v}");
+    assert_ranked_first(
+        &repo,
+        "mapping of the shared segment failed for handle 0x7f",
+        "attach",
+    );
+}
+
+#[test]
 fn a_pasted_traceback_finds_the_code_that_raised_it() {
     let repo = Repo::new();
     repo.write(

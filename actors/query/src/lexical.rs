@@ -26,6 +26,7 @@ use crate::compounds::Compounds;
 use sno_journal::delta::State;
 use sno_journal::model::{FileRecord, Symbol, SymbolId};
 use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::columnar::{Column, StrColumn};
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, Value, FAST,
@@ -371,6 +372,8 @@ pub struct LexicalIndex {
     /// The compounds of the searcher generation they were made for,
     /// made on the first question in words that generation answers.
     compounds: std::sync::Mutex<Option<(u64, std::sync::Arc<Compounds>)>>,
+    /// The place columns of the searcher generation they were opened for.
+    columns: std::sync::Mutex<Option<(u64, std::sync::Arc<PlaceColumns>)>>,
 }
 
 /// The file of an index's directory that keeps its compounds: the
@@ -919,12 +922,30 @@ impl LexicalIndex {
             worded: [f.name, f.signature, f.doc, f.body],
             index,
             compounds: Default::default(),
+            columns: Default::default(),
         })
     }
 
     /// The compounds of the index's name words ([`crate::compounds`]) as
     /// `searcher` sees it: made once per searcher generation, and kept in
     /// the index's directory for the processes after this one.
+    /// `searcher`'s place columns, opened once per generation.
+    fn place_columns(&self, searcher: &Searcher) -> std::sync::Arc<PlaceColumns> {
+        let generation = searcher.generation().generation_id();
+        let mut held = self
+            .columns
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match held.as_ref() {
+            Some((g, c)) if *g == generation => c.clone(),
+            _ => {
+                let c = std::sync::Arc::new(open_place_columns(searcher, self.file, self.local));
+                *held = Some((generation, c.clone()));
+                c
+            }
+        }
+    }
+
     fn compounds(&self, searcher: &tantivy::Searcher) -> std::sync::Arc<Compounds> {
         let generation = searcher.generation().generation_id();
         let mut held = self
@@ -1238,7 +1259,8 @@ impl LexicalIndex {
             .search(&q, &tantivy::collector::DocSetCollector)
             .map_err(err)?;
         let addrs: Vec<DocAddress> = found.into_iter().collect();
-        let places = places_of(&searcher, self.file, self.local, &addrs)?;
+        let columns = self.place_columns(&searcher);
+        let places = places_of(&searcher, &columns, self.file, self.local, &addrs)?;
         Ok(places
             .into_iter()
             .flatten()
@@ -1299,7 +1321,8 @@ impl LexicalIndex {
         let hits = top_docs(&searcher, &q, limit)?;
         let mut out = Vec::with_capacity(hits.len());
         let addrs: Vec<DocAddress> = hits.iter().map(|h| h.1).collect();
-        let places = places_of(&searcher, self.file, self.local, &addrs)?;
+        let columns = self.place_columns(&searcher);
+        let places = places_of(&searcher, &columns, self.file, self.local, &addrs)?;
         for ((score, _), place) in hits.into_iter().zip(places) {
             if let Some(doc) = place.and_then(|(path, place)| locate(&path, place)) {
                 out.push((doc, score));
@@ -1362,6 +1385,30 @@ fn place_of_local(local: u64) -> Place {
     }
 }
 
+/// Each segment's `file` and `local` columns, by segment ordinal (`None`
+/// for a segment of an index made before the columns).
+type PlaceColumns = Vec<Option<(StrColumn, Column<u64>)>>;
+
+/// Opens `searcher`'s place columns. Opening a column reads its segment's
+/// column directory and dictionary index: on the 8.3M-line corpus's
+/// segments, opened for every question, it made a warm search several
+/// times slower; they are opened once per searcher generation.
+fn open_place_columns(searcher: &Searcher, file: Field, local: Field) -> PlaceColumns {
+    let schema = searcher.schema();
+    let (file_name, local_name) = (schema.get_field_name(file), schema.get_field_name(local));
+    searcher
+        .segment_readers()
+        .iter()
+        .map(|segment| {
+            let fast = segment.fast_fields();
+            fast.str(file_name)
+                .ok()
+                .flatten()
+                .zip(fast.u64(local_name).ok())
+        })
+        .collect()
+}
+
 /// Where a searcher's hits are (their file and place, `None` for a
 /// document of neither), in the order of `addrs`: read from each
 /// segment's columns, the file paths from its dictionary in the order of
@@ -1371,6 +1418,7 @@ fn place_of_local(local: u64) -> Place {
 /// of the lexical search on a 600k-line repository.
 fn places_of(
     searcher: &Searcher,
+    columns: &PlaceColumns,
     file: Field,
     local: Field,
     addrs: &[DocAddress],
@@ -1380,16 +1428,8 @@ fn places_of(
     for (i, a) in addrs.iter().enumerate() {
         by_segment.entry(a.segment_ord).or_default().push(i);
     }
-    let schema = searcher.schema();
-    let (file_name, local_name) = (schema.get_field_name(file), schema.get_field_name(local));
     for (segment, hits) in by_segment {
-        let fast = searcher.segment_reader(segment).fast_fields();
-        let columns = fast
-            .str(file_name)
-            .ok()
-            .flatten()
-            .zip(fast.u64(local_name).ok());
-        let Some((paths, locals)) = columns else {
+        let Some(Some((paths, locals))) = columns.get(segment as usize) else {
             for i in hits {
                 let d: TantivyDocument = searcher.doc(addrs[i]).map_err(err)?;
                 let path = d.get_first(file).and_then(|v| v.as_str());
