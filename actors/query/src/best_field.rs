@@ -37,8 +37,7 @@ impl Query for BestFieldQuery {
         for (q, boost) in &self.fields {
             // A field no document holds the term in scores nothing: its
             // weight (BM25's table of 256 norms) and its scorers (a term
-            // looked up in each segment) are not made. Most of a long
-            // question's words are in one or two of the five fields.
+            // looked up in each segment) are not made.
             if let Some(searcher) = enable_scoring.searcher() {
                 if searcher.doc_freq(q.term())? == 0 {
                     continue;
