@@ -12,6 +12,43 @@ fn indexed() -> Repo {
     repo
 }
 
+/// A lexical-only search has no use for a model: it does not read one (nor,
+/// for the default model, go to the network for it). A model that cannot
+/// be read is the witness: a search that wants it says so, this one does
+/// not, and answers alike.
+#[test]
+fn a_lexical_only_search_reads_no_model() {
+    let repo = indexed();
+    let broken = tempfile::tempdir().unwrap();
+    let model = broken.path().to_str().unwrap();
+    let o = sno_in(
+        repo.path(),
+        &["search", "load config file", "--lexical-only", "--json"],
+        &[("SNO_MODEL", model)],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("semantic search is off"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["items"][0]["qualified_name"], "Config.load");
+    assert_eq!(v["header"]["semantic_off_reason"], "--lexical-only");
+    // The same search with the model wanted tries it, and says it failed.
+    let o = sno_in(
+        repo.path(),
+        &["search", "load config file", "--json"],
+        &[("SNO_MODEL", model)],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("semantic search is off"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn package_has_a_trust_header_and_whole_symbols() {
     let repo = indexed();

@@ -105,12 +105,7 @@ pub async fn request_answer(
     let answer = loop {
         match Engine::open(path, how, model) {
             Ok(mut engine) => {
-                if let Request::Index {
-                    workers: Some(w), ..
-                } = &request
-                {
-                    engine.set_parser_workers(*w);
-                }
+                engine.answer_only(&request);
                 let env = caller_env(engine.paths(), &request);
                 let answer = engine
                     .execute_with_progress(request.clone(), env, Some(tx.clone()))

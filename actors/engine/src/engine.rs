@@ -114,6 +114,26 @@ impl Engine {
         &self.paths
     }
 
+    /// Sets up an engine that answers `request` alone (a CLI process): an
+    /// index run's parser pool as it asks, and no embedding model for a
+    /// lexical-only search (see [`crate::model::ModelCell::decline`]).
+    /// Never for a daemon: its later questions would lose their semantic
+    /// signal.
+    pub fn answer_only(&mut self, request: &sno_protocol::rpc::Command) {
+        use sno_protocol::rpc::Command;
+        match request {
+            Command::Index {
+                workers: Some(w), ..
+            } => {
+                self.set_parser_workers(*w);
+            }
+            Command::Search {
+                lexical_only: true, ..
+            } => self.model.decline("--lexical-only"),
+            _ => {}
+        }
+    }
+
     /// Sizes the parser pool, if the actors have not started yet (they start
     /// at the first write); returns whether it took effect.
     pub fn set_parser_workers(&mut self, workers: usize) -> bool {

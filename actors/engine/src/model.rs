@@ -22,6 +22,14 @@ impl ModelCell {
         })
     }
 
+    /// Leaves the model unloaded for good, `reason` saying why: a process
+    /// that answers one lexical-only question does not read a model (nor
+    /// fetch the default one from the network) to leave it unused.
+    /// Nothing changes once the model was asked for.
+    pub fn decline(&self, reason: &str) {
+        let _ = self.model.set(Err(reason.to_string()));
+    }
+
     /// What the model is, as configured.
     pub fn spec(&self) -> &str {
         &self.spec

@@ -46,21 +46,33 @@ pub fn cache_table_in(dir: PathBuf) {
 
 /// The counter, built on first use.
 pub fn counter() -> &'static CoreBPE {
-    COUNTER.get_or_init(|| load(CACHE_DIR.get().map(PathBuf::as_path)))
+    COUNTER.get_or_init(|| {
+        let t = std::time::Instant::now();
+        let bpe = load(CACHE_DIR.get().map(PathBuf::as_path));
+        tracing::debug!(ms = t.elapsed().as_millis() as u64, "token counter built");
+        bpe
+    })
 }
 
 /// The bytes token `rank` stands for, counted: a table read once, as
 /// cutting a source at a token count walks its tokens one by one, and
 /// decoding each would allocate. (Every cl100k token is under 256 bytes:
-/// the table cache relies on it too.)
+/// the table cache relies on it too.) A counter loaded from the cached
+/// table has its lengths from there; decoding all 100k tokens one by one
+/// was a tenth of a cold `sno search`.
 pub fn token_len(rank: u32) -> usize {
-    let lens = TOKEN_LENS.get_or_init(|| {
-        let bpe = counter();
-        (0..RANKS)
-            .map(|r| bpe.decode_bytes(&[r]).map_or(1, |b| b.len().min(255) as u8))
-            .collect()
-    });
+    // The counter first: loading it from the cached table sets the
+    // lengths, which must not happen inside their own initialisation.
+    let bpe = counter();
+    let lens = TOKEN_LENS.get_or_init(|| lengths_of(bpe));
     lens.get(rank as usize).map_or(1, |&l| usize::from(l))
+}
+
+/// Every ordinary token's length in bytes, in rank order, decoded.
+fn lengths_of(bpe: &CoreBPE) -> Vec<u8> {
+    (0..RANKS)
+        .map(|r| bpe.decode_bytes(&[r]).map_or(1, |b| b.len().min(255) as u8))
+        .collect()
 }
 
 fn load(dir: Option<&Path>) -> CoreBPE {
@@ -68,9 +80,12 @@ fn load(dir: Option<&Path>) -> CoreBPE {
         return from_crate();
     };
     let file = dir.join(FILE);
-    if let Some(encoder) = read_table(&file) {
+    if let Some((encoder, lens)) = read_table(&file) {
         match from_table(encoder) {
-            Ok(bpe) => return bpe,
+            Ok(bpe) => {
+                let _ = TOKEN_LENS.set(lens);
+                return bpe;
+            }
             Err(e) => tracing::warn!(error = %e, "rebuilding the token table cache"),
         }
     }
@@ -90,9 +105,9 @@ fn from_table(encoder: FxHashMap<Vec<u8>, u32>) -> Result<CoreBPE, String> {
     CoreBPE::new(encoder, specials, PATTERN).map_err(|e| e.to_string())
 }
 
-/// The map from the cache file, or `None` when it is missing or does not
-/// check out.
-fn read_table(file: &Path) -> Option<FxHashMap<Vec<u8>, u32>> {
+/// The map from the cache file and each rank's length in bytes, or `None`
+/// when it is missing or does not check out.
+fn read_table(file: &Path) -> Option<(FxHashMap<Vec<u8>, u32>, Vec<u8>)> {
     let bytes = std::fs::read(file).ok()?;
     let payload = bytes.strip_prefix(MAGIC.as_slice())?;
     let (sum, payload) = payload.split_first_chunk::<8>()?;
@@ -101,14 +116,16 @@ fn read_table(file: &Path) -> Option<FxHashMap<Vec<u8>, u32>> {
     }
     let mut map = FxHashMap::default();
     map.reserve(RANKS as usize);
+    let mut lens = Vec::with_capacity(RANKS as usize);
     let mut rest = payload;
     for rank in 0..RANKS {
         let (&len, tail) = rest.split_first()?;
         let token = tail.get(..usize::from(len))?;
         map.insert(token.to_vec(), rank);
+        lens.push(len);
         rest = &tail[usize::from(len)..];
     }
-    rest.is_empty().then_some(map)
+    rest.is_empty().then_some((map, lens))
 }
 
 /// Writes the table of `bpe` (rank order, each token as a length byte and
@@ -163,8 +180,10 @@ mod tests {
         let first = load(Some(dir.path()));
         assert!(dir.path().join(FILE).exists(), "the table was not cached");
         // Second load comes from the file.
-        let encoder = read_table(&dir.path().join(FILE)).expect("the cache reads back");
+        let (encoder, lens) = read_table(&dir.path().join(FILE)).expect("the cache reads back");
         assert_eq!(encoder.len(), RANKS as usize);
+        // The lengths read with the table are the decoded tokens' lengths.
+        assert_eq!(lens, lengths_of(&reference));
         let cached = from_table(encoder).unwrap();
         for text in SAMPLES {
             let want = reference.encode_ordinary(text);
