@@ -105,9 +105,13 @@ fn from_table(encoder: FxHashMap<Vec<u8>, u32>) -> Result<CoreBPE, String> {
     CoreBPE::new(encoder, specials, PATTERN).map_err(|e| e.to_string())
 }
 
-/// The map from the cache file and each rank's length in bytes, or `None`
-/// when it is missing or does not check out.
-fn read_table(file: &Path) -> Option<(FxHashMap<Vec<u8>, u32>, Vec<u8>)> {
+/// The cached table: each token's bytes to its rank, and each rank's
+/// length in bytes.
+type Table = (FxHashMap<Vec<u8>, u32>, Vec<u8>);
+
+/// The table from the cache file, or `None` when it is missing or does
+/// not check out.
+fn read_table(file: &Path) -> Option<Table> {
     let bytes = std::fs::read(file).ok()?;
     let payload = bytes.strip_prefix(MAGIC.as_slice())?;
     let (sum, payload) = payload.split_first_chunk::<8>()?;
