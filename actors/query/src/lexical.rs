@@ -926,37 +926,25 @@ impl LexicalIndex {
         })
     }
 
+    /// `searcher`'s place columns, opened once per generation.
+    fn place_columns(&self, searcher: &Searcher) -> std::sync::Arc<PlaceColumns> {
+        per_generation(&self.columns, searcher, || {
+            open_place_columns(searcher, self.file, self.local)
+        })
+    }
+
     /// The compounds of the index's name words ([`crate::compounds`]) as
     /// `searcher` sees it: made once per searcher generation, and kept in
     /// the index's directory for the processes after this one.
-    /// `searcher`'s place columns, opened once per generation.
-    fn place_columns(&self, searcher: &Searcher) -> std::sync::Arc<PlaceColumns> {
-        let generation = searcher.generation().generation_id();
-        let mut held = self
-            .columns
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match held.as_ref() {
-            Some((g, c)) if *g == generation => c.clone(),
-            _ => {
-                let c = std::sync::Arc::new(open_place_columns(searcher, self.file, self.local));
-                *held = Some((generation, c.clone()));
-                c
-            }
-        }
+    fn compounds(&self, searcher: &tantivy::Searcher) -> std::sync::Arc<Compounds> {
+        per_generation(&self.compounds, searcher, || {
+            self.read_or_make_compounds(searcher)
+        })
     }
 
-    fn compounds(&self, searcher: &tantivy::Searcher) -> std::sync::Arc<Compounds> {
-        let generation = searcher.generation().generation_id();
-        let mut held = self
-            .compounds
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((g, c)) = held.as_ref() {
-            if *g == generation {
-                return c.clone();
-            }
-        }
+    /// The compounds kept in the index's directory for `searcher`'s
+    /// segments, or made now and kept there.
+    fn read_or_make_compounds(&self, searcher: &tantivy::Searcher) -> Compounds {
         let mut segments: Vec<String> = searcher
             .segment_readers()
             .iter()
@@ -977,7 +965,7 @@ impl LexicalIndex {
                 let (first, rest) = text.split_once('\n')?;
                 (first == key).then(|| Compounds::from_lines(rest))
             });
-        let made = match kept {
+        match kept {
             Some(c) => c,
             None => {
                 let c = self.make_compounds(searcher).unwrap_or_else(|e| {
@@ -992,10 +980,7 @@ impl LexicalIndex {
                 }
                 c
             }
-        };
-        let made = std::sync::Arc::new(made);
-        *held = Some((generation, made.clone()));
-        made
+        }
     }
 
     /// Reads the term dictionaries: every name word, and each word's
@@ -1382,6 +1367,28 @@ fn place_of_local(local: u64) -> Place {
         Place::Section((local - SECTION) as u32)
     } else {
         Place::Symbol(local as u32)
+    }
+}
+
+/// What `slot` holds for `searcher`'s generation, made by `make` when it
+/// holds another generation's or nothing: a searcher's segments do not
+/// change while its generation stands.
+fn per_generation<T>(
+    slot: &std::sync::Mutex<Option<(u64, std::sync::Arc<T>)>>,
+    searcher: &Searcher,
+    make: impl FnOnce() -> T,
+) -> std::sync::Arc<T> {
+    let generation = searcher.generation().generation_id();
+    let mut held = slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match held.as_ref() {
+        Some((g, made)) if *g == generation => made.clone(),
+        _ => {
+            let made = std::sync::Arc::new(make());
+            *held = Some((generation, made.clone()));
+            made
+        }
     }
 }
 
