@@ -59,10 +59,11 @@ pub fn purge_soon_after_answers() {
 
 pub use sno_extract::allocator::PurgeAtOnce;
 
-/// Loads the token counter's tables on a thread of their own (from the
-/// copy in `cache_dir` after the first time): the longest load before a
-/// first answer, and it needs nothing from the repository.
-pub fn warm_token_counter(cache_dir: std::path::PathBuf) {
+/// Loads the token counter's tables (from the copy in `cache_dir` after
+/// the first time) and compiles the secret rules, on a thread of their own
+/// ([`sno_query::pack::warm`]): the longest loads before a first answer,
+/// and they need nothing from the repository.
+pub fn warm_packing(cache_dir: std::path::PathBuf) {
     sno_query::cl100k::cache_table_in(cache_dir);
     // The counter's build is timed where it is built ("token counter built").
     std::thread::spawn(sno_query::pack::warm);

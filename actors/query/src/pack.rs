@@ -2,13 +2,15 @@
 //! each whole or, when it is big, its first lines, and saying exactly what
 //! did not fit.
 
-/// Loads the cl100k_base tables and the tokens' lengths now (tens of
-/// milliseconds) rather than in the first answer that packs.
+/// Loads the cl100k_base tables and the tokens' lengths, then compiles
+/// the secret rules every served text is searched with, now (tens of
+/// milliseconds each) rather than in the first answer that packs.
 pub fn warm() {
     let _ = crate::cl100k::token_len(0);
+    sno_redact::Redactor::global().warm();
 }
 
-/// Starts loading the cl100k_base tables on a thread of their own, once:
+/// Starts [`warm`] on a thread of its own, once:
 /// a caller with other work before its first count overlaps the two.
 pub fn warm_in_background() {
     static STARTED: std::sync::Once = std::sync::Once::new();

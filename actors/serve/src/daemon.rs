@@ -273,7 +273,7 @@ async fn write_line(stdout: &mut tokio::io::Stdout, line: &str) {
 pub async fn run(path: PathBuf) -> Result<ExitCode, ErrorContract> {
     let paths = RepoPaths::discover(&path).map_err(contract)?;
     // Before the database opens: it needs nothing from the repository.
-    sno_engine::warm_token_counter(paths.cache_dir());
+    sno_engine::warm_packing(paths.cache_dir());
     let sock = socket_path(&paths);
     let started = Instant::now();
     let journal = loop {
