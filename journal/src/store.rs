@@ -436,6 +436,29 @@ impl Journal {
         Ok(Some(state))
     }
 
+    /// As [`Journal::files_at_head`], each record without its graph: its
+    /// `edges` and `refs` are left empty. They are most of a record's
+    /// decoding, and what an answer quotes of a file is its symbols and text.
+    pub fn files_without_graph_at_head(
+        &self,
+        seq: Seq,
+        paths: &[&str],
+    ) -> Result<Option<State>, JournalError> {
+        let Some(r) = self.reader_at_head(seq)? else {
+            return Ok(None);
+        };
+        let files = FileRowsRead::read(&r)?;
+        let mut state = State::new();
+        for path in paths {
+            if !state.contains_key(*path) {
+                if let Some(rec) = files.get_without_graph(path)? {
+                    state.insert(path.to_string(), rec);
+                }
+            }
+        }
+        Ok(Some(state))
+    }
+
     /// A read transaction, if the head it sees is still `seq`.
     fn reader_at_head(&self, seq: Seq) -> Result<Option<redb::ReadTransaction>, JournalError> {
         let r = self.db.begin_read()?;

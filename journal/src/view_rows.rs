@@ -133,6 +133,17 @@ where
         }
     }
 
+    /// `path`'s record without its graph ([`crate::stored::decode_view_head`]:
+    /// no edges, no references), if the view has the file.
+    pub(crate) fn get_without_graph(&self, path: &str) -> Result<Option<FileRecord>, JournalError> {
+        match self.files.get(path)? {
+            Some(v) => crate::stored::decode_view_head(&self.joined(path, v.value())?)
+                .map(Some)
+                .map_err(bad_row),
+            None => Ok(None),
+        }
+    }
+
     /// Every file's path and record, in path order, until `each` returns
     /// `false`.
     pub(crate) fn for_each(
@@ -240,6 +251,61 @@ mod tests {
         let mut r = crate::test_support::record(path, 1, &names);
         r.canonicalize();
         r
+    }
+
+    /// A record read without its graph is the record with no edges and
+    /// no references, whole or in pieces; read whole, it has them.
+    #[test]
+    fn a_row_read_without_its_graph_is_the_record_up_to_its_symbols() {
+        use crate::model::{Certainty, Edge, EdgeKind, EdgeTarget, RawCall};
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::create(dir.path().join("t.redb")).unwrap();
+        let with_graph = |path: &str, names: usize| {
+            let mut r = record(path, names);
+            let from = r.symbols.first().map(|s| s.id);
+            r.edges = vec![Edge {
+                kind: EdgeKind::Calls,
+                from,
+                to: EdgeTarget::Unresolved("helper".into()),
+                name: "helper".into(),
+                line: 3,
+                certainty: Certainty::Exact,
+            }];
+            r.refs.calls = vec![RawCall {
+                caller: from,
+                callee: "helper".into(),
+                receiver: Some("self".into()),
+                line: 3,
+            }];
+            r.diagnostics = vec![];
+            r.masked_secrets = 2;
+            r.size = 1234;
+            r.lines = 56;
+            r
+        };
+        let big = with_graph("src/big.rs", 2000);
+        let small = with_graph("src/small.rs", 3);
+        let tx = db.begin_write().unwrap();
+        {
+            let mut rows = FileRowsMut::write(&tx).unwrap();
+            for r in [&big, &small] {
+                rows.put(&r.path, r.blob, &crate::stored::encode_view_row(r))
+                    .unwrap();
+            }
+        }
+        tx.commit().unwrap();
+        let r = db.begin_read().unwrap();
+        let rows = FileRowsRead::read(&r).unwrap();
+        assert!(rows.pieces.len().unwrap() > 0, "the big row is in pieces");
+        for rec in [&big, &small] {
+            let mut expected = rec.clone();
+            expected.edges.clear();
+            expected.refs = crate::model::FileRefs::default();
+            let read = rows.get_without_graph(&rec.path).unwrap().unwrap();
+            assert!(read == expected, "{}", rec.path);
+            assert!(rows.get(&rec.path).unwrap().as_ref() == Some(rec));
+        }
+        assert_eq!(rows.get_without_graph("src/none.rs").unwrap(), None);
     }
 
     /// Rows longer than a piece are stored in pieces of one page each, read

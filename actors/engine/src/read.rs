@@ -114,7 +114,10 @@ pub struct SearchOwner {
 
 /// The records of the head whose stored parts a searcher was made from,
 /// kept once read (they never change for that head) within
-/// [`RECORD_CACHE_BYTES`].
+/// [`RECORD_CACHE_BYTES`]. Read without their graph (no edges, no
+/// references: [`Journal::files_without_graph_at_head`]): answers quote a
+/// file's symbols and text, and the graph was most of a fresh question's
+/// decoding.
 struct HeadRecords {
     journal: Arc<Journal>,
     seq: Seq,
@@ -164,7 +167,7 @@ impl StoredRecords for HeadRecords {
         }
         let state = self
             .journal
-            .files_at_head(self.seq, &missing)
+            .files_without_graph_at_head(self.seq, &missing)
             .map_err(|e| tracing::warn!(error = %e, "could not read the head's files"))
             .ok()
             .flatten()?;

@@ -962,7 +962,8 @@ pub enum Records<'a> {
 pub trait StoredRecords: Send + Sync {
     /// The records of `paths` (those the state has); `None` once that state
     /// is no longer the one the views hold (the head moved) and they were
-    /// not read before.
+    /// not read before. An answer quotes symbols and text: a record's
+    /// `edges` and `refs` may be left empty.
     fn read(&self, paths: &[&str]) -> Option<HashMap<String, std::sync::Arc<FileRecord>>>;
 }
 
@@ -1693,7 +1694,8 @@ enum LoadedRecords<'r> {
 }
 
 impl Loaded<'_> {
-    /// A file's record, if loaded.
+    /// A file's record, if loaded (read from a store, without its graph:
+    /// [`StoredRecords::read`]).
     pub fn record(&self, path: &str) -> Option<&FileRecord> {
         match &self.records {
             LoadedRecords::State(s) => s.get(path),

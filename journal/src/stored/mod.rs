@@ -185,6 +185,16 @@ pub(crate) fn decode_view(row: &[u8]) -> Result<FileRecord, DecodeError> {
         .map_err(|e| DecodeError::Payload(e.to_string()))
 }
 
+/// Decodes a row written by [`view_row`] through its symbols
+/// ([`current::FileHeadDef`]): the record's edges and references are left
+/// empty.
+pub(crate) fn decode_view_head(row: &[u8]) -> Result<FileRecord, DecodeError> {
+    let bytes = view_bytes(row)?;
+    bincode::serde::decode_from_slice::<current::FileHeadDef, _>(&bytes, config())
+        .map(|(v, _)| v.into_record())
+        .map_err(|e| DecodeError::Payload(e.to_string()))
+}
+
 /// The layout version of view rows and of the tables derived with them
 /// (5: the names and referrers tables; 6: rows as lz4 blocks; 7: rows
 /// longer than a page in pieces, [`crate::view_rows`]; 8: names used and
