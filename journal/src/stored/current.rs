@@ -690,10 +690,35 @@ impl<'de> serde::de::Visitor<'de> for PartialDelta<'_> {
     }
 }
 
-/// A file's row in the `files` view.
-#[derive(Serialize, Deserialize)]
-#[serde(remote = "FileRecord")]
-pub(crate) struct FileRecordDef {
+/// A file's row in the `files` view ([`FileRecordDef`]) and its leading
+/// fields through the symbols ([`FileHeadDef`]), from one list: the head
+/// must stay a prefix of the row, since bincode reads fields in order.
+macro_rules! file_record_layouts {
+    ($($head:tt)*) => {
+        /// A file's row in the `files` view.
+        #[derive(Serialize, Deserialize)]
+        #[serde(remote = "FileRecord")]
+        pub(crate) struct FileRecordDef {
+            $($head)*
+            #[serde(with = "edges")]
+            edges: Vec<Edge>,
+            #[serde(with = "FileRefsDef")]
+            refs: FileRefs,
+        }
+
+        /// The leading fields of a [`FileRecordDef`] row, through its
+        /// symbols: what an answer quotes of a file. The edges and
+        /// references that follow are most of a row's decoding (about four
+        /// fifths on a registry's sources), and bincode reads the fields in
+        /// order, so decoding stops before them.
+        #[derive(Deserialize)]
+        pub(crate) struct FileHeadDef {
+            $($head)*
+        }
+    };
+}
+
+file_record_layouts! {
     path: String,
     blob: crate::model::BlobId,
     language: Option<crate::model::Language>,
@@ -706,32 +731,8 @@ pub(crate) struct FileRecordDef {
     masked_secrets: u32,
     #[serde(with = "symbols")]
     symbols: Vec<Symbol>,
-    #[serde(with = "edges")]
-    edges: Vec<Edge>,
-    #[serde(with = "FileRefsDef")]
-    refs: FileRefs,
 }
 wrap!(FileViewRecordRef, FileViewOwned, FileRecord, FileRecordDef);
-
-/// The leading fields of a [`FileRecordDef`] row, through its symbols: what
-/// an answer quotes of a file. The edges and references that follow are
-/// most of a row's decoding (about four fifths on a registry's sources),
-/// and bincode reads the fields in order, so decoding stops before them.
-#[derive(Deserialize)]
-pub(crate) struct FileHeadDef {
-    path: String,
-    blob: crate::model::BlobId,
-    language: Option<crate::model::Language>,
-    size: u64,
-    lines: u32,
-    #[serde(with = "FileStateDef")]
-    state: FileState,
-    #[serde(with = "diagnostics")]
-    diagnostics: Vec<Diagnostic>,
-    masked_secrets: u32,
-    #[serde(with = "symbols")]
-    symbols: Vec<Symbol>,
-}
 
 impl FileHeadDef {
     /// The record, with no edges and no references.
