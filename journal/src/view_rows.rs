@@ -277,7 +277,11 @@ mod tests {
                 receiver: Some("self".into()),
                 line: 3,
             }];
-            r.diagnostics = vec![];
+            r.diagnostics = vec![crate::model::Diagnostic {
+                line: 2,
+                column: 5,
+                message: "unexpected token".into(),
+            }];
             r.masked_secrets = 2;
             r.size = 1234;
             r.lines = 56;

@@ -199,8 +199,8 @@ pub fn use_mimalloc() {
         unsafe {
             tree_sitter::set_allocator(Some(allocator));
         }
-        // A statically linked mimalloc collects every heap and purges its
-        // arenas when the process exits, through madvise: 3.9% of a
+        // A statically linked mimalloc collects the main thread's heap and
+        // purges its arenas when the process exits, through madvise: 3.9% of a
         // one-question `sno search`'s main-thread samples (perf, 600k
         // lines) spent giving back memory that the exit gives back anyway.
         // SAFETY: setting an option is a plain call; the option number is
