@@ -425,15 +425,7 @@ impl Journal {
     /// The records of `paths` (those the views have), read in one
     /// transaction if the head is still `seq`; `None` when it moved.
     pub fn files_at_head(&self, seq: Seq, paths: &[&str]) -> Result<Option<State>, JournalError> {
-        let Some(r) = self.reader_at_head(seq)? else {
-            return Ok(None);
-        };
-        let files = FileRowsRead::read(&r)?;
-        let mut state = State::new();
-        for path in paths {
-            add_file(&files, path, &mut state)?;
-        }
-        Ok(Some(state))
+        self.records_at_head(seq, paths, FileRowsRead::get)
     }
 
     /// As [`Journal::files_at_head`], each record without its graph: its
@@ -444,6 +436,17 @@ impl Journal {
         seq: Seq,
         paths: &[&str],
     ) -> Result<Option<State>, JournalError> {
+        self.records_at_head(seq, paths, FileRowsRead::get_without_graph)
+    }
+
+    /// The records of `paths`, each read by `get`, if the head is still
+    /// `seq`.
+    fn records_at_head(
+        &self,
+        seq: Seq,
+        paths: &[&str],
+        get: impl Fn(&FileRowsRead, &str) -> Result<Option<FileRecord>, JournalError>,
+    ) -> Result<Option<State>, JournalError> {
         let Some(r) = self.reader_at_head(seq)? else {
             return Ok(None);
         };
@@ -451,7 +454,7 @@ impl Journal {
         let mut state = State::new();
         for path in paths {
             if !state.contains_key(*path) {
-                if let Some(rec) = files.get_without_graph(path)? {
+                if let Some(rec) = get(&files, path)? {
                     state.insert(path.to_string(), rec);
                 }
             }

@@ -127,17 +127,23 @@ where
 {
     /// `path`'s record, if the views have the file.
     pub(crate) fn get(&self, path: &str) -> Result<Option<FileRecord>, JournalError> {
-        match self.files.get(path)? {
-            Some(v) => self.decode(path, v.value()).map(Some),
-            None => Ok(None),
-        }
+        self.get_decoded(path, crate::stored::decode_view)
     }
 
     /// `path`'s record without its graph ([`crate::stored::decode_view_head`]:
     /// no edges, no references), if the view has the file.
     pub(crate) fn get_without_graph(&self, path: &str) -> Result<Option<FileRecord>, JournalError> {
+        self.get_decoded(path, crate::stored::decode_view_head)
+    }
+
+    /// `path`'s row, joined and decoded by `decode`, if the view has it.
+    fn get_decoded(
+        &self,
+        path: &str,
+        decode: fn(&[u8]) -> Result<FileRecord, crate::event::DecodeError>,
+    ) -> Result<Option<FileRecord>, JournalError> {
         match self.files.get(path)? {
-            Some(v) => crate::stored::decode_view_head(&self.joined(path, v.value())?)
+            Some(v) => decode(&self.joined(path, v.value())?)
                 .map(Some)
                 .map_err(bad_row),
             None => Ok(None),

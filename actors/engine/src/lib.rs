@@ -65,8 +65,9 @@ pub use sno_extract::allocator::PurgeAtOnce;
 /// and they need nothing from the repository.
 pub fn warm_packing(cache_dir: std::path::PathBuf) {
     sno_query::cl100k::cache_table_in(cache_dir);
-    // The counter's build is timed where it is built ("token counter built").
-    std::thread::spawn(sno_query::pack::warm);
+    // The same once-only start a search makes, so the daemon's first
+    // search does not start a second warm-up beside this one.
+    sno_query::pack::warm_in_background();
 }
 
 /// Whether a model spec (a directory or a Hugging Face id) is on this

@@ -441,11 +441,10 @@ pub struct Redactor {
     /// For each anchor pattern, the rules it belongs to.
     anchor_rules: Vec<Vec<usize>>,
     /// Each rule's regex, compiled the first time a text holds one of its
-    /// anchors: compiling all 24 took about 34 ms (each timed alone, release
-    /// build; the
-    /// bounded Unicode classes of `url-password` and the assigned-secret
-    /// rules are most of it), which a one-question process spent inside its
-    /// first answer whatever rules its texts wanted.
+    /// anchors: compiling all 24 took about 34 ms (each timed alone,
+    /// release build; the bounded Unicode classes of `url-password` and the
+    /// assigned-secret rules are most of it), which a one-question process
+    /// spent inside its first answer whatever rules its texts wanted.
     regexes: Vec<OnceLock<Regex>>,
 }
 
